@@ -1,0 +1,1 @@
+"""The command line: ``anonstudio run | verify | generate | demo | gui | experiment``."""

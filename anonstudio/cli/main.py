@@ -1,0 +1,252 @@
+"""``anonstudio`` — the command-line face of the engine (see ``cli-contract.md``).
+
+Exit codes: 0 success; 1 the privacy model could not be met or verification failed; 2 bad input or bad
+job (one line on stderr: file, line/record, problem; a traceback only with ``--debug``); 130 cancelled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from anonstudio import __version__
+from anonstudio.core.errors import AnonStudioError
+from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.progress import Cancelled
+
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+
+
+def _add_params(parser: argparse.ArgumentParser, params: ParamSet) -> None:
+    """One ``--option`` per declared parameter; values are validated by the declaration, not argparse."""
+    for p in params:
+        flag = "--" + p.name.replace("_", "-")
+        help_ = p.help + (f" [{p.describe_range()}]" if p.describe_range() else "") + (
+            f" (default: {p.default})" if p.default is not None else ""
+        )
+        if p.kind == "bool":
+            parser.add_argument(flag, dest=p.name, action=argparse.BooleanOptionalAction, default=None, help=help_)
+        else:
+            parser.add_argument(flag, dest=p.name, default=None, help=help_, metavar=p.kind.upper())
+
+
+def _collect(args: argparse.Namespace, params: ParamSet) -> dict:
+    values = {}
+    for p in params:
+        v = getattr(args, p.name, None)
+        if v is not None:
+            values[p.name] = _coerce(p, v)
+    return params.validate(values)
+
+
+def _coerce(p: Param, v):
+    if isinstance(v, str) and p.kind in ("int", "float"):
+        try:
+            return int(v) if p.kind == "int" and v.lstrip("-").isdigit() else float(v)
+        except ValueError:
+            return v
+    if isinstance(v, str) and p.kind == "str_list":
+        return [x.strip() for x in v.split(",") if x.strip()]
+    return v
+
+
+class _Progress:
+    """Prints the engine's progress messages to stderr, at most a few times a second."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.last = 0.0
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, fraction: float, message: str) -> None:
+        if self.quiet:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.25 and fraction < 1.0:
+            return
+        self.last = now
+        if self.tty:
+            sys.stderr.write(f"\r{fraction * 100:5.1f}%  {message[:70]:<70}")
+            if fraction >= 1.0:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from anonstudio.core.jobs import load_job, run_job
+
+    job = load_job(args.job, args.set)
+    outcome = run_job(job, _Progress(args.quiet))
+    rep = outcome.report
+    v = rep["verification"]
+    print(f"{rep['algorithm']}: {rep['input']['records']} records in, {rep['output']['records']} out, "
+          f"{rep['suppressed']} suppressed, {rep['groups']['count']} groups "
+          f"(sizes {rep['groups']['min_size']}–{rep['groups']['max_size']}), {rep['runtime_s']:.2f} s")
+    print(f"verification: {'passed' if v['passed'] else 'FAILED'} ({v['model']})")
+    if rep["metrics"]:
+        shown = {k: v for k, v in rep["metrics"].items() if isinstance(v, (int, float, bool))}
+        print("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}" for k, val in shown.items()))
+    print(f"output: {job.output_path}")
+    if job.report_path:
+        print(f"report: {job.report_path}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from anonstudio.core.jobs import load_job, verify_job
+
+    job = load_job(args.job, args.set)
+    verification = verify_job(job)
+    print(json.dumps(verification.as_dict(), indent=2) if args.json else
+          f"{job.output_path}: {'passed' if verification.passed else 'FAILED'} ({verification.model}) {verification.summary()}")
+    return 0 if verification.passed else 1
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from anonstudio.core.generate import GENERATORS
+
+    gen = GENERATORS[args.kind]
+    params = _collect(args, gen.parameters)
+    paths = gen.run(Path(args.out), **params)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    from anonstudio.core.experiments import EXPERIMENTS
+
+    exp = EXPERIMENTS[args.name]
+    params = _collect(args, exp.parameters)
+    paths = exp.run(Path(args.out), progress=_Progress(args.quiet), **params)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def demo_jobs(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.toml"))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from anonstudio.core.jobs import load_job, run_job
+
+    out = Path(args.out).resolve()
+    prepare_demo(out)
+    failures = 0
+    for job_path in demo_jobs(out):
+        try:
+            job = load_job(job_path)
+            outcome = run_job(job, _Progress(args.quiet))
+        except AnonStudioError as exc:
+            if exc.exit_code == 2 and "not available yet" in str(exc):
+                print(f"{job_path.name}: skipped ({exc.message})")
+                continue
+            print(f"{job_path.name}: FAILED: {exc}", file=sys.stderr)
+            failures += 1
+            continue
+        v = outcome.report["verification"]
+        print(f"{job_path.name}: {outcome.report['algorithm']} → {job.output_path} "
+              f"({'verified' if v['passed'] else 'NOT verified'}: {v['model']})")
+    print(f"demo results are in {out}")
+    return 1 if failures else 0
+
+
+def prepare_demo(out: Path) -> Path:
+    """Copy the bundled demo folder to ``out`` (the bundled files are never written to)."""
+    src = RESOURCES / "demo"
+    if not src.is_dir():
+        raise AnonStudioError(f"bundled demo data not found at {src}")
+    shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    return out
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    from anonstudio.gui.app import main as gui_main
+
+    return gui_main(file=args.file, demo=args.demo)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="anonstudio", description="Anonymize tables, event sequences and strings.")
+    parser.add_argument("--version", action="version", version=f"anonstudio {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("run", help="run one job headless")
+    p.add_argument("job", type=Path)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a job key, e.g. algorithm.k=10")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("verify", help="re-check an existing output against the job's privacy model")
+    p.add_argument("job", type=Path)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("demo", help="run the bundled demo jobs headless")
+    p.add_argument("--out", default="anonstudio-demo", help="folder to copy the demo to and write results in")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("gui", help="open the desktop workbench")
+    p.add_argument("file", nargs="?", type=Path, help="data file, job file or project to open")
+    p.add_argument("--demo", action="store_true", help="open the workbench on the bundled demo data")
+    p.set_defaults(func=cmd_gui)
+
+    from anonstudio.core.generate import GENERATORS
+
+    gp = sub.add_parser("generate", help="synthetic data")
+    gsub = gp.add_subparsers(dest="kind", required=True)
+    for name, gen in GENERATORS.items():
+        g = gsub.add_parser(name, help=gen.help)
+        g.add_argument("--out", required=True, help="file to write")
+        _add_params(g, gen.parameters)
+    gp.set_defaults(func=cmd_generate)
+
+    from anonstudio.core.experiments import EXPERIMENTS
+
+    ep = sub.add_parser("experiment", help="a paper's experiment as CSV + PNG")
+    esub = ep.add_subparsers(dest="name", required=True)
+    for name, exp in EXPERIMENTS.items():
+        e = esub.add_parser(name, help=exp.help)
+        e.add_argument("--out", required=True, help="folder for the CSV and PNG files")
+        e.add_argument("--quiet", action="store_true")
+        _add_params(e, exp.parameters)
+    ep.set_defaults(func=cmd_experiment)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in argv
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            args = parser.parse_args(["gui", *argv])
+        return args.func(args)
+    except AnonStudioError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"anonstudio: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except (KeyboardInterrupt, Cancelled):
+        print("anonstudio: cancelled", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug, not bad input: say so plainly
+        if debug:
+            traceback.print_exc()
+        else:
+            print(f"anonstudio: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

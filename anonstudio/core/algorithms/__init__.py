@@ -1,0 +1,39 @@
+"""The anonymization methods, one module each, found by name through this registry.
+
+The GUI, the CLI and job files list methods from :func:`available`; nothing else keeps a list.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from anonstudio.core.algorithms._base import Algorithm, Result
+from anonstudio.core.errors import NotAvailableError, ParameterError
+
+#: name → "module:Class" of every method this version provides (imported lazily).
+_REGISTRY: dict[str, str] = {}
+
+#: every method name the contract knows; those not in the registry answer "not available yet".
+CONTRACT_NAMES = (
+    "condensation", "ra", "ra-enhanced", "mst", "mondrian", "kmember", "anatomy", "cbmsa", "cbmsa-baseline",
+)
+
+
+def available(data_kind: str | None = None) -> list[type[Algorithm]]:
+    """The algorithm classes this version provides, optionally only those for one data kind."""
+    classes = [get(name) for name in _REGISTRY]
+    return [c for c in classes if data_kind is None or c.data_kind == data_kind]
+
+
+def get(name: str) -> type[Algorithm]:
+    """The class registered under ``name``; unknown or not-yet-built names raise clear errors."""
+    if name in _REGISTRY:
+        module, cls = _REGISTRY[name].split(":")
+        return getattr(import_module(module), cls)
+    if name in CONTRACT_NAMES:
+        raise NotAvailableError(f"method '{name}' is not available yet in this version", column="algorithm.name")
+    known = ", ".join(sorted(set(_REGISTRY) | set(CONTRACT_NAMES)))
+    raise ParameterError(f"unknown method '{name}' (known: {known})", column="algorithm.name")
+
+
+__all__ = ["Algorithm", "CONTRACT_NAMES", "Result", "available", "get"]

@@ -1,0 +1,84 @@
+"""The shape every anonymization method has: declared parameters in, a :class:`Result` out."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.params import ParamSet
+from anonstudio.core.progress import ProgressCallback
+
+
+@dataclass
+class Result:
+    """What a method returns.
+
+    Attributes
+    ----------
+    output:
+        The anonymized data in the input's layout: a :class:`~anonstudio.core.data.Table`, an
+        :class:`~anonstudio.core.data.EventLog` or a :class:`~anonstudio.core.data.SequenceSet`.
+    groups:
+        ``int64`` per input record (row, sequence or string): its equivalence class / group id, -1 when the
+        record was suppressed or removed. For pseudo-strings, the group of each *input* string.
+    suppressed:
+        Records (strings, sequences; events for cbmsa) removed or fully suppressed.
+    side_outputs:
+        Extra tables written beside the main output, keyed by the suffix of their file name
+        (anatomy: ``{"sensitive": st_frame}`` → ``<stem>.sensitive.csv``).
+    metrics:
+        Method-specific figures known only to the method (e.g. objective values); the report's metrics are
+        computed from the output by :meth:`Algorithm.evaluate`.
+    details:
+        Data for the GUI panes (MST edges, removed edges, templates, segments …): plain numpy / python.
+    notes:
+        Sentences for the report (e.g. "age had no hierarchy: default intervals 5/10/20 used").
+    """
+
+    output: Any
+    groups: np.ndarray
+    suppressed: int = 0
+    side_outputs: dict[str, pd.DataFrame] = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+class Algorithm(ABC):
+    """Base class of the methods (scikit-learn estimator style).
+
+    ``__init__`` only validates and stores keyword parameters against :attr:`parameters`; :meth:`run`
+    does the work. Subclasses set the class attributes and implement :meth:`run`,
+    :meth:`privacy_model` and usually :meth:`evaluate`.
+    """
+
+    #: job-file name (``[algorithm] name = ...``)
+    name: ClassVar[str] = ""
+    #: human title for menus
+    title: ClassVar[str] = ""
+    #: "table" | "events" | "fasta"
+    data_kind: ClassVar[str] = "table"
+    #: citation shown in Help and tooltips
+    reference: ClassVar[str] = ""
+    #: declared parameters
+    parameters: ClassVar[ParamSet] = ParamSet()
+
+    def __init__(self, **params: Any) -> None:
+        self.params = self.parameters.validate(params, context=f"method '{self.name}'")
+
+    @abstractmethod
+    def run(self, data: Any, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        """Anonymize ``data`` (already carrying its roles) with the given hierarchies."""
+
+    def privacy_model(self) -> dict[str, Any]:
+        """What the output must satisfy, for :func:`anonstudio.core.privacy.verify_output`:
+        e.g. ``{"model": "k-anonymity", "k": 5}`` or ``{"model": "(k,c)-privacy", "k": 5, "c": 0.7, ...}``."""
+        return {"model": "k-anonymity", "k": self.params.get("k")}
+
+    def evaluate(self, data: Any, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
+        """The report's ``metrics``: computed from the input, the output and the hierarchies."""
+        return {}

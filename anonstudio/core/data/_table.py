@@ -1,0 +1,143 @@
+"""The table container: a pandas DataFrame plus per-column roles and types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.errors import InputError
+
+
+class Role(str, Enum):
+    """What a column is to the privacy model (ARX's attribute types)."""
+
+    IDENTIFYING = "identifying"
+    QUASI = "quasi-identifying"
+    SENSITIVE = "sensitive"
+    INSENSITIVE = "insensitive"
+
+
+class AttrType(str, Enum):
+    """How a column's values are ordered: categories, ordered categories, or numbers."""
+
+    CATEGORICAL = "categorical"
+    ORDINAL = "ordinal"
+    NUMERIC = "numeric"
+
+
+@dataclass
+class Table:
+    """A microdata table.
+
+    Cells are kept as the strings read from the file (missing cells as ``pd.NA``), so that a written
+    output reproduces the input's formatting exactly; :meth:`numeric` converts a column when needed.
+    Columns without an explicit role are insensitive. Identifying columns are dropped from every output.
+
+    Attributes
+    ----------
+    df:
+        The data, one row per record, in file order.
+    roles, types:
+        Per-column :class:`Role` and :class:`AttrType` (missing keys: insensitive / inferred).
+    source:
+        The file it was read from, if any (used in error messages).
+    delimiter, encoding:
+        How it was read, so that outputs are written the same way.
+    header_lines:
+        Number of lines before the first data row in ``source`` (1 for a header), to map rows to lines.
+    """
+
+    df: pd.DataFrame
+    roles: dict[str, Role] = field(default_factory=dict)
+    types: dict[str, AttrType] = field(default_factory=dict)
+    source: Path | None = None
+    delimiter: str = ","
+    encoding: str = "utf-8"
+    header_lines: int = 1
+
+    def __post_init__(self) -> None:
+        for col in list(self.roles) + list(self.types):
+            if col not in self.df.columns:
+                raise InputError(f"no column named '{col}'", file=self.source, column=col)
+        for col in self.df.columns:
+            if col not in self.types:
+                self.types[col] = self._infer_type(col)
+
+    # -- roles -------------------------------------------------------------------------------------------
+    def role(self, column: str) -> Role:
+        return self.roles.get(column, Role.INSENSITIVE)
+
+    def columns_with(self, role: Role) -> list[str]:
+        return [c for c in self.df.columns if self.role(c) is role]
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return self.columns_with(Role.QUASI)
+
+    @property
+    def sensitive(self) -> list[str]:
+        return self.columns_with(Role.SENSITIVE)
+
+    @property
+    def identifying(self) -> list[str]:
+        return self.columns_with(Role.IDENTIFYING)
+
+    def with_roles(
+        self,
+        quasi_identifiers: list[str] | None = None,
+        sensitive: list[str] | None = None,
+        identifying: list[str] | None = None,
+    ) -> Table:
+        """A copy with the given columns' roles set (others keep theirs); unknown names are errors."""
+        roles = dict(self.roles)
+        for names, role in ((quasi_identifiers, Role.QUASI), (sensitive, Role.SENSITIVE), (identifying, Role.IDENTIFYING)):
+            for name in names or []:
+                if name not in self.df.columns:
+                    raise InputError(
+                        f"no column named '{name}' (columns: {', '.join(map(str, self.df.columns))})",
+                        file=self.source,
+                        column=name,
+                    )
+                roles[name] = role
+        return replace(self, roles=roles, types=dict(self.types))
+
+    # -- values ------------------------------------------------------------------------------------------
+    @property
+    def n_rows(self) -> int:
+        return len(self.df)
+
+    def __len__(self) -> int:
+        return len(self.df)
+
+    def line_of(self, row: int) -> int:
+        """1-based line in the source file of 0-based data row ``row``."""
+        return row + 1 + self.header_lines
+
+    def numeric(self, column: str) -> np.ndarray:
+        """The column as float64; a non-number is an :class:`InputError` naming its line."""
+        values = pd.to_numeric(self.df[column], errors="coerce")
+        bad = values.isna() & self.df[column].notna()
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(
+                f"'{self.df[column].iloc[row]}' is not a number",
+                file=self.source,
+                line=self.line_of(row),
+                column=column,
+            )
+        return values.to_numpy(dtype=float, na_value=np.nan)
+
+    def _infer_type(self, column: str) -> AttrType:
+        col = self.df[column]
+        present = col.dropna()
+        if len(present) and pd.to_numeric(present, errors="coerce").notna().all():
+            return AttrType.NUMERIC
+        return AttrType.CATEGORICAL
+
+    def output_frame(self) -> pd.DataFrame:
+        """The frame to publish: identifying columns dropped, everything else as is."""
+        return self.df.drop(columns=self.identifying)

@@ -1,0 +1,12 @@
+"""The papers' experiments as functions returning tidy tables, written as CSV + PNG.
+
+:data:`EXPERIMENTS` maps ``anonstudio experiment NAME`` to :class:`~anonstudio.core.params.Command`.
+"""
+
+from __future__ import annotations
+
+from anonstudio.core.params import Command
+
+EXPERIMENTS: dict[str, Command] = {}
+
+__all__ = ["EXPERIMENTS"]

@@ -1,0 +1,262 @@
+"""A generalization hierarchy (taxonomy tree) of one attribute, and its array views for kernels.
+
+The tree is given the way ARX stores it: one row per leaf value, its generalizations to the right getting
+coarser, the root (usually ``*``) last, e.g. ``39;35-39;30-39;20-39;*``. Level 0 holds the leaves, level
+``height`` the root. A node is identified by ``(level, label)``, so the same label may appear on two
+levels (ARX files do this: ``Male;*``... or ``Private;Private;*`` after padding).
+
+Ragged rows (rows shorter than the longest) are **padded by repeating the row's last label before its
+root**: ``c;*`` in a hierarchy of height 3 becomes ``c;c;c;*``. This keeps the value as specific as the
+file allows and the root last; it is applied consistently everywhere (readers, builders, editor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from anonstudio.core.errors import HierarchyError
+
+
+@dataclass(frozen=True)
+class HierarchyArrays:
+    """Plain numpy views of a hierarchy for numba kernels.
+
+    Attributes
+    ----------
+    ancestor:
+        ``int32[n_leaves, height + 1]``: node id of each leaf's ancestor at each level (column 0 is the
+        leaf's own node, the last column the root).
+    node_level:
+        ``int16[n_nodes]``: level of each node (0 = leaf).
+    node_leaves:
+        ``int64[n_nodes]``: number of leaves under each node (1 for a leaf) — the cardinality of NCP (002
+        Eq. 6) and of LM (004).
+    node_min, node_max:
+        ``float64[n_nodes]``: smallest and largest numeric leaf under each node (NaN when leaves are not
+        numbers) — the interval of numeric NCP (002 Eq. 5).
+    height:
+        Number of generalization steps from leaf to root.
+    """
+
+    ancestor: np.ndarray
+    node_level: np.ndarray
+    node_leaves: np.ndarray
+    node_min: np.ndarray
+    node_max: np.ndarray
+    height: int
+
+
+class Hierarchy:
+    """A validated generalization tree.
+
+    Parameters
+    ----------
+    attribute:
+        Name of the attribute (column) it generalizes.
+    rows:
+        One path per leaf: ``[leaf, level1, ..., root]``.
+    source:
+        File the rows came from (for messages).
+    lines:
+        1-based line number of each row in ``source`` (for messages); defaults to ``1..len(rows)``.
+
+    Raises
+    ------
+    HierarchyError
+        Empty hierarchy, empty label, duplicate leaf, a node with two parents, or more than one root —
+        naming the file and line.
+    """
+
+    def __init__(
+        self,
+        attribute: str,
+        rows: Sequence[Sequence[str]],
+        *,
+        source: str | Path | None = None,
+        lines: Sequence[int] | None = None,
+    ) -> None:
+        self.attribute = attribute
+        self.source = Path(source) if source is not None else None
+        if not rows:
+            raise HierarchyError("the hierarchy has no rows", file=self.source, column=attribute)
+        lines = list(lines) if lines is not None else list(range(1, len(rows) + 1))
+        self.lines = lines
+        depth = max(len(r) for r in rows)
+        padded: list[list[str]] = []
+        for row, line in zip(rows, lines):
+            row = [str(c).strip() for c in row]
+            if any(c == "" for c in row):
+                raise HierarchyError("empty label in hierarchy row", file=self.source, line=line, column=attribute)
+            if len(row) < depth:
+                if len(row) == 1:
+                    row = row * depth
+                else:
+                    row = row[:-1] + [row[-2]] * (depth - len(row)) + row[-1:]
+            padded.append(row)
+        self.rows: list[list[str]] = padded
+        self.height = depth - 1
+
+        self.node_labels: list[str] = []
+        self.node_level_list: list[int] = []
+        self.node_parent: list[int] = []
+        self._node_id: dict[tuple[int, str], int] = {}
+        ancestor = np.empty((len(padded), depth), dtype=np.int32)
+        self.leaf_index: dict[str, int] = {}
+        for i, (row, line) in enumerate(zip(padded, lines)):
+            if row[0] in self.leaf_index:
+                first = lines[self.leaf_index[row[0]]]
+                raise HierarchyError(
+                    f"value '{row[0]}' is listed twice (first on line {first})",
+                    file=self.source,
+                    line=line,
+                    column=attribute,
+                )
+            self.leaf_index[row[0]] = i
+            prev = -1
+            for level in range(depth - 1, -1, -1):
+                key = (level, row[level])
+                node = self._node_id.get(key)
+                if node is None:
+                    node = len(self.node_labels)
+                    self._node_id[key] = node
+                    self.node_labels.append(row[level])
+                    self.node_level_list.append(level)
+                    self.node_parent.append(prev)
+                elif self.node_parent[node] != prev:
+                    other = self.node_labels[self.node_parent[node]] if self.node_parent[node] >= 0 else "(root)"
+                    mine = self.node_labels[prev] if prev >= 0 else "(root)"
+                    if level == depth - 1:
+                        raise HierarchyError(
+                            f"more than one root: '{row[level]}' and '{self.node_labels[0]}'",
+                            file=self.source,
+                            line=line,
+                            column=attribute,
+                        )
+                    raise HierarchyError(
+                        f"'{row[level]}' (level {level}) has two parents: '{other}' and '{mine}'",
+                        file=self.source,
+                        line=line,
+                        column=attribute,
+                    )
+                ancestor[i, level] = node
+                prev = node
+        roots = {r[-1] for r in padded}
+        if len(roots) > 1:
+            raise HierarchyError(
+                f"more than one root: {', '.join(sorted(roots))}", file=self.source, column=attribute
+            )
+        self._ancestor = ancestor
+        self.leaves: list[str] = [r[0] for r in padded]
+
+    # -- structure ---------------------------------------------------------------------------------------
+    @property
+    def root_label(self) -> str:
+        return self.rows[0][-1]
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_labels)
+
+    def node(self, level: int, label: str) -> int:
+        return self._node_id[(level, label)]
+
+    def children(self, node: int) -> list[int]:
+        return [n for n, p in enumerate(self.node_parent) if p == node]
+
+    def ancestors_of(self, value: str) -> list[str]:
+        """Labels from the leaf ``value`` up to the root (inclusive)."""
+        return list(self.rows[self.leaf_index[value]])
+
+    def generalize(self, value: str, level: int) -> str:
+        return self.rows[self.leaf_index[value]][level]
+
+    def is_generalization(self, value: str, label: str) -> bool:
+        """True if ``label`` is ``value`` itself or one of its ancestors."""
+        row = self.rows[self.leaf_index[value]] if value in self.leaf_index else None
+        return row is not None and label in row
+
+    def lca(self, values: Iterable[str]) -> tuple[int, str]:
+        """``(level, label)`` of the lowest common ancestor of leaf values."""
+        idx = [self.leaf_index[v] for v in values]
+        anc = self._ancestor[idx]
+        for level in range(self.height + 1):
+            if (anc[:, level] == anc[0, level]).all():
+                return level, self.node_labels[anc[0, level]]
+        raise AssertionError("a hierarchy has one root")
+
+    def missing(self, values: Iterable[str]) -> list[str]:
+        """Values (e.g. of a data column) that are not leaves of this hierarchy, in first-seen order."""
+        seen: dict[str, None] = {}
+        for v in values:
+            if v not in self.leaf_index:
+                seen.setdefault(v, None)
+        return list(seen)
+
+    def check_covers(self, values: Iterable[str], *, data_file: str | Path | None = None) -> None:
+        """Raise :class:`HierarchyError` listing every data value missing from the leaves."""
+        missing = self.missing(values)
+        if missing:
+            shown = ", ".join(f"'{m}'" for m in missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+            where = f" (data: {data_file})" if data_file else ""
+            raise HierarchyError(
+                f"{len(missing)} value(s) of '{self.attribute}' are not in the hierarchy{where}: {shown}",
+                file=self.source,
+                column=self.attribute,
+            )
+
+    def to_rows(self) -> list[list[str]]:
+        return [list(r) for r in self.rows]
+
+    # -- arrays for kernels ------------------------------------------------------------------------------
+    @cached_property
+    def arrays(self) -> HierarchyArrays:
+        n_nodes = self.n_nodes
+        node_leaves = np.zeros(n_nodes, dtype=np.int64)
+        node_min = np.full(n_nodes, np.inf)
+        node_max = np.full(n_nodes, -np.inf)
+        numeric = True
+        values = np.empty(len(self.leaves))
+        for i, leaf in enumerate(self.leaves):
+            try:
+                values[i] = float(leaf)
+            except ValueError:
+                numeric = False
+                break
+        for level in range(self.height + 1):
+            np.add.at(node_leaves, self._ancestor[:, level], 1)
+            if numeric:
+                np.minimum.at(node_min, self._ancestor[:, level], values)
+                np.maximum.at(node_max, self._ancestor[:, level], values)
+        if not numeric:
+            node_min[:] = np.nan
+            node_max[:] = np.nan
+        return HierarchyArrays(
+            ancestor=self._ancestor.copy(),
+            node_level=np.asarray(self.node_level_list, dtype=np.int16),
+            node_leaves=node_leaves,
+            node_min=node_min,
+            node_max=node_max,
+            height=self.height,
+        )
+
+    def lca_level_table(self) -> np.ndarray:
+        """``int16[n_leaves, n_leaves]``: the level of the lowest common ancestor of two leaves.
+
+        Memory is ``2·n_leaves²`` bytes: meant for hierarchies up to a few thousand leaves; kernels over
+        larger ones compare ``arrays.ancestor`` rows directly.
+        """
+        anc = self._ancestor
+        n = len(self.leaves)
+        table = np.full((n, n), self.height, dtype=np.int16)
+        for level in range(self.height - 1, -1, -1):
+            same = anc[:, level][:, None] == anc[:, level][None, :]
+            table[same] = level
+        return table
+
+    def __repr__(self) -> str:
+        return f"Hierarchy({self.attribute!r}, leaves={len(self.leaves)}, height={self.height})"

@@ -1,0 +1,417 @@
+"""Jobs: the TOML description of one anonymization run (see ``cli-contract.md``), and running it.
+
+The same pipeline serves the CLI (``anonstudio run``), the GUI (which holds data and hierarchies in
+memory and calls :func:`run`) and scripts::
+
+    job = load_job("adult-mst.toml", overrides=["algorithm.k=10"])
+    outcome = run_job(job)            # read → anonymize → verify → evaluate → write (atomically)
+    outcome.report["verification"]["passed"]
+
+Nothing is written unless the independent verifier passes (:class:`PrivacyError`, exit 1, otherwise).
+"""
+
+from __future__ import annotations
+
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from anonstudio import __version__
+from anonstudio.core import algorithms
+from anonstudio.core.algorithms import Algorithm, Result
+from anonstudio.core.data import EventLog, SequenceSet, Table
+from anonstudio.core.errors import AnonStudioError, JobError, PrivacyError
+from anonstudio.core.progress import ProgressCallback, report, subrange
+
+FORMATS = ("table", "events", "fasta")
+_TABLE_EXT = {".csv", ".tsv", ".txt", ".parquet", ".pq"}
+_FASTA_EXT = {".fasta", ".fa", ".faa", ".fna", ".fas"}
+
+_INPUT_KEYS = {
+    "path", "format", "quasi_identifiers", "sensitive", "identifying", "sequence_id", "event_order",
+    "label_pattern", "delimiter", "encoding", "missing", "alphabet", "labels",
+}
+_OUTPUT_KEYS = {"path", "report"}
+_SECTIONS = {"input", "hierarchies", "algorithm", "output"}
+
+
+@dataclass
+class InputSpec:
+    """The ``[input]`` section, paths resolved against the job file's folder."""
+
+    path: Path
+    format: str
+    quasi_identifiers: list[str] = field(default_factory=list)
+    sensitive: list[str] = field(default_factory=list)
+    identifying: list[str] = field(default_factory=list)
+    sequence_id: str | None = None
+    event_order: str | None = None
+    label_pattern: str | None = None
+    delimiter: str | None = None
+    encoding: str | None = None
+    missing: list[str] | None = None
+    alphabet: str | None = None
+
+
+@dataclass
+class Job:
+    """A parsed and validated job."""
+
+    input: InputSpec
+    hierarchies: dict[str, Any]
+    algorithm: str
+    params: dict[str, Any]
+    output_path: Path
+    report_path: Path | None
+    file: Path | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def make_algorithm(self) -> Algorithm:
+        cls = algorithms.get(self.algorithm)
+        try:
+            return cls(**self.params)
+        except AnonStudioError as exc:
+            if exc.file is None:
+                exc.file = str(self.file) if self.file else None
+            raise
+
+
+@dataclass
+class Outcome:
+    """A finished, verified run: the result, the verifier's verdict and the report (contract keys)."""
+
+    result: Result
+    verification: Any
+    report: dict[str, Any]
+    data: Any
+    hierarchies: dict
+
+
+# ---------------------------------------------------------------------------------------------------------
+# parsing
+def _parse_value(text: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_override(raw: dict, assignment: str, *, file: Path | None = None) -> None:
+    """Apply ``--set section.key=value`` to a raw job dict (value parsed as TOML, else a string)."""
+    if "=" not in assignment:
+        raise JobError(f"--set needs KEY=VALUE, got '{assignment}'", file=file)
+    key, value = assignment.split("=", 1)
+    parts = key.strip().split(".")
+    if len(parts) < 2 or parts[0] not in _SECTIONS:
+        raise JobError(f"--set key '{key}' must be section.key with section one of {', '.join(sorted(_SECTIONS))}", file=file)
+    node = raw
+    for p in parts[:-1]:
+        node = node.setdefault(p, {})
+        if not isinstance(node, dict):
+            raise JobError(f"--set key '{key}': '{p}' is not a table", file=file)
+    node[parts[-1]] = _parse_value(value.strip())
+
+
+def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
+    """Read and validate a job file; ``overrides`` are ``section.key=value`` strings."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise JobError("job file not found", file=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JobError(f"cannot read job file: {exc}", file=path) from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        msg = str(exc).split(" (at line")[0]
+        raise JobError(f"not valid TOML: {msg}", file=path, line=line) from None
+    for o in overrides or []:
+        apply_override(raw, o, file=path)
+    return parse_job(raw, base=path.parent, file=path)
+
+
+def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
+    """Validate a job dict (as read from TOML); relative paths are taken against ``base``."""
+
+    def err(msg: str, key: str | None = None) -> JobError:
+        return JobError(msg, file=file, column=key)
+
+    for section in raw:
+        if section not in _SECTIONS:
+            raise err(f"unknown section [{section}] (known: {', '.join(sorted(_SECTIONS))})", section)
+    for section in ("input", "algorithm", "output"):
+        if section not in raw or not isinstance(raw[section], dict):
+            raise err(f"missing section [{section}]", section)
+    inp = raw["input"]
+    for key in inp:
+        if key not in _INPUT_KEYS:
+            raise err(f"unknown key 'input.{key}' (known: {', '.join(sorted(_INPUT_KEYS))})", f"input.{key}")
+    if "path" not in inp or not isinstance(inp["path"], str):
+        raise err("input.path is required (the data file, relative to the job file)", "input.path")
+    in_path = (base / inp["path"]).resolve() if not Path(inp["path"]).is_absolute() else Path(inp["path"])
+    fmt = inp.get("format")
+    if fmt is None:
+        ext = in_path.suffix.lower()
+        fmt = "fasta" if ext in _FASTA_EXT else "table" if ext in _TABLE_EXT else None
+        if fmt is None:
+            raise err(f"cannot tell the format of '{in_path.name}' from its extension: set input.format", "input.format")
+    if fmt not in FORMATS:
+        raise err(f"input.format must be one of {', '.join(FORMATS)}, got '{fmt}'", "input.format")
+
+    def str_list(key: str) -> list[str]:
+        v = inp.get(key, [])
+        if isinstance(v, str):
+            v = [v]
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise err(f"input.{key} must be a list of column names", f"input.{key}")
+        return v
+
+    spec = InputSpec(
+        path=in_path,
+        format=fmt,
+        quasi_identifiers=str_list("quasi_identifiers"),
+        sensitive=str_list("sensitive"),
+        identifying=str_list("identifying"),
+        sequence_id=inp.get("sequence_id"),
+        event_order=inp.get("event_order"),
+        label_pattern=inp.get("label_pattern"),
+        delimiter=inp.get("delimiter"),
+        encoding=inp.get("encoding"),
+        missing=str_list("missing") if "missing" in inp else None,
+        alphabet=inp.get("alphabet"),
+    )
+    if fmt == "events" and (not spec.sequence_id or not spec.event_order):
+        raise err("events input needs input.sequence_id and input.event_order", "input.sequence_id")
+    if fmt == "table" and not spec.quasi_identifiers and raw["algorithm"].get("name") not in (None, "condensation"):
+        raise err("input.quasi_identifiers is required for tables", "input.quasi_identifiers")
+
+    hierarchies = raw.get("hierarchies", {})
+    if not isinstance(hierarchies, dict):
+        raise err("[hierarchies] must be a table of attribute = path or builder", "hierarchies")
+    resolved: dict[str, Any] = {}
+    for attr, value in hierarchies.items():
+        if isinstance(value, str):
+            p = Path(value)
+            resolved[attr] = p if p.is_absolute() else (base / p).resolve()
+        elif isinstance(value, dict):
+            resolved[attr] = dict(value)
+        else:
+            raise err(f"hierarchy of '{attr}' must be a file path or a builder table", f"hierarchies.{attr}")
+
+    alg = dict(raw["algorithm"])
+    name = alg.pop("name", None)
+    if not isinstance(name, str):
+        raise err("algorithm.name is required", "algorithm.name")
+    out = raw["output"]
+    for key in out:
+        if key not in _OUTPUT_KEYS:
+            raise err(f"unknown key 'output.{key}' (known: path, report)", f"output.{key}")
+    if "path" not in out or not isinstance(out["path"], str):
+        raise err("output.path is required", "output.path")
+    out_path = Path(out["path"]) if Path(out["path"]).is_absolute() else (base / out["path"]).resolve()
+    rep = out.get("report")
+    rep_path = None if rep is None else (Path(rep) if Path(rep).is_absolute() else (base / rep).resolve())
+    if out_path == in_path:
+        raise err("output.path is the input file: inputs are never overwritten", "output.path")
+    job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw)
+    job.make_algorithm()  # validates method name and parameters now, before any data is read
+    return job
+
+
+# ---------------------------------------------------------------------------------------------------------
+# running
+def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
+    """Read the job's input with its roles set."""
+    from anonstudio.core import io
+
+    if spec.format == "table":
+        table = io.read_table(spec.path, delimiter=spec.delimiter, encoding=spec.encoding, missing=spec.missing)
+        return table.with_roles(spec.quasi_identifiers, spec.sensitive, spec.identifying)
+    if spec.format == "events":
+        return io.read_events(
+            spec.path,
+            sequence_id=spec.sequence_id,
+            event_order=spec.event_order,
+            quasi_identifiers=spec.quasi_identifiers,
+            sensitive=(spec.sensitive[0] if spec.sensitive else None),
+            delimiter=spec.delimiter,
+            encoding=spec.encoding,
+        )
+    return io.read_fasta(spec.path, alphabet=spec.alphabet or "protein-25", label_pattern=spec.label_pattern)
+
+
+def hierarchy_attributes(data: Any) -> list[str]:
+    """The attributes that need a hierarchy: the quasi-identifiers of a table or an event log."""
+    if isinstance(data, (Table, EventLog)):
+        return list(data.quasi_identifiers)
+    return []
+
+
+def load_hierarchies(specs: dict[str, Any], data: Any) -> tuple[dict, list[str]]:
+    """Build every quasi-identifier's hierarchy from a file or a builder spec, check it covers the data,
+    and give numeric attributes without one a default interval hierarchy. Returns ``(hierarchies, notes)``."""
+    from anonstudio.core import hierarchy as hmod
+    from anonstudio.core import io
+    from anonstudio.core.data import AttrType
+
+    needed = hierarchy_attributes(data)
+    frame = data.df if isinstance(data, (Table, EventLog)) else None
+    out: dict = {}
+    notes: list[str] = []
+    for attr in specs:
+        if frame is not None and attr not in frame.columns:
+            raise JobError(f"hierarchy given for '{attr}', which is not a column of the input", column=f"hierarchies.{attr}")
+    for attr in needed:
+        values = frame[attr].dropna().astype(str).unique().tolist()
+        spec = specs.get(attr)
+        if isinstance(spec, Path):
+            h = io.read_hierarchy(spec, attribute=attr)
+        elif isinstance(spec, dict):
+            h = hmod.build_hierarchy(attr, spec, values)
+        else:
+            numeric = isinstance(data, Table) and data.types.get(attr) is AttrType.NUMERIC
+            if not numeric and isinstance(data, EventLog):
+                import pandas as pd
+
+                numeric = bool(pd.to_numeric(frame[attr].dropna(), errors="coerce").notna().all())
+            if not numeric:
+                raise JobError(
+                    f"quasi-identifier '{attr}' is categorical and has no hierarchy: add one under [hierarchies]",
+                    column=f"hierarchies.{attr}",
+                )
+            h, note = hmod.default_numeric_hierarchy(attr, values)
+            notes.append(note)
+        h.check_covers(values, data_file=getattr(data, "source", None))
+        out[attr] = h
+    return out, notes
+
+
+def run(
+    data: Any,
+    hierarchies: dict,
+    algorithm: Algorithm,
+    progress: ProgressCallback | None = None,
+    *,
+    notes: list[str] | None = None,
+    parameters: dict | None = None,
+) -> Outcome:
+    """Anonymize in memory, verify independently and evaluate; raises :class:`PrivacyError` if the
+    verifier refuses. Nothing is written here (see :func:`write_outputs`)."""
+    from anonstudio.core import privacy
+
+    if algorithm.data_kind != _kind_of(data):
+        raise JobError(f"method '{algorithm.name}' works on {algorithm.data_kind} data, the input is {_kind_of(data)}")
+    start = time.perf_counter()
+    report(progress, 0.0, f"running {algorithm.name}")
+    result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8))
+    runtime = time.perf_counter() - start
+    report(progress, 0.8, "verifying")
+    verification = privacy.verify_output(algorithm.privacy_model(), data, result.output, hierarchies)
+    if not verification.passed:
+        raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
+    report(progress, 0.85, "evaluating")
+    metrics = dict(result.metrics)
+    metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(progress, 0.85, 1.0)))
+    groups = result.groups[result.groups >= 0]
+    import numpy as np
+
+    sizes = np.bincount(np.unique(groups, return_inverse=True)[1]) if len(groups) else np.zeros(0, dtype=int)
+    rep = {
+        "anonstudio_version": __version__,
+        "algorithm": algorithm.name,
+        "parameters": dict(parameters if parameters is not None else algorithm.params),
+        "input": {"path": str(getattr(data, "source", "") or ""), "records": _records(data)},
+        "output": {"path": None, "records": _records(result.output)},
+        "suppressed": int(result.suppressed),
+        "groups": {
+            "count": int(len(sizes)),
+            "min_size": int(sizes.min()) if len(sizes) else 0,
+            "max_size": int(sizes.max()) if len(sizes) else 0,
+        },
+        "runtime_s": round(runtime, 4),
+        "verification": verification.as_dict(),
+        "metrics": _jsonable(metrics),
+        "notes": list(notes or []) + list(result.notes),
+    }
+    report(progress, 1.0, "done")
+    return Outcome(result, verification, rep, data, hierarchies)
+
+
+def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None) -> list[Path]:
+    """Write the verified output (and side outputs, and the report) atomically; returns the paths."""
+    from anonstudio.core import io
+
+    written = io.write_output(outcome.result.output, output_path)
+    for suffix, frame in outcome.result.side_outputs.items():
+        side = output_path.with_name(f"{output_path.stem}.{suffix}{output_path.suffix}")
+        io.write_output(frame, side, like=outcome.result.output)
+        written.append(side)
+    outcome.report["output"]["path"] = str(output_path)
+    if report_path is not None:
+        io.write_json(outcome.report, report_path)
+        written.append(report_path)
+    return written
+
+
+def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
+    """Read, anonymize, verify, evaluate and write one job."""
+    report(progress, 0.0, f"reading {job.input.path.name}")
+    data = load_data(job.input)
+    hierarchies, notes = load_hierarchies(job.hierarchies, data)
+    algorithm = job.make_algorithm()
+    params = {"name": job.algorithm, **algorithm.params}
+    outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes, parameters=params)
+    outcome.report["input"]["path"] = str(job.input.path)
+    write_outputs(outcome, job.output_path, job.report_path)
+    report(progress, 1.0, f"wrote {job.output_path.name}")
+    return outcome
+
+
+def verify_job(job: Job):
+    """Re-check an existing output against the job's input, hierarchies and privacy model."""
+    from anonstudio.core import io, privacy
+
+    data = load_data(job.input)
+    hierarchies, _ = load_hierarchies(job.hierarchies, data)
+    if not job.output_path.exists():
+        raise JobError("output file does not exist: run the job first", file=job.output_path)
+    output = io.read_output_like(data, job.output_path)
+    return privacy.verify_output(job.make_algorithm().privacy_model(), data, output, hierarchies)
+
+
+def _kind_of(data: Any) -> str:
+    if isinstance(data, Table):
+        return "table"
+    if isinstance(data, EventLog):
+        return "events"
+    if isinstance(data, SequenceSet):
+        return "fasta"
+    raise TypeError(f"not a data container: {type(data).__name__}")
+
+
+def _records(data: Any) -> int:
+    if isinstance(data, (SequenceSet, EventLog)):
+        return len(data)
+    if hasattr(data, "df"):
+        return len(data.df)
+    return len(data)
+
+
+def _jsonable(obj: Any) -> Any:
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj

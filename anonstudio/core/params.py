@@ -1,0 +1,180 @@
+"""Declared algorithm parameters.
+
+Each algorithm declares its parameters once (as scikit-learn's ``_parameter_constraints`` do); the same
+declarations validate job files, build the GUI parameter panel and the CLI help, so the three never
+drift. A declaration knows its type, default, range or choices and a one-line help text that cites the
+paper where the parameter comes from.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from collections.abc import Callable
+from typing import Any
+
+from anonstudio.core.errors import ParameterError
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter.
+
+    ``kind`` is one of ``"int"``, ``"float"``, ``"choice"``, ``"bool"``, ``"str"``, ``"str_list"``,
+    ``"weights"`` (a choice string or a mapping attribute → positive float).
+    ``low``/``high`` bound numbers (inclusive unless ``low_open``/``high_open``); ``None`` means unbounded.
+    ``required`` parameters have no default.
+    """
+
+    name: str
+    kind: str
+    default: Any = None
+    help: str = ""
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+    required: bool = False
+
+    def describe_range(self) -> str:
+        if self.kind in ("int", "float"):
+            lo = "-inf" if self.low is None else f"{self.low:g}"
+            hi = "inf" if self.high is None else f"{self.high:g}"
+            return f"{'(' if self.low_open else '['}{lo}, {hi}{')' if self.high_open else ']'}"
+        if self.choices:
+            return " | ".join(self.choices)
+        return ""
+
+    def validate(self, value: Any, *, file: str | None = None) -> Any:
+        """Return ``value`` converted to this parameter's type, or raise :class:`ParameterError`."""
+
+        def fail(why: str) -> ParameterError:
+            return ParameterError(f"parameter '{self.name}' {why}", file=file, column=self.name)
+
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not value.is_integer()
+            ):
+                if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                    value = int(value)
+                else:
+                    raise fail(f"must be a whole number, got {value!r}")
+            value = int(value)
+            self._check_range(value, fail)
+            return value
+        if self.kind == "float":
+            if isinstance(value, bool):
+                raise fail(f"must be a number, got {value!r}")
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise fail(f"must be a number, got {value!r}") from None
+            if not math.isfinite(value):
+                raise fail(f"must be a finite number, got {value!r}")
+            self._check_range(value, fail)
+            return value
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.lower() in ("true", "false"):
+                return value.lower() == "true"
+            raise fail(f"must be true or false, got {value!r}")
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise fail(f"must be one of {', '.join(self.choices)}; got {value!r}")
+            return value
+        if self.kind == "str":
+            if not isinstance(value, str):
+                raise fail(f"must be a string, got {value!r}")
+            return value
+        if self.kind == "str_list":
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+                raise fail(f"must be a list of strings, got {value!r}")
+            return list(value)
+        if self.kind == "weights":
+            if isinstance(value, str):
+                if value not in self.choices:
+                    raise fail(f"must be one of {', '.join(self.choices)} or a table of weights; got {value!r}")
+                return value
+            if isinstance(value, dict):
+                out = {}
+                for key, w in value.items():
+                    try:
+                        w = float(w)
+                    except (TypeError, ValueError):
+                        raise fail(f"weight of '{key}' must be a number, got {w!r}") from None
+                    if not (w >= 0 and math.isfinite(w)):
+                        raise fail(f"weight of '{key}' must be non-negative, got {w!r}")
+                    out[str(key)] = w
+                return out
+            raise fail(f"must be one of {', '.join(self.choices)} or a table of weights; got {value!r}")
+        raise AssertionError(f"unknown parameter kind {self.kind!r}")
+
+    def _check_range(self, value: float, fail) -> None:
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            raise fail(f"must be {'>' if self.low_open else '≥'} {self.low:g}, got {value:g}")
+        if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
+            raise fail(f"must be {'<' if self.high_open else '≤'} {self.high:g}, got {value:g}")
+
+
+@dataclass(frozen=True)
+class ParamSet:
+    """An ordered collection of :class:`Param` with whole-dict validation."""
+
+    params: tuple[Param, ...] = field(default_factory=tuple)
+
+    def __iter__(self):
+        return iter(self.params)
+
+    def names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def get(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params if not p.required}
+
+    def validate(self, values: dict[str, Any], *, file: str | None = None, context: str = "") -> dict[str, Any]:
+        """Validate a whole dict: unknown keys and missing required keys are errors; defaults filled in."""
+        known = {p.name: p for p in self.params}
+        for key in values:
+            if key not in known:
+                where = f" for {context}" if context else ""
+                raise ParameterError(
+                    f"unknown parameter '{key}'{where}; known: {', '.join(known) or 'none'}",
+                    file=file,
+                    column=key,
+                )
+        out: dict[str, Any] = {}
+        for p in self.params:
+            if p.name in values:
+                out[p.name] = p.validate(values[p.name], file=file)
+            elif p.required:
+                raise ParameterError(f"parameter '{p.name}' is required", file=file, column=p.name)
+            else:
+                out[p.name] = p.default
+        return out
+
+
+@dataclass(frozen=True)
+class Command:
+    """A named engine entry point with declared parameters: a data generator or a paper's experiment.
+
+    ``func(out, **params)`` (experiments also get ``progress=``) returns the paths it wrote. The CLI
+    builds one ``--option`` per parameter; the GUI builds one widget per parameter.
+    """
+
+    name: str
+    help: str
+    parameters: ParamSet
+    func: Callable[..., list]
+
+    def run(self, out, **kwargs) -> list:
+        return self.func(out, **kwargs)

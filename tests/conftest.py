@@ -1,0 +1,28 @@
+"""Shared fixtures: where the real data lives, and a headless Qt platform for GUI tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = (ROOT / ".." / "shared" / "data").resolve()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data``: required in CI (a missing folder fails there), skipped elsewhere."""
+    if not SHARED_DATA.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"{SHARED_DATA} is missing in CI")
+        pytest.skip("../shared/data is not beside this checkout")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return ROOT

@@ -11,7 +11,11 @@ from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.errors import NotAvailableError, ParameterError
 
 #: name → "module:Class" of every method this version provides (imported lazily).
-_REGISTRY: dict[str, str] = {}
+_REGISTRY: dict[str, str] = {
+    "mst": "anonstudio.core.algorithms.mst_recoding:MSTRecoding",
+    "mondrian": "anonstudio.core.algorithms.mondrian:Mondrian",
+    "kmember": "anonstudio.core.algorithms.kmember:KMember",
+}
 
 #: every method name the contract knows; those not in the registry answer "not available yet".
 CONTRACT_NAMES = (

@@ -1,0 +1,287 @@
+"""MST-based local recoding for k-anonymity (``mst``).
+
+K. Venkata Ramana & V. Valli Kumari, "Graph based local recoding for data anonymization",
+International Journal of Database Management Systems 5(4), 2013 (paper 002 in ``shared/papers``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonstudio.core.algorithms._base import Algorithm, Result
+from anonstudio.core.algorithms._tabular import (
+    PackedHierarchies,
+    check_k,
+    encode_quasi_identifiers,
+    generalized_output,
+    pack_hierarchies,
+    renumber_by_first_record,
+    table_metrics_for,
+)
+from anonstudio.core.data import Table
+from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.progress import ProgressCallback, report, subrange
+
+#: tree vertices added per Prim kernel call between progress reports
+_PRIM_CHUNK = 2048
+#: small classes handled per merge kernel call between progress reports
+_MERGE_CHUNK = 4096
+
+
+@dataclass
+class SpanningTree:
+    """A spanning tree over records ``0..n-1``: edge ``e`` joins ``lo[e] < hi[e]`` with integer weight
+    ``weight[e]``; the HDist of the edge is ``weight[e] / scale`` (002 Eq. 3)."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    weight: np.ndarray
+    scale: int
+
+    @property
+    def total(self) -> float:
+        return float(self.weight.sum()) / self.scale
+
+    def edge_set(self) -> set[tuple[int, int]]:
+        return set(zip(self.lo.tolist(), self.hi.tolist()))
+
+
+def hdist_matrix(leaf_nodes: np.ndarray, packed: PackedHierarchies) -> np.ndarray:
+    """The distance matrix ``D_T`` (002 Eq. 4) of HDist (Eqs 1-3) values, as floats. O(n^2) memory:
+    for small inputs only (tests, the GUI's matrix view)."""
+    from anonstudio.core.kernels._mst import hdist_matrix as kernel
+
+    w_level, scale = packed.hdist_level_weights()
+    m = kernel(np.ascontiguousarray(leaf_nodes, dtype=np.int32), w_level, packed.node_anc, packed.node_level)
+    return m / scale
+
+
+def kruskal_tree(leaf_nodes: np.ndarray, packed: PackedHierarchies) -> SpanningTree:
+    """Kruskal's algorithm on the full distance matrix, as the paper builds the tree (002 §4.2), edges
+    taken in order of ``(weight, i, j)``. O(n^2) memory: the reference for small inputs."""
+    from anonstudio.core.kernels._mst import hdist_matrix as kernel
+    from anonstudio.core.kernels._mst import kruskal_edges
+
+    w_level, scale = packed.hdist_level_weights()
+    n = len(leaf_nodes)
+    mat = kernel(np.ascontiguousarray(leaf_nodes, dtype=np.int32), w_level, packed.node_anc, packed.node_level)
+    ei, ej = np.triu_indices(n, 1)
+    w = mat[ei, ej]
+    order = np.lexsort((ej, ei, w))
+    keep = kruskal_edges(n, ei.astype(np.int64), ej.astype(np.int64), order.astype(np.int64))
+    return SpanningTree(ei[keep].astype(np.int64), ej[keep].astype(np.int64), w[keep], scale)
+
+
+def prim_tree(
+    leaf_nodes: np.ndarray, packed: PackedHierarchies, progress: ProgressCallback | None = None
+) -> SpanningTree:
+    """The same minimum spanning tree as :func:`kruskal_tree` in O(n^2) time and O(n) memory.
+
+    Prim's algorithm runs over the *distinct* QI tuples (their multiplicities joined to the tuple's first
+    record by weight-0 edges), computing HDist on the fly. Edges compare by ``(weight, lo, hi)`` with ``lo``/
+    ``hi`` the first records of the two tuples: a strict total order, so the minimum spanning tree is unique
+    and equals Kruskal's on the full record matrix (ties included).
+    """
+    from anonstudio.core.kernels._mst import prim_chunk
+
+    n, d = leaf_nodes.shape
+    w_level, scale = packed.hdist_level_weights()
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return SpanningTree(empty, empty, empty, scale)
+    uniq, first, inv = np.unique(leaf_nodes, axis=0, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    order = np.argsort(first, kind="stable")  # tuples in order of their first record
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    tuples = uniq[order]
+    rep = first[order].astype(np.int64)
+    tuple_of = rank[inv]
+    m = len(tuples)
+    tleaf = np.empty((m, d), dtype=np.int32)
+    pres_nodes = []
+    pres_off = np.zeros(d + 1, dtype=np.int64)
+    for a in range(d):
+        vals, tinv = np.unique(tuples[:, a], return_inverse=True)
+        tleaf[:, a] = tinv.reshape(-1)
+        pres_nodes.append(vals)
+        pres_off[a + 1] = pres_off[a] + len(vals)
+    pres_node = np.concatenate(pres_nodes).astype(np.int32) if d else np.zeros(0, dtype=np.int32)
+    in_tree = np.zeros(m, dtype=np.bool_)
+    big = np.iinfo(np.int64).max
+    key_w = np.full(m, big, dtype=np.int64)
+    key_lo = np.full(m, big, dtype=np.int64)
+    key_hi = np.full(m, big, dtype=np.int64)
+    parent = np.full(m, -1, dtype=np.int64)
+    row = np.zeros(max(int(pres_off[-1]), 1), dtype=np.int64)
+    nxt = 0
+    done = 0
+    while nxt >= 0:
+        steps = min(_PRIM_CHUNK, m - done)
+        nxt = prim_chunk(
+            tleaf, pres_off, pres_node, rep, w_level, packed.node_anc, packed.node_level,
+            in_tree, key_w, key_lo, key_hi, parent, row, nxt, steps,
+        )
+        done += steps
+        report(progress, done / m, f"spanning tree: {done}/{m} distinct tuples")
+    tree_v = np.arange(1, m)
+    lo = [key_lo[tree_v]]
+    hi = [key_hi[tree_v]]
+    w = [key_w[tree_v]]
+    dup = np.ones(n, dtype=bool)
+    dup[rep] = False
+    dup_rec = np.flatnonzero(dup)
+    lo.append(rep[tuple_of[dup_rec]])
+    hi.append(dup_rec.astype(np.int64))
+    w.append(np.zeros(len(dup_rec), dtype=np.int64))
+    return SpanningTree(np.concatenate(lo), np.concatenate(hi), np.concatenate(w), scale)
+
+
+def removal_order(tree: SpanningTree) -> np.ndarray:
+    """Edge indices in priority-queue order (002 Table 2): weight decreasing, then ``(lo, hi)`` increasing."""
+    return np.lexsort((tree.hi, tree.lo, -tree.weight)).astype(np.int64)
+
+
+def cut_tree(tree: SpanningTree, n: int, k: int, cut: str = "paper") -> np.ndarray:
+    """Mask of the edges kept after removing the longest ones.
+
+    ``"paper"``: the ``floor(n/k) - 1`` longest edges (002 steps 8-11). ``"k-aware"``: longest first, an
+    edge only if both sides keep at least ``k`` records (Laszlo & Mukherjee 2005).
+    """
+    from anonstudio.core.kernels._mst import k_aware_cut
+
+    order = removal_order(tree)
+    if cut == "k-aware":
+        return k_aware_cut(n, tree.lo, tree.hi, order, k)
+    keep = np.ones(len(tree.lo), dtype=bool)
+    remove = max(n // k - 1, 0)
+    keep[order[:remove]] = False
+    return keep
+
+
+def merge_small_classes(
+    labels: np.ndarray,
+    leaf_nodes: np.ndarray,
+    packed: PackedHierarchies,
+    k: int,
+    progress: ProgressCallback | None = None,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """GenEquiClass + steps 15-21: classes (component ids 0..C-1 in ``labels``) get their per-attribute LCA;
+    while a class has fewer than ``k`` records it merges with the class minimising NCP of the union.
+    Returns ``(final class per record renumbered, LCA nodes per final class, merges)``."""
+    from anonstudio.core.kernels._generalize import class_lca
+    from anonstudio.core.kernels._mst import merge_pass
+
+    n_c = int(labels.max()) + 1 if len(labels) else 0
+    nodes = class_lca(leaf_nodes, labels, n_c, packed.node_anc, packed.node_level)
+    sizes = np.bincount(labels, minlength=n_c).astype(np.int64)
+    alive = np.ones(n_c, dtype=np.bool_)
+    target = np.arange(n_c, dtype=np.int64)
+    merges = 0
+    small0 = max(int((sizes < k).sum()), 1)
+    while True:
+        small = np.flatnonzero(alive & (sizes < k))
+        if len(small) == 0 or alive.sum() <= 1:
+            break
+        for s in range(0, len(small), _MERGE_CHUNK):
+            chunk = small[s : s + _MERGE_CHUNK]
+            merges += merge_pass(
+                sizes, nodes, alive, target, packed.node_anc, packed.node_level, packed.node_ncp,
+                k, int(chunk[0]), int(chunk[-1]) + 1,
+            )
+            report(progress, min(merges / small0, 1.0), f"merging small classes: {merges} merges")
+    # follow merge targets to the surviving class
+    final = target.copy()
+    for c in range(n_c):
+        t = c
+        while not alive[t]:
+            t = target[t]
+        final[c] = t
+    rec = final[labels]
+    renum = renumber_by_first_record(rec)
+    class_nodes = np.empty((int(renum.max()) + 1 if len(renum) else 0, leaf_nodes.shape[1]), dtype=np.int32)
+    class_nodes[renum] = nodes[rec]
+    return renum, class_nodes, merges
+
+
+class MSTRecoding(Algorithm):
+    """Minimum-spanning-tree partitioning for local-recoding k-anonymity (Ramana & Kumari, paper 002).
+
+    1. Distances: concept-hierarchical distance CHD (Eq. 1), effort CHE (Eq. 2) and the record distance
+       ``HDist(r1, r2) = CHE(r1, r12) + CHE(r2, r12)`` (Eq. 3) through each attribute's hierarchy (numeric
+       attributes through their interval hierarchies), forming the matrix of Eq. 4 — never materialised:
+       Prim's algorithm over distinct QI tuples computes them on the fly (O(n^2) time, O(n) memory) and
+       returns exactly the tree Kruskal's algorithm (§4.2) builds with edges ordered by (weight, i, j).
+    2. Steps 8-11: remove the ``floor(n/k) - 1`` longest edges (priority queue of Table 2: weight
+       decreasing, ties by record ids); the subtrees are the initial clusters. Option ``cut = "k-aware"``
+       removes, longest first, only edges leaving both sides with >= k records (Laszlo & Mukherjee 2005).
+    3. GenEquiClass: each cluster's QI cells generalize to the per-attribute lowest common ancestor.
+    4. Steps 15-21: while a class has fewer than k records, it merges with the class minimising the NCP
+       (Eqs 5-6, summed over attributes) of the union (ties: lowest class id, classes numbered by first record).
+
+    Records with a missing quasi-identifier are suppressed (``*`` in every QI cell).
+    """
+
+    name = "mst"
+    title = "MST local recoding (Ramana & Kumari)"
+    data_kind = "table"
+    reference = (
+        "K. Venkata Ramana, V. Valli Kumari: Graph based local recoding for data anonymization. "
+        "IJDMS 5(4), 2013"
+    )
+    parameters = ParamSet(
+        (
+            Param("k", "int", 5, help="k-anonymity: every equivalence class holds at least k records (002 Def. 3)", low=2),
+            Param(
+                "cut",
+                "choice",
+                "paper",
+                help="edge removal: 'paper' removes the floor(n/k)-1 longest MST edges (002 steps 8-11); "
+                "'k-aware' removes only edges leaving both sides with >= k records (Laszlo & Mukherjee 2005)",
+                choices=("paper", "k-aware"),
+            ),
+        )
+    )
+
+    def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        k = self.params["k"]
+        packed = pack_hierarchies(data.quasi_identifiers, hierarchies)
+        leaf_nodes, missing = encode_quasi_identifiers(data, packed)
+        idx = np.flatnonzero(~missing)
+        n = len(idx)
+        check_k(k, n, data, int(missing.sum()))
+        sub = leaf_nodes[idx]
+        report(progress, 0.0, "building the minimum spanning tree")
+        tree = prim_tree(sub, packed, subrange(progress, 0.0, 0.7))
+        keep = cut_tree(tree, n, k, self.params["cut"])
+        from anonstudio.core.kernels._mst import union_find_components
+
+        comp = union_find_components(n, tree.lo, tree.hi, keep)
+        labels = renumber_by_first_record(comp)
+        n_initial = int(labels.max()) + 1
+        report(progress, 0.75, f"{n_initial} initial clusters")
+        final, class_nodes, merges = merge_small_classes(labels, sub, packed, k, subrange(progress, 0.75, 0.95))
+        groups = np.full(data.n_rows, -1, dtype=np.int64)
+        groups[idx] = final
+        output = generalized_output(data, packed, groups, class_nodes)
+        report(progress, 1.0, "done")
+        notes = []
+        if missing.any():
+            notes.append(f"{int(missing.sum())} records with a missing quasi-identifier were suppressed")
+        return Result(
+            output=output,
+            groups=groups,
+            suppressed=int(missing.sum()),
+            metrics={"initial_clusters": n_initial, "merges": merges, "mst_weight": tree.total},
+            details={
+                "mst_edges": np.column_stack([idx[tree.lo], idx[tree.hi]]),
+                "mst_weights": tree.weight / tree.scale,
+                "removed_edges": ~keep,
+            },
+            notes=notes,
+        )
+
+    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
+        return table_metrics_for(self, data, result, hierarchies)

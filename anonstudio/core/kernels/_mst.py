@@ -1,0 +1,255 @@
+"""Kernels of MST-based local recoding (Ramana & Kumari, paper 002).
+
+- :func:`hdist_matrix`: the full integer HDist matrix (002 Eqs 1-4) for small inputs (tests, Figure 4).
+- :func:`prim_chunk`: Prim's algorithm over *distinct* QI tuples, O(m^2) time and O(m) memory, distances
+  computed on the fly. Edges are compared by the strict total order ``(weight, min rep, max rep)``; with it
+  the minimum spanning tree is unique, so Prim returns exactly the tree of Kruskal's algorithm (002 §4.2)
+  on the full record matrix with edges sorted by ``(weight, i, j)``.
+- :func:`union_find_components`, :func:`kruskal_edges`: Kruskal on an edge list, components of a forest.
+- :func:`k_aware_cut`: longest-first removal of edges whose removal leaves both sides with >= k records
+  (Laszlo & Mukherjee 2005).
+- :func:`merge_pass`: steps 15-21: a class below k merges with the class minimising NCP of the union.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from anonstudio.core.kernels._generalize import lca_node
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+@njit(cache=True, nogil=True)
+def _lca_level(n1, n2, node_anc, node_level):
+    return node_level[lca_node(n1, n2, node_anc, node_level)]
+
+
+@njit(cache=True, nogil=True)
+def hdist_matrix(leaf_nodes, w_level, node_anc, node_level):
+    """``int64[n, n]`` HDist (Eq. 3) scaled by the lcm of the heights (see ``hdist_level_weights``)."""
+    n, d = leaf_nodes.shape
+    out = np.zeros((n, n), dtype=np.int64)
+    for i in range(n):
+        for j in range(i + 1, n):
+            s = 0
+            for a in range(d):
+                s += w_level[a, _lca_level(leaf_nodes[i, a], leaf_nodes[j, a], node_anc, node_level)]
+            out[i, j] = s
+            out[j, i] = s
+    return out
+
+
+@njit(cache=True, nogil=True)
+def prim_chunk(
+    tleaf, pres_off, pres_node, rep, w_level, node_anc, node_level,
+    in_tree, key_w, key_lo, key_hi, parent, row, next_v, steps,
+):
+    """Add up to ``steps`` vertices to the Prim tree, starting with ``next_v``; returns the next vertex
+    to add (-1 when the tree spans every tuple).
+
+    tleaf: int32[m, d] index of each tuple's value among the attribute's present leaves;
+    pres_off: int64[d + 1]; pres_node: int32[sum P] packed node id of each present leaf;
+    rep: int64[m] first record of each tuple; row: int64[sum P] scratch.
+    """
+    m, d = tleaf.shape
+    u = next_v
+    for _ in range(steps):
+        if u < 0:
+            return -1
+        in_tree[u] = True
+        for a in range(d):
+            nu = pres_node[pres_off[a] + tleaf[u, a]]
+            for j in range(pres_off[a], pres_off[a + 1]):
+                row[j] = w_level[a, _lca_level(nu, pres_node[j], node_anc, node_level)]
+        ru = rep[u]
+        best = -1
+        bw = INT64_MAX
+        blo = INT64_MAX
+        bhi = INT64_MAX
+        for v in range(m):
+            if in_tree[v]:
+                continue
+            w = 0
+            for a in range(d):
+                w += row[pres_off[a] + tleaf[v, a]]
+            rv = rep[v]
+            lo = ru if ru < rv else rv
+            hi = rv if ru < rv else ru
+            if w < key_w[v] or (w == key_w[v] and (lo < key_lo[v] or (lo == key_lo[v] and hi < key_hi[v]))):
+                key_w[v] = w
+                key_lo[v] = lo
+                key_hi[v] = hi
+                parent[v] = u
+            kw = key_w[v]
+            if kw < bw or (kw == bw and (key_lo[v] < blo or (key_lo[v] == blo and key_hi[v] < bhi))):
+                bw = kw
+                blo = key_lo[v]
+                bhi = key_hi[v]
+                best = v
+        u = best
+    return u
+
+
+@njit(cache=True, nogil=True)
+def _find(uf, x):
+    root = x
+    while uf[root] != root:
+        root = uf[root]
+    while uf[x] != root:
+        nxt = uf[x]
+        uf[x] = root
+        x = nxt
+    return root
+
+
+@njit(cache=True, nogil=True)
+def kruskal_edges(n, ei, ej, order):
+    """Kruskal (002 §4.2): scan edges in ``order`` (ascending), keep those joining two trees.
+    Returns a bool mask over the edges."""
+    uf = np.arange(n)
+    keep = np.zeros(len(ei), dtype=np.bool_)
+    taken = 0
+    for t in range(len(order)):
+        e = order[t]
+        a = _find(uf, ei[e])
+        b = _find(uf, ej[e])
+        if a != b:
+            if a < b:
+                uf[b] = a
+            else:
+                uf[a] = b
+            keep[e] = True
+            taken += 1
+            if taken == n - 1:
+                break
+    return keep
+
+
+@njit(cache=True, nogil=True)
+def union_find_components(n, ei, ej, keep):
+    """Component label (smallest member index) of every vertex of the forest of the kept edges."""
+    uf = np.arange(n)
+    for e in range(len(ei)):
+        if keep[e]:
+            a = _find(uf, ei[e])
+            b = _find(uf, ej[e])
+            if a != b:
+                if a < b:
+                    uf[b] = a
+                else:
+                    uf[a] = b
+    out = np.empty(n, dtype=np.int64)
+    for x in range(n):
+        out[x] = _find(uf, x)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def k_aware_cut(n, ei, ej, order, k):
+    """Remove tree edges in ``order`` (longest first) when both sides keep >= k vertices
+    (Laszlo & Mukherjee 2005). Returns a bool mask of the edges kept."""
+    n_e = len(ei)
+    deg = np.zeros(n + 1, dtype=np.int64)
+    for e in range(n_e):
+        deg[ei[e] + 1] += 1
+        deg[ej[e] + 1] += 1
+    for x in range(n):
+        deg[x + 1] += deg[x]
+    adj = np.empty(2 * n_e, dtype=np.int64)
+    fill = deg[:-1].copy()
+    for e in range(n_e):
+        adj[fill[ei[e]]] = ej[e]
+        fill[ei[e]] += 1
+        adj[fill[ej[e]]] = ei[e]
+        fill[ej[e]] += 1
+    parent = np.full(n, -1, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.bool_)
+    bfs = np.empty(n, dtype=np.int64)
+    head = 0
+    tail = 0
+    for s in range(n):  # a forest in general
+        if seen[s]:
+            continue
+        seen[s] = True
+        bfs[tail] = s
+        tail += 1
+        while head < tail:
+            x = bfs[head]
+            head += 1
+            for t in range(deg[x], deg[x + 1]):
+                y = adj[t]
+                if not seen[y]:
+                    seen[y] = True
+                    parent[y] = x
+                    bfs[tail] = y
+                    tail += 1
+    att = np.ones(n, dtype=np.int64)
+    for t in range(n - 1, -1, -1):
+        x = bfs[t]
+        if parent[x] >= 0:
+            att[parent[x]] += att[x]
+    cut = np.zeros(n, dtype=np.bool_)  # cut[x]: the edge (parent[x], x) is removed
+    keep = np.ones(n_e, dtype=np.bool_)
+    for t in range(len(order)):
+        e = order[t]
+        u = ei[e]
+        v = ej[e]
+        if parent[v] == u:
+            c = v
+        else:
+            c = u
+        p = parent[c]
+        r = p
+        while not cut[r] and parent[r] >= 0:
+            r = parent[r]
+        s = att[c]
+        if s >= k and att[r] - s >= k:
+            cut[c] = True
+            keep[e] = False
+            x = p
+            while True:
+                att[x] -= s
+                if x == r:
+                    break
+                x = parent[x]
+    return keep
+
+
+@njit(cache=True, nogil=True)
+def merge_pass(sizes, nodes, alive, target, node_anc, node_level, node_ncp, k, start, stop):
+    """Steps 15-21 for classes ``start..stop-1``: each live class below ``k`` merges with the live class
+    ``C'`` minimising NCP(C ∪ C') (ties: lowest id); ``C'`` keeps its id. Returns the number of merges."""
+    n_c, d = nodes.shape
+    merges = 0
+    for c in range(start, stop):
+        if not alive[c] or sizes[c] >= k:
+            continue
+        own = 0.0
+        for a in range(d):
+            own += node_ncp[nodes[c, a]]
+        best = -1
+        best_v = np.inf
+        for c2 in range(n_c):
+            if c2 == c or not alive[c2]:
+                continue
+            v = 0.0
+            for a in range(d):
+                v += node_ncp[lca_node(nodes[c, a], nodes[c2, a], node_anc, node_level)]
+                if v >= best_v:
+                    break
+            if v < best_v:
+                best_v = v
+                best = c2
+                if v <= own:
+                    break  # NCP of a union is never below the class's own: nothing can beat it
+        if best < 0:
+            continue
+        target[c] = best
+        alive[c] = False
+        sizes[best] += sizes[c]
+        for a in range(d):
+            nodes[best, a] = lca_node(nodes[c, a], nodes[best, a], node_anc, node_level)
+        merges += 1
+    return merges

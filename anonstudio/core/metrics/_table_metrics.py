@@ -94,13 +94,15 @@ def equivalence_classes(output: Any, quasi_identifiers: list[str]) -> tuple[np.n
         col = df[attr].astype(object).where(df[attr].notna(), SUPPRESSED)
         keys[:, a], _ = pd.factorize(col)
         suppressed &= (col == SUPPRESSED).to_numpy()
-    _, first, inv = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    inv = inv.reshape(-1)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    classes = rank[inv].astype(np.int64)
-    classes[suppressed] = -1
+    classes = np.full(n, -1, dtype=np.int64)
+    kept = ~suppressed
+    if kept.any():
+        _, first, inv = np.unique(keys[kept], axis=0, return_index=True, return_inverse=True)
+        inv = inv.reshape(-1)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        classes[kept] = rank[inv]
     return classes, suppressed
 
 

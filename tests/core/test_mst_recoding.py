@@ -1,0 +1,236 @@
+"""MST-based local recoding (Ramana & Kumari, paper 002): the worked example number for number, the
+scalable tree equals Kruskal's, the cut options, the merge loop and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonstudio.core import algorithms
+from anonstudio.core.algorithms._tabular import encode_quasi_identifiers, pack_hierarchies
+from anonstudio.core.algorithms.mst_recoding import (
+    MSTRecoding,
+    cut_tree,
+    hdist_matrix,
+    kruskal_tree,
+    prim_tree,
+    removal_order,
+)
+from anonstudio.core.data import Table
+from anonstudio.core.errors import HierarchyError, ParameterError
+from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.metrics import equivalence_classes
+from anonstudio.core.progress import Cancelled
+
+from tests.core import _paper002 as P
+
+
+def _encoded():
+    t = P.table()
+    packed = pack_hierarchies(t.quasi_identifiers, P.hierarchies())
+    leaf_nodes, missing = encode_quasi_identifiers(t, packed)
+    assert not missing.any()
+    return t, packed, leaf_nodes
+
+
+def test_registered_under_its_job_name():
+    assert algorithms.get("mst") is MSTRecoding
+
+
+def test_distance_matrix_is_figure_4():
+    _, packed, leaf_nodes = _encoded()
+    m = hdist_matrix(leaf_nodes, packed)
+    # CHE of r2, r3 to their common ancestor {M, [20-25], 535280}: 1/3 each (Definition 6)
+    assert m[1, 2] == pytest.approx(2 / 3)
+    for i in range(10):
+        for j in range(i + 1, 10):
+            if (i, j) == (7, 9):
+                continue
+            # the paper prints each CHD rounded to two decimals (3.34 for 10/3, 4.32 for 13/3)
+            assert m[i, j] == pytest.approx(P.FIGURE_4[i][j], abs=0.015), (i + 1, j + 1)
+    # r8-r10 is printed as 2.32, but by Eq. 3 it is CHD(36,38 -> [36-40]) * 2 + CHD(zip -> 53529*) * 2
+    # = 2/3 + 1 = 1.67, consistent with r8-r9 = 1.0 and r9-r10 = 0.66 of the same figure.
+    assert m[7, 9] == pytest.approx(5 / 3)
+    assert np.allclose(m, m.T) and np.all(np.diag(m) == 0)
+
+
+def test_priority_queue_is_table_2_and_cut_gives_figure_5():
+    t, packed, leaf_nodes = _encoded()
+    tree = kruskal_tree(leaf_nodes, packed)
+    order = removal_order(tree)
+    queue = [((int(tree.lo[e]) + 1, int(tree.hi[e]) + 1), tree.weight[e] / tree.scale) for e in order]
+    assert [round(w, 2) for _, w in queue] == [3.33, 3.33, 3.0, 2.0, 1.0, 1.0, 0.67, 0.67, 0.67]
+    assert tree.total == pytest.approx(47 / 3)
+    ours = [e for e, _ in queue]
+    # the first eight edges are Table 2's; r3 hangs on r1 (1-3) where the paper drew 2-3: both weigh
+    # 2/3, the same minimum tree weight, and Kruskal's (weight, i, j) order meets 1-3 first
+    assert ours[:6] == [e for e, _ in P.TABLE_2[:6]]
+    assert set(ours[6:]) == {(1, 2), (1, 3), (9, 10)}
+    keep = cut_tree(tree, 10, 3, "paper")  # floor(10/3) - 1 = 2 edges removed: 1-4 and 7-8
+    removed = {(int(tree.lo[e]) + 1, int(tree.hi[e]) + 1) for e in np.flatnonzero(~keep)}
+    assert removed == {(1, 4), (7, 8)}
+
+
+def test_worked_example_output_is_table_1c():
+    t = P.table(source="table1.csv")
+    alg = MSTRecoding(k=3)
+    result = alg.run(t, P.hierarchies())
+    out = result.output.df
+    assert list(out.columns) == ["Gender", "Age", "Zip-code", "Disease"]  # identifying ID dropped
+    for col, expected in P.TABLE_1C.items():
+        assert out[col].tolist() == expected, col
+    assert out["Disease"].tolist() == P.TABLE_1A["Disease"].tolist()
+    assert result.groups.tolist() == [0, 0, 0, 1, 1, 1, 1, 2, 2, 2]  # Figure 5(c)
+    assert result.metrics["initial_clusters"] == 3 and result.metrics["merges"] == 0
+    removed = result.details["mst_edges"][result.details["removed_edges"]]
+    assert {tuple(e) for e in (removed + 1).tolist()} == {(1, 4), (7, 8)}
+    metrics = alg.evaluate(t, result, P.hierarchies())
+    assert metrics["DM"] == 9 + 16 + 9 and metrics["classes"] == 3
+
+
+def _random_case(rng, n, d=3):
+    """A random table over small hierarchies, with many duplicate tuples and distance ties."""
+    hs = {}
+    cols = {}
+    for a in range(d):
+        fan = int(rng.integers(2, 4))
+        height = int(rng.integers(1, 4))
+        leaves = fan**height
+        rows = []
+        for leaf in range(leaves):
+            row = [f"a{a}v{leaf}"]
+            for level in range(1, height):
+                row.append(f"a{a}l{level}g{leaf // fan**level}")
+            row.append("*")
+            rows.append(row)
+        name = f"q{a}"
+        hs[name] = Hierarchy(name, rows)
+        cols[name] = [rows[i][0] for i in rng.integers(0, leaves, n)]
+    t = Table(pd.DataFrame(cols, dtype=object)).with_roles(list(cols))
+    return t, hs
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_prim_over_distinct_tuples_is_kruskals_tree(seed):
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    rng = np.random.default_rng(seed)
+    t, hs = _random_case(rng, int(rng.integers(2, 70)))
+    packed = pack_hierarchies(t.quasi_identifiers, hs)
+    leaf_nodes, _ = encode_quasi_identifiers(t, packed)
+    kt = kruskal_tree(leaf_nodes, packed)
+    pt = prim_tree(leaf_nodes, packed)
+    assert len(pt.lo) == len(t) - 1
+    assert pt.edge_set() == kt.edge_set()  # unique tree under the (weight, i, j) order: ties included
+    assert pt.total == pytest.approx(kt.total)
+    # and the same weight as scipy's MST on the dense matrix (shifted by 1: scipy drops zero entries)
+    dense = hdist_matrix(leaf_nodes, packed) + 1.0
+    np.fill_diagonal(dense, 0)
+    assert minimum_spanning_tree(dense).sum() == pytest.approx(pt.total + (len(t) - 1))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("cut", ["paper", "k-aware"])
+def test_every_class_has_k_records_and_cells_are_lca_labels(seed, cut):
+    rng = np.random.default_rng(100 + seed)
+    t, hs = _random_case(rng, int(rng.integers(20, 120)))
+    k = int(rng.integers(2, 8))
+    res = MSTRecoding(k=k, cut=cut).run(t, hs)
+    # every output class (identical QI cells, fully generalized '*' rows included) has >= k records
+    assert res.output.df.groupby(t.quasi_identifiers).size().min() >= k
+    assert np.bincount(res.groups).min() >= k and res.suppressed == 0
+    for attr in t.quasi_identifiers:
+        h = hs[attr]
+        for g in np.unique(res.groups):
+            rows = res.groups == g
+            level, label = h.lca(t.df[attr][rows])
+            assert set(res.output.df[attr][rows]) == {label}
+
+
+def test_k_aware_cut_leaves_no_class_to_merge_and_less_suppression_of_detail():
+    rng = np.random.default_rng(7)
+    t, hs = _random_case(rng, 200)
+    paper = MSTRecoding(k=5, cut="paper").run(t, hs)
+    aware = MSTRecoding(k=5, cut="k-aware").run(t, hs)
+    assert aware.metrics["merges"] == 0
+    assert np.bincount(aware.groups).min() >= 5
+    assert paper.metrics["mst_weight"] == pytest.approx(aware.metrics["mst_weight"])
+    # k-aware removes only edges with >= k records on both sides: never more than floor(n/k) - 1
+    assert aware.details["removed_edges"].sum() <= 200 // 5 - 1
+
+
+def test_small_classes_merge_with_the_class_of_least_ncp():
+    # two tight pairs and one far singleton: with k = 2 and n = 5, floor(5/2)-1 = 1 edge is cut
+    rows = [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]]
+    h = {"x": Hierarchy("x", rows)}
+    t = Table(pd.DataFrame({"x": ["a", "a", "c", "c", "d"]}, dtype=object)).with_roles(["x"])
+    res = MSTRecoding(k=2).run(t, h)
+    assert res.output.df["x"].tolist() == ["a", "a", "cd", "cd", "cd"]
+
+
+def test_duplicates_beyond_the_cut_budget_are_rejoined():
+    # 12 identical records and 3 distinct ones: the cut must also remove weight-0 edges
+    rows = [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]]
+    h = {"x": Hierarchy("x", rows)}
+    t = Table(pd.DataFrame({"x": ["a"] * 12 + ["b", "c", "d"]}, dtype=object)).with_roles(["x"])
+    res = MSTRecoding(k=2).run(t, h)  # floor(15/2)-1 = 6 removals: the 3 weighted edges, then 3 weight-0 ones
+    assert res.metrics["initial_clusters"] == 7 and res.metrics["merges"] == 5
+    # the detached 'a' records rejoin the 'a' class (NCP 0); 'b' then joins it too: NCP('ab') = 0.5 beats
+    # NCP('*') = 1 -- the paper's unweighted NCP(C ∪ C') generalizes the whole large class
+    assert res.output.df["x"].tolist() == ["ab"] * 13 + ["cd"] * 2
+
+
+def test_progress_is_reported_and_cancel_stops_the_run():
+    rng = np.random.default_rng(3)
+    t, hs = _random_case(rng, 300)
+    seen = []
+    MSTRecoding(k=3).run(t, hs, lambda f, m: seen.append(f))
+    assert seen and seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen)
+
+    def cancel(fraction, message):
+        if fraction > 0:
+            raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        MSTRecoding(k=3).run(t, hs, cancel)
+
+
+def test_bad_input_is_a_clear_error():
+    t = P.table(source="table1.csv")
+    hs = P.hierarchies()
+    with pytest.raises(ParameterError, match="k = 11 is larger than the number of records"):
+        MSTRecoding(k=11).run(t, hs)
+    with pytest.raises(ParameterError, match="'k' must be ≥ 2"):
+        MSTRecoding(k=1)
+    with pytest.raises(ParameterError, match="'cut' must be one of paper, k-aware"):
+        MSTRecoding(k=3, cut="longest")
+    bad = P.table(source="table1.csv")
+    bad.df.loc[4, "Age"] = "99"
+    with pytest.raises(HierarchyError) as exc:
+        MSTRecoding(k=3).run(bad, hs)
+    assert "table1.csv:6" in str(exc.value) and "'99'" in str(exc.value) and "Age" in str(exc.value)
+    missing = {a: h for a, h in hs.items() if a != "Gender"}
+    with pytest.raises(HierarchyError, match="'Gender' has no hierarchy"):
+        MSTRecoding(k=3).run(t, missing)
+
+
+def test_missing_quasi_identifier_is_suppressed():
+    t = P.table()
+    t.df.loc[9, "Gender"] = pd.NA
+    res = MSTRecoding(k=3).run(t, P.hierarchies())
+    assert res.suppressed == 1 and res.groups[9] == -1
+    assert res.output.df.loc[9, ["Gender", "Age", "Zip-code"]].tolist() == ["*", "*", "*"]
+    assert res.output.df.loc[9, "Disease"] == "Obesity"
+
+
+@pytest.mark.realdata
+def test_adult_five_quasi_identifiers(shared_data):
+    from tests.core._adult import load_adult
+
+    t, hs = load_adult(shared_data)
+    res = MSTRecoding(k=5).run(t, hs)
+    classes, _ = equivalence_classes(res.output, t.quasi_identifiers)
+    assert np.bincount(classes).min() >= 5
+    assert len(res.output.df) == 30162
+    assert res.metrics["mst_weight"] > 0

@@ -1,0 +1,214 @@
+"""Ramana & Kumari (paper 002), §7 / Figures 7-9: GCP, DM and CAVG of MST local recoding, Mondrian and
+k-member clustering on Adult for quasi-identifier sets of size 1-5 and k = 3, 6, ..., 21.
+
+``anonstudio experiment mst-adult --out DIR`` writes ``results.csv`` (one row per QI size, k and method)
+and ``gcp.png``, ``dm.png``, ``cavg.png`` (one panel per QI size, as the paper's figures (a)-(e)).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.errors import InputError, ParameterError
+from anonstudio.core.params import Command, Param, ParamSet
+from anonstudio.core.progress import ProgressCallback, report, subrange
+
+#: the paper's quasi-identifiers, in the order QI sets grow (§7, Table 3)
+PAPER_QIS = ("age", "workclass", "sex", "education", "occupation")
+#: method label → (registry name, parameters besides k)
+METHODS = {
+    "mst": ("mst", {"cut": "paper"}),
+    "mst-k-aware": ("mst", {"cut": "k-aware"}),
+    "mondrian": ("mondrian", {}),
+    "kmember": ("kmember", {"seed": 1}),
+}
+METRICS = ("GCP", "DM", "CAVG")
+_REPO = Path(__file__).resolve().parents[3]
+
+
+def default_data_dir() -> Path | None:
+    """``../shared/data/adult`` beside the repository, if present."""
+    d = (_REPO / ".." / "shared" / "data" / "adult").resolve()
+    return d if (d / "adult.csv").is_file() else None
+
+
+def _ints(values, name: str, low: int) -> list[int]:
+    out = []
+    for v in values:
+        try:
+            x = int(str(v).strip())
+        except ValueError:
+            raise ParameterError(f"'{name}' must be whole numbers separated by commas, got '{v}'", column=name) from None
+        if x < low:
+            raise ParameterError(f"'{name}' values must be ≥ {low}, got {x}", column=name)
+        out.append(x)
+    return out
+
+
+def _read_inputs(data: str, hierarchies: str, rows: int, qis: list[str]):
+    from anonstudio.core.data import Table
+    from anonstudio.core.hierarchy import Hierarchy
+
+    if data:
+        path = Path(data)
+    else:
+        found = default_data_dir()
+        if found is None:
+            raise InputError(
+                f"Adult data not found at {(_REPO / '..' / 'shared' / 'data' / 'adult').resolve()}: "
+                "give the folder or CSV with --data"
+            )
+        path = found
+    csv = path / "adult.csv" if path.is_dir() else path
+    if not csv.is_file():
+        raise InputError("data file not found", file=csv)
+    hdir = Path(hierarchies) if hierarchies else csv.parent / "hierarchies"
+    try:
+        df = pd.read_csv(csv, sep=None, engine="python", dtype=object, keep_default_na=False,
+                         nrows=rows if rows > 0 else None)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the data: {exc}", file=csv) from None
+    missing = [q for q in qis if q not in df.columns]
+    if missing:
+        raise InputError(f"no column named {', '.join(repr(m) for m in missing)}", file=csv, column=missing[0])
+    df = df.replace({"?": pd.NA, "": pd.NA})
+    table = Table(df, source=csv).with_roles(qis)
+    hs = {}
+    for q in qis:
+        hpath = hdir / f"adult_hierarchy_{q}.csv"
+        if not hpath.is_file():
+            raise InputError(f"hierarchy of '{q}' not found (expected adult_hierarchy_{q}.csv)", file=hpath, column=q)
+        lines = hpath.read_text(encoding="utf-8").splitlines()
+        rows_ = [(i + 1, ln.split(";")) for i, ln in enumerate(lines) if ln.strip()]
+        h = Hierarchy(q, [r for _, r in rows_], source=hpath, lines=[i for i, _ in rows_])
+        h.check_covers(table.df[q].dropna().astype(str).unique().tolist(), data_file=csv)
+        hs[q] = h
+    return table, hs
+
+
+def run_mst_adult(
+    out: Path,
+    *,
+    k_values=(3, 6, 9, 12, 15, 18, 21),
+    qi_sizes=(1, 2, 3, 4, 5),
+    methods=tuple(METHODS),
+    data: str = "",
+    hierarchies: str = "",
+    rows: int = 0,
+    progress: ProgressCallback | None = None,
+) -> list[Path]:
+    """Run the sweep; returns the written paths (``results.csv`` and the three PNGs)."""
+    from anonstudio.core import algorithms
+    from anonstudio.core.metrics import table_metrics
+
+    k_values = _ints(k_values, "k_values", 2)
+    qi_sizes = _ints(qi_sizes, "qi_sizes", 1)
+    if max(qi_sizes) > len(PAPER_QIS):
+        raise ParameterError(f"'qi_sizes' go up to {len(PAPER_QIS)} ({', '.join(PAPER_QIS)})", column="qi_sizes")
+    for m in methods:
+        if m not in METHODS:
+            raise ParameterError(f"unknown method '{m}' (known: {', '.join(METHODS)})", column="methods")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    table, hs = _read_inputs(data, hierarchies, rows, list(PAPER_QIS[: max(qi_sizes)]))
+    records = []
+    total = len(qi_sizes) * len(k_values) * len(methods)
+    done = 0
+    for size in qi_sizes:
+        qis = list(PAPER_QIS[:size])
+        t = table.with_roles(qis)
+        t.roles = {c: r for c, r in t.roles.items() if c in qis}
+        hsub = {q: hs[q] for q in qis}
+        for k in k_values:
+            for label in methods:
+                name, extra = METHODS[label]
+                report(progress, done / total, f"QI size {size}, k = {k}: {label}")
+                alg = algorithms.get(name)(k=k, **extra)
+                start = time.perf_counter()
+                result = alg.run(t, hsub, subrange(progress, done / total, (done + 1) / total))
+                runtime = time.perf_counter() - start
+                m = table_metrics(result.output, qis, hsub, k=k)
+                sizes = result.output.df.groupby(qis, dropna=False).size()
+                records.append({
+                    "qi_size": size,
+                    "quasi_identifiers": " ".join(qis),
+                    "k": k,
+                    "method": label,
+                    "records": len(t),
+                    "GCP": m["GCP"],
+                    "DM": m["DM"],
+                    "CAVG": m["CAVG"],
+                    "NCP": m["NCP"],
+                    "classes": m["classes"],
+                    "suppressed": m["suppressed"],
+                    "k_anonymous": bool(sizes.min() >= k),
+                    "runtime_s": round(runtime, 4),
+                })
+                done += 1
+    frame = pd.DataFrame.from_records(records)
+    from anonstudio.core.io import atomic_write
+
+    csv_path = out / "results.csv"
+    with atomic_write(csv_path) as fh:
+        frame.to_csv(fh, index=False)
+    paths = [csv_path] + _plots(frame, out)
+    report(progress, 1.0, f"wrote {csv_path}")
+    return paths
+
+
+def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = sorted(frame["qi_size"].unique())
+    paths = []
+    titles = {"GCP": "Information loss (GCP)", "DM": "Discernibility (DM)", "CAVG": "Normalized avg. class size (CAVG)"}
+    for metric in METRICS:
+        fig, axes = plt.subplots(1, len(sizes), figsize=(3.2 * len(sizes), 3.0), squeeze=False)
+        for ax, size in zip(axes[0], sizes):
+            sub = frame[frame["qi_size"] == size]
+            for method, grp in sub.groupby("method", sort=False):
+                ax.plot(grp["k"], grp[metric], marker="o", label=method)
+            ax.set_title(f"QI size = {size}")
+            ax.set_xlabel("k")
+            ax.grid(alpha=0.3)
+        axes[0][0].set_ylabel(metric)
+        axes[0][-1].legend(fontsize=8)
+        fig.suptitle(f"{titles[metric]} on Adult (Ramana & Kumari, Fig. {7 + METRICS.index(metric)})")
+        fig.tight_layout()
+        path = out / f"{metric.lower()}.png"
+        tmp = path.with_suffix(".tmp.png")
+        fig.savefig(tmp, dpi=110)
+        plt.close(fig)
+        tmp.replace(path)
+        paths.append(path)
+    return paths
+
+
+def _command(out, *, k_values, qi_sizes, methods, data, hierarchies, rows, progress=None):
+    return run_mst_adult(out, k_values=k_values, qi_sizes=qi_sizes, methods=methods, data=data,
+                         hierarchies=hierarchies, rows=rows, progress=progress)
+
+
+MST_ADULT = Command(
+    name="mst-adult",
+    help="Ramana & Kumari Figs 7-9: GCP, DM, CAVG of MST, Mondrian, k-member on Adult vs k and QI size",
+    parameters=ParamSet(
+        (
+            Param("k_values", "str_list", ["3", "6", "9", "12", "15", "18", "21"], help="values of k (comma-separated)"),
+            Param("qi_sizes", "str_list", ["1", "2", "3", "4", "5"],
+                  help="numbers of quasi-identifiers, taken in the order " + ", ".join(PAPER_QIS)),
+            Param("methods", "str_list", list(METHODS), help="methods: " + ", ".join(METHODS)),
+            Param("data", "str", "", help="Adult CSV or its folder (default: ../shared/data/adult beside the repository)"),
+            Param("hierarchies", "str", "", help="folder of adult_hierarchy_<attribute>.csv (default: <data>/hierarchies)"),
+            Param("rows", "int", 0, help="use only the first ROWS records (0 = all 30,162)", low=0),
+        )
+    ),
+    func=_command,
+)

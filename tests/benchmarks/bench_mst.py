@@ -1,0 +1,109 @@
+"""Benchmark of the tabular recoding methods on Adult (run: ``python tests/benchmarks/bench_mst.py``).
+
+Prints medians over repeats (warm numba cache: one untimed warm-up run first):
+- MST (5 QIs, k = 5) end to end (read, hierarchies, anonymize, verify, evaluate) and its peak memory;
+- MST at n = 5k, 10k, 20k, 30k (O(n^2) growth), against scipy's ``minimum_spanning_tree`` on the dense
+  HDist matrix where that fits (n <= 10k);
+- Mondrian and k-member on the whole of Adult.
+Targets: MST <= 10 s and <= 1 GB, Mondrian <= 1 s, k-member <= 60 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from anonstudio.core.algorithms import get  # noqa: E402
+from anonstudio.core.algorithms._tabular import encode_quasi_identifiers, pack_hierarchies  # noqa: E402
+from anonstudio.core.algorithms.mst_recoding import hdist_matrix, prim_tree  # noqa: E402
+from tests.core._adult import load_adult  # noqa: E402
+
+DATA = (ROOT / ".." / "shared" / "data").resolve()
+
+
+def median_time(fn, repeats: int) -> tuple[float, object]:
+    fn()  # warm-up (numba cache, imports)
+    times = []
+    out = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def end_to_end_mst(k: int = 5):
+    """Read → hierarchies → MST → verify → evaluate, through core.jobs when the readers are there."""
+    t, hs = load_adult(DATA)
+    alg = get("mst")(k=k)
+    try:
+        from anonstudio.core import jobs, privacy  # noqa: F401
+
+        if hasattr(privacy, "verify_output"):
+            return jobs.run(t, hs, alg).report["metrics"]
+    except ImportError:
+        pass
+    res = alg.run(t, hs)
+    return alg.evaluate(t, res, hs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    r = args.repeats
+
+    sec, metrics = median_time(end_to_end_mst, r)
+    tracemalloc.start()
+    end_to_end_mst()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"MST, Adult 30,162 x 5 QIs, k=5, end to end: median {sec:.2f} s (target <= 10 s); "
+          f"peak traced {peak / 2**20:.0f} MB, process max RSS {rss:.0f} MB (target <= 1 GB); GCP {metrics['GCP']:.4f}")
+
+    t_all, hs = load_adult(DATA)
+    print("\nn        MST run (s)   Prim tree (s)   scipy dense MST (s)   scipy / Prim")
+    for n in (5000, 10000, 20000, 30162):
+        t = t_all.with_roles(t_all.quasi_identifiers)
+        t.df = t_all.df.iloc[:n].reset_index(drop=True)
+        alg = get("mst")(k=5)
+        run_s, _ = median_time(lambda: alg.run(t, hs), r)
+        packed = pack_hierarchies(t.quasi_identifiers, hs)
+        leaf, _ = encode_quasi_identifiers(t, packed)
+        prim_s, tree = median_time(lambda: prim_tree(leaf, packed), r)
+        line = f"{n:<8} {run_s:>10.3f}   {prim_s:>12.3f}"
+        if n <= 10000:
+            from scipy.sparse.csgraph import minimum_spanning_tree
+
+            def scipy_mst():
+                dense = hdist_matrix(leaf, packed) + 1.0  # shift by 1: scipy drops zero entries
+                np.fill_diagonal(dense, 0)
+                return minimum_spanning_tree(dense)
+
+            sci_s, sci = median_time(scipy_mst, max(1, r // 2))
+            assert abs(sci.sum() - (n - 1) - tree.total) < 1e-6 * max(1.0, tree.total)
+            line += f"   {sci_s:>18.3f}   {sci_s / prim_s:>10.1f}x"
+        else:
+            line += f"   {'(dense matrix too big)':>18}"
+        print(line)
+
+    t, hs = load_adult(DATA)
+    mon_s, _ = median_time(lambda: get("mondrian")(k=5).run(t, hs), r)
+    print(f"\nMondrian, Adult, k=5: median {mon_s:.3f} s (target <= 1 s)")
+    km_s, _ = median_time(lambda: get("kmember")(k=5).run(t, hs), max(1, r // 2))
+    print(f"k-member, Adult, k=5: median {km_s:.2f} s (target <= 60 s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -33,10 +33,7 @@ def _compile_label_pattern(label_pattern: str | re.Pattern | None, path: Path) -
 
 
 def _clean(parts: list[str]) -> str:
-    seq = "".join(parts)
-    if any(c.isspace() for c in seq):
-        seq = "".join(seq.split())
-    return seq.upper()
+    return "".join("".join(parts).split()).upper()  # str.split() drops every kind of whitespace
 
 
 def _ascii_lut(symbols: Sequence[str]) -> np.ndarray | None:

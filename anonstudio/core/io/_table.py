@@ -68,6 +68,11 @@ def sniff_delimiter(text: str) -> str | None:
     return choice
 
 
+def _names_split(header: str, delimiter: str) -> bool:
+    parts = header.split(delimiter)
+    return len(parts) > 1 and all(p.strip() for p in parts)
+
+
 def _check_header(header: list[str], path: Path, header_line: int) -> None:
     seen: dict[str, int] = {}
     for i, name in enumerate(header, start=1):
@@ -211,7 +216,8 @@ def read_table(
         raise InputError(f"malformed quoting in the header: {exc}", file=path, line=1) from None
     header_lines = reader.line_num
     if len(header) == 1 and not first_line.lstrip().startswith('"'):
-        others = [c for c in _PLAUSIBLE if c != delim and c in header[0]]
+        # plausible: splitting the header by it gives several non-empty names
+        others = [c for c in _PLAUSIBLE if c != delim and _names_split(header[0], c)]
         if others:
             how = "given" if given is not None else "sniffed among ';' ',' tab"
             raise InputError(
@@ -257,6 +263,24 @@ def _read_parquet(path: Path, tokens: list[str]) -> Table:
     return Table(df, source=path, delimiter=",", encoding="utf-8", header_lines=0)
 
 
+def _csv_text(frame: pd.DataFrame, delimiter: str) -> str:
+    """CSV text quoting every field that holds the delimiter, a quote, CR or LF (missing → empty)."""
+    special = (delimiter, '"', "\r", "\n")
+
+    def field(value: object) -> str:
+        if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and value != value):
+            return ""
+        text = value if isinstance(value, str) else str(value)
+        return '"' + text.replace('"', '""') + '"' if any(ch in text for ch in special) else text
+
+    single = frame.shape[1] == 1
+    lines = []
+    for row in [list(frame.columns), *frame.itertuples(index=False, name=None)]:
+        cells = [field(v) for v in row]
+        lines.append('""' if single and cells[0] == "" else delimiter.join(cells))
+    return "".join(line + "\n" for line in lines)
+
+
 def write_table(
     df_or_table: Table | pd.DataFrame,
     path: str | Path,
@@ -280,9 +304,12 @@ def write_table(
             out.to_parquet(fh, index=False)
         return path
     delim = normalize_delimiter(delimiter, path) or ","
+    text = frame.to_csv(None, sep=delim, index=False, na_rep="", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    if "\r" in text:  # the csv writer does not quote a lone CR when lines end in LF: quote it ourselves
+        text = _csv_text(frame, delim)
     try:
         with atomic_write(path, "w", encoding=encoding, newline="") as fh:
-            frame.to_csv(fh, sep=delim, index=False, na_rep="", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+            fh.write(text)
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise InputError(f"the text {bad!r} cannot be written in encoding {encoding}", file=path) from None

@@ -138,6 +138,7 @@ def _parse_precise(text: str, delimiter: str, n: int, path: Path) -> pd.DataFram
     """The :mod:`csv` module, record by record, with the line each record starts on."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     rows: list[list[str]] = []
+    start = 1
     try:
         next(reader)  # header, already checked
         start = reader.line_num + 1
@@ -150,6 +151,8 @@ def _parse_precise(text: str, delimiter: str, n: int, path: Path) -> pd.DataFram
             rows.append(row)
             start = reader.line_num + 1
     except csv.Error as exc:
+        if "unexpected end of data" in str(exc):
+            raise InputError("a quoted field starting on this line is never closed", file=path, line=start) from None
         raise InputError(f"malformed quoting: {exc}", file=path, line=reader.line_num) from None
     df = pd.DataFrame(rows, columns=range(n), dtype=object) if rows else pd.DataFrame(
         {i: pd.Series([], dtype=object) for i in range(n)}

@@ -161,6 +161,13 @@ def test_quoted_fields_follow_csv_semantics(tmp_path):
     assert t.df["note"].tolist() == ['said "hi"', "x"]
 
 
+def test_unclosed_quote_names_the_line_it_opens_on(tmp_path):
+    path = put(tmp_path, "t.csv", 'a;b\n1;2\n3;"4\n5;6\n')
+    with pytest.raises(InputError, match="never closed") as exc:
+        read_table(path)
+    assert f"{path}:3" in str(exc.value)
+
+
 def test_header_only_gives_an_empty_table(tmp_path):
     t = read_table(put(tmp_path, "t.csv", "a;b;c\n"))
     assert t.df.shape == (0, 3) and list(t.df.columns) == ["a", "b", "c"]

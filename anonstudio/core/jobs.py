@@ -23,11 +23,10 @@ from anonstudio.core import algorithms
 from anonstudio.core.algorithms import Algorithm, Result
 from anonstudio.core.data import EventLog, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError, JobError, PrivacyError
+from anonstudio.core import io
+from anonstudio.core.io import FORMATS, format_of, to_jsonable
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
-FORMATS = ("table", "events", "fasta")
-_TABLE_EXT = {".csv", ".tsv", ".txt", ".parquet", ".pq"}
-_FASTA_EXT = {".fasta", ".fa", ".faa", ".fna", ".fas"}
 
 _INPUT_KEYS = {
     "path", "format", "quasi_identifiers", "sensitive", "identifying", "sequence_id", "event_order",
@@ -157,8 +156,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     in_path = (base / inp["path"]).resolve() if not Path(inp["path"]).is_absolute() else Path(inp["path"])
     fmt = inp.get("format")
     if fmt is None:
-        ext = in_path.suffix.lower()
-        fmt = "fasta" if ext in _FASTA_EXT else "table" if ext in _TABLE_EXT else None
+        fmt = format_of(in_path)
         if fmt is None:
             raise err(f"cannot tell the format of '{in_path.name}' from its extension: set input.format", "input.format")
     if fmt not in FORMATS:
@@ -228,8 +226,6 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
 # running
 def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
     """Read the job's input with its roles set."""
-    from anonstudio.core import io
-
     if spec.format == "table":
         table = io.read_table(spec.path, delimiter=spec.delimiter, encoding=spec.encoding, missing=spec.missing)
         return table.with_roles(spec.quasi_identifiers, spec.sensitive, spec.identifying)
@@ -257,7 +253,6 @@ def load_hierarchies(specs: dict[str, Any], data: Any) -> tuple[dict, list[str]]
     """Build every quasi-identifier's hierarchy from a file or a builder spec, check it covers the data,
     and give numeric attributes without one a default interval hierarchy. Returns ``(hierarchies, notes)``."""
     from anonstudio.core import hierarchy as hmod
-    from anonstudio.core import io
     from anonstudio.core.data import AttrType
 
     needed = hierarchy_attributes(data)
@@ -336,7 +331,7 @@ def run(
         },
         "runtime_s": round(runtime, 4),
         "verification": verification.as_dict(),
-        "metrics": _jsonable(metrics),
+        "metrics": to_jsonable(metrics),
         "notes": list(notes or []) + list(result.notes),
     }
     report(progress, 1.0, "done")
@@ -345,8 +340,6 @@ def run(
 
 def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None) -> list[Path]:
     """Write the verified output (and side outputs, and the report) atomically; returns the paths."""
-    from anonstudio.core import io
-
     written = io.write_output(outcome.result.output, output_path)
     for suffix, frame in outcome.result.side_outputs.items():
         side = output_path.with_name(f"{output_path.stem}.{suffix}{output_path.suffix}")
@@ -375,7 +368,7 @@ def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
 
 def verify_job(job: Job):
     """Re-check an existing output against the job's input, hierarchies and privacy model."""
-    from anonstudio.core import io, privacy
+    from anonstudio.core import privacy
 
     data = load_data(job.input)
     hierarchies, _ = load_hierarchies(job.hierarchies, data)
@@ -401,19 +394,3 @@ def _records(data: Any) -> int:
     if hasattr(data, "df"):
         return len(data.df)
     return len(data)
-
-
-def _jsonable(obj: Any) -> Any:
-    import numpy as np
-
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, Path):
-        return str(obj)
-    return obj

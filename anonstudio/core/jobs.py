@@ -12,18 +12,21 @@ Nothing is written unless the independent verifier passes (:class:`PrivacyError`
 
 from __future__ import annotations
 
+import re
 import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from anonstudio import __version__
-from anonstudio.core import algorithms
+from anonstudio.core import algorithms, io
 from anonstudio.core.algorithms import Algorithm, Result
-from anonstudio.core.data import EventLog, SequenceSet, Table
+from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError, JobError, PrivacyError
-from anonstudio.core import io
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
@@ -124,8 +127,6 @@ def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        import re
-
         found = re.search(r"\(at line (\d+)", str(exc))
         line = int(found.group(1)) if found else None
         msg = str(exc).split(" (at line")[0]
@@ -253,7 +254,6 @@ def load_hierarchies(specs: dict[str, Any], data: Any) -> tuple[dict, list[str]]
     """Build every quasi-identifier's hierarchy from a file or a builder spec, check it covers the data,
     and give numeric attributes without one a default interval hierarchy. Returns ``(hierarchies, notes)``."""
     from anonstudio.core import hierarchy as hmod
-    from anonstudio.core.data import AttrType
 
     needed = hierarchy_attributes(data)
     frame = data.df if isinstance(data, (Table, EventLog)) else None
@@ -272,8 +272,6 @@ def load_hierarchies(specs: dict[str, Any], data: Any) -> tuple[dict, list[str]]
         else:
             numeric = isinstance(data, Table) and data.types.get(attr) is AttrType.NUMERIC
             if not numeric and isinstance(data, EventLog):
-                import pandas as pd
-
                 numeric = bool(pd.to_numeric(frame[attr].dropna(), errors="coerce").notna().all())
             if not numeric:
                 raise JobError(
@@ -314,8 +312,6 @@ def run(
     metrics = dict(result.metrics)
     metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(progress, 0.85, 1.0)))
     groups = result.groups[result.groups >= 0]
-    import numpy as np
-
     sizes = np.bincount(np.unique(groups, return_inverse=True)[1]) if len(groups) else np.zeros(0, dtype=int)
     rep = {
         "anonstudio_version": __version__,

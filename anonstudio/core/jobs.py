@@ -45,6 +45,9 @@ class InputSpec:
 
     path: Path
     format: str
+    #: FASTA only: more files, each one class (``labels`` gives the class of ``[path, *more_paths]``)
+    more_paths: list[Path] = field(default_factory=list)
+    labels: list[str] | None = None
     quasi_identifiers: list[str] = field(default_factory=list)
     sensitive: list[str] = field(default_factory=list)
     identifying: list[str] = field(default_factory=list)
@@ -152,9 +155,12 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     for key in inp:
         if key not in _INPUT_KEYS:
             raise err(f"unknown key 'input.{key}' (known: {', '.join(sorted(_INPUT_KEYS))})", f"input.{key}")
-    if "path" not in inp or not isinstance(inp["path"], str):
-        raise err("input.path is required (the data file, relative to the job file)", "input.path")
-    in_path = (base / inp["path"]).resolve() if not Path(inp["path"]).is_absolute() else Path(inp["path"])
+    paths = inp.get("path")
+    paths = [paths] if isinstance(paths, str) else paths
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+        raise err("input.path is required: the data file (or, for FASTA, a list of files), relative to the job file", "input.path")
+    resolved_paths = [Path(p) if Path(p).is_absolute() else (base / p).resolve() for p in paths]
+    in_path = resolved_paths[0]
     fmt = inp.get("format")
     if fmt is None:
         fmt = format_of(in_path)
@@ -185,6 +191,13 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
         missing=str_list("missing") if "missing" in inp else None,
         alphabet=inp.get("alphabet"),
     )
+    spec.more_paths = resolved_paths[1:]
+    if "labels" in inp:
+        spec.labels = str_list("labels")
+        if len(spec.labels) != len(resolved_paths):
+            raise err(f"input.labels has {len(spec.labels)} labels for {len(resolved_paths)} files", "input.labels")
+    if spec.more_paths and fmt != "fasta":
+        raise err("several input files are only for FASTA (one class per file)", "input.path")
     if fmt == "events" and (not spec.sequence_id or not spec.event_order):
         raise err("events input needs input.sequence_id and input.event_order", "input.sequence_id")
     if fmt == "table" and not spec.quasi_identifiers and raw["algorithm"].get("name") not in (None, "condensation"):
@@ -216,7 +229,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     out_path = Path(out["path"]) if Path(out["path"]).is_absolute() else (base / out["path"]).resolve()
     rep = out.get("report")
     rep_path = None if rep is None else (Path(rep) if Path(rep).is_absolute() else (base / rep).resolve())
-    if out_path == in_path:
+    if out_path in resolved_paths:
         raise err("output.path is the input file: inputs are never overwritten", "output.path")
     job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw)
     job.make_algorithm()  # validates method name and parameters now, before any data is read
@@ -240,7 +253,11 @@ def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
             delimiter=spec.delimiter,
             encoding=spec.encoding,
         )
-    return io.read_fasta(spec.path, alphabet=spec.alphabet or "protein-25", label_pattern=spec.label_pattern)
+    alphabet = spec.alphabet or "protein-25"
+    sets = [io.read_fasta(p, alphabet=alphabet, label_pattern=spec.label_pattern) for p in [spec.path, *spec.more_paths]]
+    if len(sets) == 1 and spec.labels is None:
+        return sets[0]
+    return SequenceSet.concat(sets, spec.labels)
 
 
 def hierarchy_attributes(data: Any) -> list[str]:

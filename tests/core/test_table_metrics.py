@@ -56,3 +56,12 @@ def test_unknown_label_names_record_and_column():
     with pytest.raises(HierarchyError) as exc:
         table_metrics(out, QIS, P.hierarchies(), k=3)
     assert "record 5" in str(exc.value) and "Age" in str(exc.value)
+
+
+def test_records_generalized_to_every_root_count_as_suppressed():
+    out = pd.DataFrame(P.TABLE_1C, dtype=object)
+    out.loc[[7, 8, 9], QIS] = ["Person", "[20-40]", "5352**"]  # the three roots
+    m = table_metrics(out, QIS, P.hierarchies(), k=3)
+    assert m["suppressed"] == 3 and m["classes"] == 2
+    assert m["DM"] == 9 + 16 + 3 * 10
+    assert equivalence_classes(out, QIS)[1].sum() == 0  # without hierarchies only '*' cells count

@@ -8,6 +8,7 @@ and ``gcp.png``, ``dm.png``, ``cavg.png`` (one panel per QI size, as the paper's
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -50,8 +51,7 @@ def _ints(values, name: str, low: int) -> list[int]:
 
 
 def _read_inputs(data: str, hierarchies: str, rows: int, qis: list[str]):
-    from anonstudio.core.data import Table
-    from anonstudio.core.hierarchy import Hierarchy
+    from anonstudio.core.io import read_hierarchy, read_table
 
     if data:
         path = Path(data)
@@ -67,24 +67,19 @@ def _read_inputs(data: str, hierarchies: str, rows: int, qis: list[str]):
     if not csv.is_file():
         raise InputError("data file not found", file=csv)
     hdir = Path(hierarchies) if hierarchies else csv.parent / "hierarchies"
-    try:
-        df = pd.read_csv(csv, sep=None, engine="python", dtype=object, keep_default_na=False,
-                         nrows=rows if rows > 0 else None)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the data: {exc}", file=csv) from None
-    missing = [q for q in qis if q not in df.columns]
+    table = read_table(csv)
+    if rows > 0:
+        table = replace(table, df=table.df.iloc[:rows].reset_index(drop=True), types=dict(table.types))
+    missing = [q for q in qis if q not in table.df.columns]
     if missing:
         raise InputError(f"no column named {', '.join(repr(m) for m in missing)}", file=csv, column=missing[0])
-    df = df.replace({"?": pd.NA, "": pd.NA})
-    table = Table(df, source=csv).with_roles(qis)
+    table = table.with_roles(qis)
     hs = {}
     for q in qis:
         hpath = hdir / f"adult_hierarchy_{q}.csv"
         if not hpath.is_file():
             raise InputError(f"hierarchy of '{q}' not found (expected adult_hierarchy_{q}.csv)", file=hpath, column=q)
-        lines = hpath.read_text(encoding="utf-8").splitlines()
-        rows_ = [(i + 1, ln.split(";")) for i, ln in enumerate(lines) if ln.strip()]
-        h = Hierarchy(q, [r for _, r in rows_], source=hpath, lines=[i for i, _ in rows_])
+        h = read_hierarchy(hpath, attribute=q)
         h.check_covers(table.df[q].dropna().astype(str).unique().tolist(), data_file=csv)
         hs[q] = h
     return table, hs

@@ -11,7 +11,8 @@ Ramana & Kumari, "Graph based local recoding for data anonymization" (paper 002)
 - CAVG (Eq. 9): ``(N - suppressed) / (classes * k)``.
 
 An equivalence class is a set of output records with identical QI cells. A record whose every QI cell is
-``*`` is *suppressed*: it counts ``NCP = 1`` per attribute in GCP, ``N`` in DM and is left out of CAVG.
+``*`` or its hierarchy's root label is *suppressed* (as the verifiers of ``core.privacy`` see it): it counts
+``NCP = 1`` per attribute in GCP, ``N`` in DM and is left out of CAVG.
 A cell label is looked up at the lowest hierarchy level holding it; ``*`` not in a hierarchy means its root.
 """
 
@@ -81,9 +82,12 @@ def ncp_cells(output: Any, quasi_identifiers: list[str], hierarchies: dict) -> n
     return out
 
 
-def equivalence_classes(output: Any, quasi_identifiers: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def equivalence_classes(
+    output: Any, quasi_identifiers: list[str], hierarchies: dict | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(class id per record, suppressed mask)``: records with identical QI cells share a class id
-    (numbered in order of first record); suppressed records (every QI cell ``*``) get -1."""
+    (numbered in order of first record); suppressed records (every QI cell ``*`` or, given the
+    hierarchies, its root label) get -1."""
     df = _frame(output)
     n = len(df)
     if not quasi_identifiers or n == 0:
@@ -93,7 +97,10 @@ def equivalence_classes(output: Any, quasi_identifiers: list[str]) -> tuple[np.n
     for a, attr in enumerate(quasi_identifiers):
         col = df[attr].astype(object).where(df[attr].notna(), SUPPRESSED)
         keys[:, a], _ = pd.factorize(col)
-        suppressed &= (col == SUPPRESSED).to_numpy()
+        roots = [SUPPRESSED]
+        if hierarchies is not None and attr in hierarchies:
+            roots.append(hierarchies[attr].root_label)
+        suppressed &= col.isin(roots).to_numpy()
     classes = np.full(n, -1, dtype=np.int64)
     kept = ~suppressed
     if kept.any():
@@ -134,7 +141,7 @@ def table_metrics(output: Any, quasi_identifiers: list[str], hierarchies: dict, 
     """The report metrics of a generalized table: ``NCP`` (sum over records of the record's NCP),
     ``NCP_by_attribute`` (mean per record), ``GCP``, ``DM``, ``CAVG``, ``classes`` and ``suppressed``."""
     ncp = ncp_cells(output, quasi_identifiers, hierarchies)
-    classes, suppressed = equivalence_classes(output, quasi_identifiers)
+    classes, suppressed = equivalence_classes(output, quasi_identifiers, hierarchies)
     sizes = class_sizes(classes)
     n = len(classes)
     n_sup = int(suppressed.sum())

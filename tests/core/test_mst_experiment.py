@@ -41,11 +41,11 @@ def test_experiment_writes_results_and_figures(tmp_path, capsys):
                  "--qi-sizes", "1,5", "--quiet"])
     assert code == 0
     frame = pd.read_csv(out / "results.csv")
-    assert {"qi_size", "k", "method", "GCP", "DM", "CAVG", "classes", "suppressed", "k_anonymous",
+    assert {"qi_size", "k", "method", "GCP", "DM", "CAVG", "classes", "suppressed", "verified",
             "runtime_s"} <= set(frame.columns)
     assert len(frame) == 2 * 2 * 4
     assert set(frame["method"]) == {"mst", "mst-k-aware", "mondrian", "kmember"}
-    assert frame["k_anonymous"].all() and (frame["GCP"].between(0, 1)).all()
+    assert frame["verified"].all() and (frame["GCP"].between(0, 1)).all()
     assert (frame["DM"] >= 240).all()
     assert frame.loc[frame["qi_size"] == 5, "quasi_identifiers"].iloc[0] == " ".join(PAPER_QIS)
     for name in ("gcp.png", "dm.png", "cavg.png"):

@@ -7,11 +7,9 @@ and ``gcp.png``, ``dm.png``, ``cavg.png`` (one panel per QI size, as the paper's
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from anonstudio.core.errors import InputError, ParameterError
@@ -97,8 +95,7 @@ def run_mst_adult(
     progress: ProgressCallback | None = None,
 ) -> list[Path]:
     """Run the sweep; returns the written paths (``results.csv`` and the three PNGs)."""
-    from anonstudio.core import algorithms
-    from anonstudio.core.metrics import table_metrics
+    from anonstudio.core import algorithms, jobs
 
     k_values = _ints(k_values, "k_values", 2)
     qi_sizes = _ints(qi_sizes, "qi_sizes", 1)
@@ -123,11 +120,10 @@ def run_mst_adult(
                 name, extra = METHODS[label]
                 report(progress, done / total, f"QI size {size}, k = {k}: {label}")
                 alg = algorithms.get(name)(k=k, **extra)
-                start = time.perf_counter()
-                result = alg.run(t, hsub, subrange(progress, done / total, (done + 1) / total))
-                runtime = time.perf_counter() - start
-                m = table_metrics(result.output, qis, hsub, k=k)
-                sizes = result.output.df.groupby(qis, dropna=False).size()
+                # run → independent verification (PrivacyError if it fails) → metrics from the output
+                outcome = jobs.run(t, hsub, alg, subrange(progress, done / total, (done + 1) / total))
+                rep = outcome.report
+                m = rep["metrics"]
                 records.append({
                     "qi_size": size,
                     "quasi_identifiers": " ".join(qis),
@@ -140,8 +136,8 @@ def run_mst_adult(
                     "NCP": m["NCP"],
                     "classes": m["classes"],
                     "suppressed": m["suppressed"],
-                    "k_anonymous": bool(sizes.min() >= k),
-                    "runtime_s": round(runtime, 4),
+                    "verified": bool(rep["verification"]["passed"]),
+                    "runtime_s": rep["runtime_s"],
                 })
                 done += 1
     frame = pd.DataFrame.from_records(records)

@@ -210,6 +210,8 @@ def test_bad_input_is_a_clear_error():
     with pytest.raises(HierarchyError) as exc:
         MSTRecoding(k=3).run(bad, hs)
     assert "table1.csv:6" in str(exc.value) and "'99'" in str(exc.value) and "Age" in str(exc.value)
+    with pytest.raises(ParameterError, match="no quasi-identifiers"):
+        MSTRecoding(k=3).run(Table(P.TABLE_1A.copy()), hs)
     missing = {a: h for a, h in hs.items() if a != "Gender"}
     with pytest.raises(HierarchyError, match="'Gender' has no hierarchy"):
         MSTRecoding(k=3).run(t, missing)

@@ -94,6 +94,9 @@ class PackedHierarchies:
 
 def pack_hierarchies(attributes: list[str], hierarchies: dict[str, Hierarchy]) -> PackedHierarchies:
     """Pack the hierarchies of ``attributes`` (each must be present) for the kernels."""
+    if not attributes:
+        raise ParameterError("the table has no quasi-identifiers to generalize: name them in input.quasi_identifiers",
+                             column="quasi_identifiers")
     hs = []
     for attr in attributes:
         if attr not in hierarchies:

@@ -1,5 +1,5 @@
 """k-member clustering (Byun et al. 2007): the tuple-level kernel makes exactly the clusters of a plain
-record-by-record implementation of Fig. 4, every cluster has k records, seeds reproduce."""
+record-by-record implementation of the greedy algorithm, every cluster has k records, seeds reproduce."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tests.core.test_mst_recoding import _random_case
 
 
 def _reference(t, hs, k, seed):
-    """Byun et al. Fig. 4 over records, in plain Python, NCP-based IL, ties to the lowest index."""
+    """Byun et al.'s greedy k-member over records, in plain Python, NCP-based IL, ties to the lowest index."""
     packed = pack_hierarchies(t.quasi_identifiers, hs)
     leaf, _ = encode_quasi_identifiers(t, packed)
     anc, lev, ncp = packed.node_anc, packed.node_level, packed.node_ncp

@@ -26,12 +26,12 @@ _CHUNK = 256
 
 
 class KMember(Algorithm):
-    """Greedy k-member clustering (Byun, Kamra, Bertino & Li 2007, Fig. 4).
+    """Greedy k-member clustering (Byun, Kamra, Bertino & Li 2007).
 
     A random record ``r`` (from ``seed``) starts; repeatedly the remaining record furthest from ``r``
     becomes the new ``r`` and seeds a cluster, which grows to ``k`` records by adding, one at a time, the
-    record whose addition increases the information loss least (``IL(c) = |c| * NCP(c)``, Byun et al.
-    Def. 5 with the hierarchy-based NCP of 002 Eqs 5-6 summed over attributes; the distance of two records
+    record whose addition increases the information loss least (Byun et al.'s ``IL(c) = |c| * D(c)``,
+    with ``D`` the hierarchy-based NCP of 002 Eqs 5-6 summed over attributes; the distance of two records
     is the NCP of the pair). Fewer than ``k`` records left join, one by one, the cluster whose IL grows
     least. Ties go to the lowest record / cluster index. Every cluster's QI cells are generalized to the
     per-attribute lowest common ancestor.

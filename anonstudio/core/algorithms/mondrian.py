@@ -30,11 +30,11 @@ def entropy(counts: np.ndarray) -> float:
 
 
 class Mondrian(Algorithm):
-    """Strict multidimensional partitioning (LeFevre, DeWitt & Ramakrishnan 2006, Algorithm 1).
+    """Greedy strict multidimensional partitioning (LeFevre, DeWitt & Ramakrishnan 2006).
 
     The records are split recursively: each partition is cut on the quasi-identifier of widest normalized
     range among those with an *allowable* cut (every part keeps at least ``k`` records; with ``l`` set, every
-    part is also entropy l-diverse on the sensitive attribute, Machanavajjhala et al. 2007, Def. 4.1:
+    part is also entropy l-diverse on the sensitive attribute, Machanavajjhala et al. 2007:
     ``-sum p log p >= log l``). Numeric attributes are cut at the median value (``numeric_split =
     "median"``, width = value range / domain range) or, with ``"hierarchy"``, like categorical ones: into the
     children of the partition's lowest common ancestor in the hierarchy (width = leaves under the LCA /

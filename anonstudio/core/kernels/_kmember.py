@@ -1,4 +1,4 @@
-"""Kernels of greedy k-member clustering (Byun, Kamra, Bertino & Li, DASFAA 2007, Fig. 4).
+"""Kernels of greedy k-member clustering (Byun, Kamra, Bertino & Li, DASFAA 2007).
 
 They work over *distinct* QI tuples with multiplicities: records of one tuple are interchangeable, so a
 scan over tuples (ties broken by the tuple's lowest remaining record index) picks exactly the record a scan
@@ -37,7 +37,7 @@ def kmember_clusters(
     tnode, rec_start, rec_list, used, node_anc, node_level, node_ncp, k,
     rec_cluster, cluster_nodes, cluster_size, seed_t, n_clusters, remaining, max_new,
 ):
-    """Form up to ``max_new`` clusters of ``k`` records (Byun et al. Fig. 4, main loop).
+    """Form up to ``max_new`` clusters of ``k`` records (Byun et al.'s greedy algorithm, main loop).
 
     ``seed_t``: tuple of the last seed record ``r``; the next seed is the remaining record furthest from it
     (distance: NCP of the pair). Each cluster grows by the record whose addition minimises the increase of
@@ -101,7 +101,7 @@ def kmember_clusters(
 def kmember_leftovers(
     tnode, tuple_of, rec_cluster, cluster_nodes, cluster_size, n_clusters, node_anc, node_level, node_ncp
 ):
-    """Byun et al. Fig. 4, last loop: each remaining record (in record order) joins the cluster whose IL
+    """Byun et al.'s greedy algorithm, last loop: each remaining record (in record order) joins the cluster whose IL
     grows least, ``(|c|+1) * NCP(c ∪ r) - |c| * NCP(c)`` (ties: lowest cluster id)."""
     n = len(rec_cluster)
     d = tnode.shape[1]

@@ -50,8 +50,9 @@ def draw_conditional(rng: np.random.Generator, cdf: np.ndarray, cell: np.ndarray
     return out.clip(max=cdf.shape[1] - 1)
 
 
-def band_label(lo: int, width: int, style: str) -> str:
-    """Label of the band ``[lo, lo + width - 1]``: ``"lo-hi"`` (ARX style) or ``"[lo:hi]"`` (004 style)."""
+def band_label(lo: int, width: int, style: str = "arx") -> str:
+    """Label of the band ``[lo, lo + width - 1]``: ``"lo-hi"`` (ARX style, as the interval builder writes)
+    or ``"[lo:hi]"`` (the notation of 004's Table 2)."""
     hi = lo + width - 1
     return f"{lo}-{hi}" if style == "arx" else f"[{lo}:{hi}]"
 

@@ -167,16 +167,19 @@ def _mask_rows(codes) -> list[list[str]]:
 def event_hierarchy_rows() -> dict[str, list[list[str]]]:
     """ARX-style rows for every quasi-identifier, over the generator's whole domain.
 
-    - ``AdmYr``: 2007–2014 → 2-year → 4-year intervals → ``*`` (004 Fig. 1a; labels ``[2007:2008]``);
+    Interval labels are inclusive ``lo-hi`` (``2007-2008``, ``7-13``), as ARX and the interval builder
+    write them (004 writes ``[2007:2008]``).
+
+    - ``AdmYr``: 2007–2014 → 2-year → 4-year intervals → ``*`` (004 Fig. 1a);
     - ``ZIP``: masking from the right (``56117 → 5611* → 561** → 56*** → *``, 004 Fig. 1c);
     - ``DSFC``: 0–364 days → 1, 4, 12 and 24-week bands → ``*`` (004 Fig. 1b counts in weeks);
     - ``LOS``: 1–90 days → 7, 14, 28 and 56-day bands → ``*``.
     """
     return {
-        "AdmYr": interval_rows(range(FIRST_YEAR, FIRST_YEAR + N_YEARS), (2, 4), start=FIRST_YEAR, style="paper"),
+        "AdmYr": interval_rows(range(FIRST_YEAR, FIRST_YEAR + N_YEARS), (2, 4), start=FIRST_YEAR, style="arx"),
         "ZIP": _mask_rows(ZIP_CODES),
-        "DSFC": interval_rows(range(0, 365), (7, 28, 84, 168), style="paper"),
-        "LOS": interval_rows(range(1, MAX_LOS + 1), (7, 14, 28, 56), style="paper"),
+        "DSFC": interval_rows(range(0, 365), (7, 28, 84, 168), style="arx"),
+        "LOS": interval_rows(range(1, MAX_LOS + 1), (7, 14, 28, 56), style="arx"),
     }
 
 

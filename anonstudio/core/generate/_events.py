@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.errors import ParameterError
-from anonstudio.core.generate._common import interval_rows, make_rng
+from anonstudio.core.generate._common import int_strings, interval_rows, make_rng
 from anonstudio.core.hierarchy import Hierarchy
 
 #: Quasi-identifiers in 004 Table 1 order; ``n_qis`` keeps a prefix of this tuple.
@@ -143,15 +143,15 @@ def hhp_events(
     los = np.minimum(rng.geometric(1.0 / _MEAN_LOS[disease]), MAX_LOS)
 
     columns = {
-        "PID": (pid + 1).astype(str),
-        "VID": (pos + 1).astype(str),
-        "AdmYr": (FIRST_YEAR + year).astype(str),
-        "ZIP": np.asarray(ZIP_CODES)[zip_code],
-        "DSFC": dsfc.astype(str),
-        "LOS": los.astype(str),
+        "PID": lambda: int_strings(pid + 1),
+        "VID": lambda: int_strings(pos + 1),
+        "AdmYr": lambda: int_strings(FIRST_YEAR + year),
+        "ZIP": lambda: np.asarray(ZIP_CODES, dtype=object)[zip_code],
+        "DSFC": lambda: int_strings(dsfc),
+        "LOS": lambda: int_strings(los),
     }
     keep = ["PID", "VID", *EVENT_QIS[: int(n_qis)]]
-    df = pd.DataFrame({c: columns[c].astype(object) for c in keep})
+    df = pd.DataFrame({c: columns[c]() for c in keep})
     df["Disease"] = np.asarray(DISEASES, dtype=object)[disease]
     return df
 

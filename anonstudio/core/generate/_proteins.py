@@ -117,9 +117,11 @@ def protein_like(
     cdf[:, -1] = 1.0
     letters = np.frombuffer(AMINO_ACIDS.encode("ascii"), dtype=np.uint8)
     start = AMINO_ACIDS.index("M")
-    sequences: list[str] = []
+    sequences: list[str] = [""] * n
+    by_length = np.argsort(lengths, kind="stable")  # blocks of similar lengths waste few steps
     for first in range(0, n, _BLOCK):
-        block = lengths[first : first + _BLOCK]
+        members = by_length[first : first + _BLOCK]
+        block = lengths[members]
         width = int(block.max())
         u = rng.random((len(block), width))
         codes = np.empty((len(block), width), dtype=np.int64)
@@ -128,7 +130,8 @@ def protein_like(
             codes[:, t] = (u[:, t, None] >= cdf[codes[:, t - 1]]).sum(axis=1)
         np.clip(codes, 0, 19, out=codes)
         chars = letters[codes]
-        sequences.extend(chars[i, : block[i]].tobytes().decode("ascii") for i in range(len(block)))
+        for i, m in enumerate(members):
+            sequences[m] = chars[i, : block[i]].tobytes().decode("ascii")
     pad = max(5, len(str(n)))
     ids = [f"{id_prefix}{i + 1:0{pad}d}" for i in range(n)]
     return ids, sequences

@@ -24,7 +24,7 @@ import pandas as pd
 
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.generate import _tables as T
-from anonstudio.core.generate._common import conditional_cdf, draw_conditional, interval_rows, make_rng
+from anonstudio.core.generate._common import conditional_cdf, draw_conditional, int_strings, interval_rows, make_rng
 from anonstudio.core.hierarchy import Hierarchy
 
 #: Column order of ARX's ``adult.csv``.
@@ -154,7 +154,7 @@ def adult_like_table(n: int, seed: int | np.random.Generator = 0) -> pd.DataFram
     return pd.DataFrame(
         {
             "sex": cat(SEX, sex),
-            "age": age.astype(str).astype(object),
+            "age": int_strings(age),
             "race": cat(RACE, race),
             "marital-status": cat(MARITAL, marital),
             "education": cat(EDUCATION, education),

@@ -4,7 +4,7 @@ generators use (``anonstudio/core/generate/_tables.py``).
 The generators never read ``../shared/data``; this script is how their hard-coded tables were made, so
 they can be re-derived and checked. Run from the repository root with the development venv::
 
-    /work/venv/bin/python resources/demo/derive_tables.py [SHARED_DATA_DIR]
+    /work/venv/bin/python resources/demo/derive_tables.py [--shared DIR] [--out FILE]
 
 It reads ``adult/adult.csv`` (UCI Adult, ARX's cleaned copy) and
 ``proteins/yeast_swissprot_6049.fasta`` (Swiss-Prot yeast proteins) and stores only aggregate counts:
@@ -14,7 +14,7 @@ the yeast proteins. No record of either data set is copied.
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 import numpy as np
@@ -120,8 +120,8 @@ def literal(value) -> str:
     return repr(value)
 
 
-def main() -> None:
-    shared = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "data"
+def render(shared: Path) -> str:
+    """The text of ``_tables.py`` measured from the data under ``shared``."""
     tables = {**adult_tables(shared / "adult" / "adult.csv"),
               **protein_tables(shared / "proteins" / "yeast_swissprot_6049.fasta")}
     lines = [
@@ -137,8 +137,16 @@ def main() -> None:
     for name, value in tables.items():
         lines.append(f"{name} = {literal(value)}")
     lines.append("")
-    OUT.write_text("\n".join(lines))
-    print(f"wrote {OUT}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="measure the generators' tables from ../shared/data")
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    args.out.write_text(render(args.shared))
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

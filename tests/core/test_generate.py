@@ -251,3 +251,14 @@ def test_generate_rejects_bad_options(tmp_path, capsys):
     assert not (tmp_path / "x.csv").exists()
     assert _cli("generate", "events", "--out", tmp_path / "e.csv", "--qis", 7) == 2
     assert "qis" in capsys.readouterr().err
+
+
+@pytest.mark.realdata
+def test_hard_coded_tables_are_what_the_derivation_script_measures(shared_data, repo_root):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("derive_tables", repo_root / "resources/demo/derive_tables.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    committed = (repo_root / "anonstudio/core/generate/_tables.py").read_text()
+    assert module.render(shared_data) == committed

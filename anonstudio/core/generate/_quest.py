@@ -105,14 +105,14 @@ def quest_sequences(
     if n_patterns < 1:
         raise ParameterError(f"the number of patterns must be at least 1, got {n_patterns}", column="patterns")
     rng = make_rng(seed)
-    pool = _patterns(rng, n_patterns, float(I), n_items, float(correlation))
+    pool = [p.tolist() for p in _patterns(rng, n_patterns, float(I), n_items, float(correlation))]
     weights = rng.exponential(1.0, n_patterns)
     weights /= weights.sum()
     corruption = np.clip(rng.normal(0.5, np.sqrt(0.1), n_patterns), 0.0, 1.0)
     names = np.asarray(item_names(n_items), dtype=object)
 
     sequences: list[list[str]] = []
-    carry: np.ndarray | None = None
+    carry: list[int] | None = None
     picks = iter(())
     while len(sequences) < D:
         target = max(1, int(rng.poisson(T)))
@@ -125,18 +125,18 @@ def quest_sequences(
                 if j is None:
                     picks = iter(rng.choice(n_patterns, size=1024, p=weights).tolist())
                     j = next(picks)
-                items = pool[j]
+                items = list(pool[j])
                 c = corruption[j]
-                while len(items) and rng.random() < c:
-                    items = np.delete(items, int(rng.integers(0, len(items))))
-                if not len(items):
+                while items and rng.random() < c:
+                    del items[int(rng.integers(0, len(items)))]
+                if not items:
                     continue
             if len(seq) + len(items) <= target:
-                seq.extend(items.tolist())
+                seq.extend(items)
                 if len(seq) == target:
                     break
             elif not seq or rng.random() < 0.5:
-                seq.extend(items.tolist())
+                seq.extend(items)
                 break
             else:
                 carry = items

@@ -169,7 +169,7 @@ GENERATORS: dict[str, Command] = {
         "proteins",
         "protein-like strings (first-order Markov chain of Swiss-Prot yeast proteins; 000), FASTA",
         ParamSet((
-            Param("count", "int", 100, help="number of sequences (split evenly over the classes)", low=1),
+            Param("count", "int", 100, help="number of sequences (split evenly over the classes, rounded up)", low=1),
             _SEED,
             Param("mean_length", "float", 450.0, help="mean length (log-normal, 30–5000)", low=30, high=5000),
             Param("classes", "int", 1, help="number of classes (header 'class=A', 'class=B', …)", low=1, high=26),

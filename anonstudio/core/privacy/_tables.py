@@ -8,6 +8,7 @@ are compared per distinct ``(original, published)`` pair, classes are found with
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ def _row_ref(table: Table | None, i: int) -> str:
     """``row 5 (adult.csv:6)``: 1-based data row, with the source line when known."""
     ref = f"row {i + 1}"
     if table is not None and table.source is not None:
-        ref += f" ({table.source.name}:{table.line_of(i)})"
+        ref += f" ({Path(table.source).name}:{table.line_of(i)})"
     return ref
 
 

@@ -3,8 +3,9 @@
 A suffix automaton of the concatenated texts (Blumer et al. 1985) is built once in O(N); each query is then
 scanned once, tracking the length of the longest suffix of the query prefix that occurs in some text (the
 "matching statistics"); its maximum is the query's longest shared substring. Transitions are kept as a
-linked list per state (sparse: works for item alphabets of thousands of symbols) plus a dense table for the
-root, which is visited most often.
+linked list per state while building (sparse: works for item alphabets of thousands of symbols); for
+queries the states with many transitions (the root and the short-context states visited most) get dense
+rows (:func:`densify`).
 """
 
 from __future__ import annotations
@@ -104,12 +105,57 @@ def build_suffix_automaton(text, sigma):
 
 
 @njit(cache=True, nogil=True)
-def longest_shared(length, link, head, e_sym, e_to, e_next, root_go, codes, offsets):
+def densify(head, e_sym, e_to, e_next, root_go, n_states, min_degree):
+    """Dense transition rows for the states with at least ``min_degree`` transitions (the root included):
+    ``(dense_row int32[n_states], dense int32[n_dense, sigma])``; -1 where there is no row / transition."""
+    sigma = root_go.shape[0]
+    degree = np.zeros(n_states, np.int32)
+    for st in range(1, n_states):
+        e = head[st]
+        while e != -1:
+            degree[st] += 1
+            e = e_next[e]
+    dense_row = np.full(n_states, -1, np.int32)
+    m = 1
+    for st in range(1, n_states):
+        if degree[st] >= min_degree:
+            dense_row[st] = m
+            m += 1
+    dense = np.full((m, sigma), -1, np.int32)
+    dense[0, :] = root_go
+    dense_row[0] = 0
+    for st in range(1, n_states):
+        r = dense_row[st]
+        if r >= 0:
+            e = head[st]
+            while e != -1:
+                dense[r, e_sym[e]] = e_to[e]
+                e = e_next[e]
+    return dense_row, dense
+
+
+@njit(cache=True, nogil=True)
+def _step(state, c, head, e_sym, e_to, e_next, dense_row, dense):
+    r = dense_row[state]
+    if r >= 0:
+        return dense[r, c]
+    e = head[state]
+    while e != -1:
+        if e_sym[e] == c:
+            return e_to[e]
+        e = e_next[e]
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def longest_shared(length, link, head, e_sym, e_to, e_next, dense_row, dense, codes, offsets):
     """For each query ``codes[offsets[i]:offsets[i+1]]`` (codes < 0: symbol absent from the texts), the
-    length of its longest substring that occurs in the automaton's text. ``int64[n_queries]``."""
+    length of its longest substring that occurs in the automaton's text. ``int64[n_queries]``.
+
+    ``dense_row``/``dense`` come from :func:`densify`."""
     nq = offsets.shape[0] - 1
     out = np.zeros(nq, np.int64)
-    sigma = root_go.shape[0]
+    sigma = dense.shape[1]
     for qi in range(nq):
         v = 0
         cur = 0
@@ -120,11 +166,11 @@ def longest_shared(length, link, head, e_sym, e_to, e_next, root_go, codes, offs
                 v = 0
                 cur = 0
                 continue
-            t = _go(v, c, head, e_sym, e_to, e_next, root_go)
+            t = _step(v, c, head, e_sym, e_to, e_next, dense_row, dense)
             while t == -1 and v != 0:
                 v = link[v]
                 cur = length[v]
-                t = _go(v, c, head, e_sym, e_to, e_next, root_go)
+                t = _step(v, c, head, e_sym, e_to, e_next, dense_row, dense)
             if t == -1:
                 v = 0
                 cur = 0

@@ -12,6 +12,10 @@ from anonstudio.core.data import SequenceSet
 from anonstudio.core.privacy._tables import _check_int
 from anonstudio.core.privacy._verification import Problems, Verification
 
+#: Automaton states with this many transitions get a dense row, from a pool of DENSE_BUDGET cells (32 MB).
+DENSE_FROM = 3
+DENSE_BUDGET = 8_000_000
+
 _GROUP = re.compile(r"(?:^|\s)group=(\S+)")
 
 
@@ -37,7 +41,7 @@ def longest_shared_substrings(original: SequenceSet, output: SequenceSet) -> np.
     A suffix automaton of all originals (separated by a code outside the alphabet) is built once and each
     output string scanned once: O(total length), see :mod:`anonstudio.core.kernels._substring`.
     """
-    from anonstudio.core.kernels._substring import build_suffix_automaton, densify, longest_shared
+    from anonstudio.core.kernels._substring import build_suffix_automaton, longest_shared
 
     orig_codes, out_codes = _translate(original, output)
     sigma = len(original.alphabet) + 1
@@ -46,9 +50,8 @@ def longest_shared_substrings(original: SequenceSet, output: SequenceSet) -> np.
     text = np.full(len(orig_codes) + len(lengths), sep, dtype=np.int32)
     dest = np.arange(len(orig_codes)) + np.repeat(np.arange(len(lengths)), lengths)
     text[dest] = orig_codes
-    length, link, head, e_sym, e_to, e_next, root_go, n_states = build_suffix_automaton(text, sigma)
-    dense_row, dense = densify(head, e_sym, e_to, e_next, root_go, n_states, min(4, sigma))
-    return longest_shared(length, link, head, e_sym, e_to, e_next, dense_row, dense, out_codes, output.offsets.astype(np.int64))
+    automaton = build_suffix_automaton(text, sigma, DENSE_FROM, max(1, DENSE_BUDGET // sigma))
+    return longest_shared(*automaton, out_codes, output.offsets.astype(np.int64))
 
 
 def _group_sizes(output: SequenceSet) -> Counter | None:

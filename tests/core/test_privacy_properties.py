@@ -271,3 +271,18 @@ def test_property_helpers_are_sane():
     assert out.to_dict("list") == {"PID": ["a", "b"], "VID": ["1", "1"], "year": ["2006", "2006"],
                                    "zip": ["56103", "56103"], "disease": ["Flu", "Flu"]}
     assert np.array_equal(out["VID"].to_numpy(), np.array(["1", "1"], dtype=object))
+
+
+@given(strings, strings, st.integers(1, 4), st.integers(1, 6))
+@SETTINGS
+def test_suffix_automaton_is_exact_whatever_its_dense_pool(originals, pseudos, dense_from, max_dense):
+    """The kernel must give the same answer when states stay sparse, go dense early, or exhaust the pool."""
+    from anonstudio.core.kernels._substring import build_suffix_automaton, longest_shared
+
+    alpha = "ACGT"
+    text = np.array([x for s in originals for x in [*map(alpha.index, s), 4]], dtype=np.int32)
+    codes = np.array([alpha.index(ch) for s in pseudos for ch in s], dtype=np.int32)
+    offsets = np.concatenate(([0], np.cumsum([len(s) for s in pseudos]))).astype(np.int64)
+    automaton = build_suffix_automaton(text, 5, dense_from, max_dense)
+    got = longest_shared(*automaton, codes, offsets)
+    assert list(got) == [brute_longest(q, originals) for q in pseudos]

@@ -133,7 +133,31 @@ def test_default_numeric_hierarchy_covers_range_with_nice_doubling_widths():
     # the last band level covers every value: one node below the root
     assert len({row[-2] for row in h.rows}) == 1
     assert len({row[1] for row in h.rows}) == 16  # about range/20-sized bands
+    assert nice_widths(["1000", "2500", "9000"]) == [500, 1000, 2000, 4000, 8000, 16000]
+    assert nice_widths(["3", "9"]) == [1, 2, 4, 8, 16]
     small, note = default_numeric_hierarchy("los", ["0.2", "0.35", "0.9"])
     assert isinstance(small, Hierarchy) and small.ancestors_of("0.35")[1] == "[0.35, 0.4)"
     with pytest.raises(HierarchyError, match="'n/a' is not a number"):
         default_numeric_hierarchy("age", ["30", "n/a"])
+
+
+def test_job_hierarchy_section_builds_every_quasi_identifier():
+    import pandas as pd
+
+    from anonstudio.core.data import Table
+    from anonstudio.core.jobs import load_hierarchies
+
+    df = pd.DataFrame(
+        {"age": ["23", "37", "61"], "zip": ["535280", "535292", "47677"], "disease": ["Flu", "HIV", "Flu"]},
+        dtype=object,
+    )
+    table = Table(df).with_roles(["age", "zip", "disease"])
+    specs = {"zip": {"mask": "*"}, "disease": {"groups": [{"respiratory": ["Flu"], "blood": ["HIV"]}]}}
+    hs, notes = load_hierarchies(specs, table)
+    assert hs["zip"].ancestors_of("47677")[1] == "4767*"
+    assert hs["disease"].ancestors_of("HIV") == ["HIV", "blood", "*"]
+    assert hs["age"].ancestors_of("37") == ["37", "35-39", "30-39", "20-39", "0-39", "0-79", "*"]
+    assert notes == ["'age' had no hierarchy: a default interval hierarchy with band widths 5/10/20/40/80 (then '*') was used."]
+    with pytest.raises(HierarchyError, match="value 'Cold' is in no group of level 1"):
+        load_hierarchies({"disease": {"groups": [{"respiratory": ["Flu"], "blood": ["HIV"]}]}}, Table(
+            df.assign(disease=["Flu", "Cold", "HIV"])).with_roles(["disease"]))

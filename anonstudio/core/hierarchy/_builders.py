@@ -184,9 +184,10 @@ def intervals(
 
 
 def nice_widths(values: Iterable[Any], *, bands: int = 20, max_levels: int = 12) -> list[float | int]:
-    """Widths for :func:`default_numeric_hierarchy`: the smallest 1-2-5·10ⁿ width giving at most about
-    ``bands`` bands over the data range, then doubling until one band (aligned to a multiple of its width)
-    covers every value."""
+    """Widths for :func:`default_numeric_hierarchy`: the smallest width of the form 1·10ⁿ or 5·10ⁿ giving
+    at most about ``bands`` bands over the data range (at least 1 for whole numbers), then doubling until
+    one band (aligned to a multiple of its width) covers every value: e.g. 5/10/20/40/80/160 for ages
+    17–90, 50/100/200/… for incomes in the thousands."""
     nums = [float(v) for v in values]
     lo, hi = min(nums), max(nums)
     integer = all(float(v).is_integer() for v in nums)
@@ -195,7 +196,7 @@ def nice_widths(values: Iterable[Any], *, bands: int = 20, max_levels: int = 12)
     exp = math.floor(math.log10(target)) if target > 0 else 0
     w = None
     for e in (exp - 1, exp, exp + 1):
-        for m in (1, 2, 5):
+        for m in (1, 5):
             cand = Fraction(m) * (Fraction(10) ** e)
             if cand >= Fraction(target).limit_denominator(10**9) and w is None:
                 w = cand

@@ -326,3 +326,14 @@ def test_verification_dataclass_summary_for_failures():
     v = Verification(False, "k-anonymity", {"k": 5, "violations": 2}, ["row 3: bad", "row 4: bad"])
     assert v.summary() == "k-anonymity (k=5): FAILED (2 violation(s)) — row 3: bad"
     assert v.as_dict()["problems"] == ["row 3: bad", "row 4: bad"]
+
+
+def test_l_diversity_exempts_records_suppressed_to_the_root_label():
+    table, hs = paper_table(), paper_hierarchies()
+    qi = [list(r) for r in TABLE_1C_QI]
+    qi[0] = ["person", "[20-40]", "5352**"]  # row 1 suppressed with root labels: class 1 keeps HIV, Heart Disease
+    model = {"model": "k-anonymity", "k": 2, "l": 2, "l_kind": "distinct"}
+    v = verify_output(model, table, published(qi), hs)
+    assert v.passed, v.problems
+    assert v.details["suppressed"] == 1
+    assert not verify_output({**model, "l": 3}, table, published(qi), hs).passed

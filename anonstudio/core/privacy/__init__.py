@@ -18,7 +18,12 @@ from anonstudio.core.data import EventLog, SequenceSet, Table
 from anonstudio.core.errors import NotAvailableError, ParameterError
 from anonstudio.core.privacy._events import verify_kc_privacy
 from anonstudio.core.privacy._strings import longest_shared_substrings, verify_pseudo_strings
-from anonstudio.core.privacy._tables import verify_anatomy, verify_k_anonymity, verify_l_diversity
+from anonstudio.core.privacy._tables import (
+    suppressed_rows,
+    verify_anatomy,
+    verify_k_anonymity,
+    verify_l_diversity,
+)
 from anonstudio.core.privacy._verification import Verification
 
 __all__ = [
@@ -78,7 +83,7 @@ def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies
         qis = list(qis) if qis is not None else original.quasi_identifiers
         sens = model.get("sensitive") or original.sensitive
         kind = model.get("l_kind", "entropy")
-        ld = verify_l_diversity(frame, qis, sens, model["l"], kind=kind)
+        ld = verify_l_diversity(frame, qis, sens, model["l"], kind=kind, suppressed=suppressed_rows(frame, qis, hierarchies))
         details = dict(v.details)
         details.update(l=model["l"], l_kind=kind, sensitive=ld.details.get("sensitive"))
         details["lowest_diversity"] = ld.details.get("lowest_diversity")

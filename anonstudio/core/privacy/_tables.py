@@ -47,6 +47,16 @@ def _class_ids(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
     return pd.DataFrame(codes).groupby(list(range(len(columns))), sort=False).ngroup().to_numpy(dtype=np.int64)
 
 
+def suppressed_rows(frame: pd.DataFrame, quasi_identifiers: Sequence[str], hierarchies: dict[str, Hierarchy]) -> np.ndarray:
+    """Rows whose every quasi-identifier cell is ``*`` or its hierarchy's root label (fully suppressed)."""
+    qis = [q for q in quasi_identifiers if q in frame.columns]
+    out = np.ones(len(frame), dtype=bool) if qis else np.zeros(len(frame), dtype=bool)
+    for q in qis:
+        roots = [SUPPRESSED] + ([hierarchies[q].root_label] if q in hierarchies else [])
+        out &= np.isin(as_text(frame[q]), roots)
+    return out
+
+
 def _check_int(name: str, value: Any, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         raise ParameterError(f"'{name}' must be a whole number ≥ {low}, got {value!r}", column=name)

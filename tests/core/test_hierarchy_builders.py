@@ -34,6 +34,9 @@ def test_intervals_integer_bands_nest_and_use_inclusive_labels():
 def test_intervals_explicit_start_and_decimal_data_use_half_open_labels():
     h = intervals("age", ["21", "24", "38"], [5, 10], start=1)
     assert h.ancestors_of("24") == ["24", "21-25", "21-30", "*"]
+    neg = intervals("temp", ["-7", "3"], [5, 10])
+    assert neg.ancestors_of("-7") == ["-7", "[-10, -6]", "[-10, -1]", "*"]
+    assert neg.ancestors_of("3") == ["3", "[0, 4]", "[0, 9]", "*"]
     d = intervals("bmi", ["18.5", "22.1", "30"], [2.5, 5])
     assert d.ancestors_of("22.1") == ["22.1", "[20, 22.5)", "[20, 25)", "*"]
     assert d.ancestors_of("30") == ["30", "[30, 32.5)", "[30, 35)", "*"]

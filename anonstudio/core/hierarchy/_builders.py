@@ -122,7 +122,8 @@ def intervals(
     -------
     Hierarchy
         Rows ``[value, band(w1), band(w2), ..., root]``. Integer data gets inclusive labels ``lo-hi``
-        (``20-24`` for width 5); other data half-open labels ``[lo, hi)``.
+        (``20-24`` for width 5; ``[-10, -6]`` when bands reach below zero); other data half-open labels
+        ``[lo, hi)``.
 
     Raises
     ------
@@ -167,9 +168,13 @@ def intervals(
         all(n.denominator == 1 for n in nums) and all(w.denominator == 1 for w in ws) and s0.denominator == 1
     )
 
+    negative = s0 < 0
+
     def label(lo: Fraction, w: Fraction) -> str:
-        if integer:
+        if integer and not negative:
             return f"{_fmt(lo)}-{_fmt(lo + w - 1)}"
+        if integer:  # "-10--6" would be unreadable
+            return f"[{_fmt(lo)}, {_fmt(lo + w - 1)}]"
         return f"[{_fmt(lo)}, {_fmt(lo + w)})"
 
     rows: list[list[str]] = []

@@ -161,6 +161,10 @@ def test_job_hierarchy_section_builds_every_quasi_identifier():
     assert hs["disease"].ancestors_of("HIV") == ["HIV", "blood", "*"]
     assert hs["age"].ancestors_of("37") == ["37", "35-39", "30-39", "20-39", "0-39", "0-79", "*"]
     assert notes == ["'age' had no hierarchy: a default interval hierarchy with band widths 5/10/20/40/80 (then '*') was used."]
-    with pytest.raises(HierarchyError, match="value 'Cold' is in no group of level 1"):
-        load_hierarchies({"disease": {"groups": [{"respiratory": ["Flu"], "blood": ["HIV"]}]}}, Table(
-            df.assign(disease=["Flu", "Cold", "HIV"])).with_roles(["disease"]))
+    with pytest.raises(HierarchyError, match="value 'Cold' is in no group of level 1") as exc:
+        load_hierarchies(
+            {"disease": {"groups": [{"respiratory": ["Flu"], "blood": ["HIV"]}]}},
+            Table(df.assign(disease=["Flu", "Cold", "HIV"])).with_roles(["disease"]),
+            source="jobs/visits.toml",
+        )
+    assert str(exc.value).startswith("jobs/visits.toml, column 'disease':")

@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from anonstudio.core import generate as gen  # noqa: E402
-from anonstudio.core.io import atomic_write  # noqa: E402
+from anonstudio.core.io import atomic_write, write_events, write_fasta, write_hierarchy, write_table  # noqa: E402
 
 SEED = 2026
 ADULT_ROWS = 2000
@@ -158,24 +158,24 @@ def make_demo(out: Path) -> list[Path]:
     out = Path(out)
     written: list[Path] = []
     table = gen.adult_like_table(ADULT_ROWS, SEED)
-    written.append(gen.write_table(table, out / "adult-sample.csv", delimiter=";"))
+    written.append(write_table(table, out / "adult-sample.csv", delimiter=";"))
     for col, h in gen.adult_hierarchies().items():
-        written.append(gen.write_hierarchy(h, out / "hierarchies" / f"adult_hierarchy_{col}.csv"))
+        written.append(write_hierarchy(h, out / "hierarchies" / f"adult_hierarchy_{col}.csv"))
 
     ids, seqs, labels = gen.labelled_proteins(
         PROTEINS_PER_CLASS, SEED, classes=2, mean_length=PROTEIN_MEAN_LENGTH, max_length=PROTEIN_MAX_LENGTH
     )
     headers = [f"{i} class={lab}" for i, lab in zip(ids, labels)]
-    written.append(gen.write_fasta(headers, seqs, out / "proteins.fasta"))
+    written.append(write_fasta(headers, seqs, out / "proteins.fasta"))
 
     events = gen.hhp_events(EVENT_SEQUENCES, EVENT_MEAN, len(gen.EVENT_QIS), SEED)
-    written.append(gen.write_table(events, out / "events.csv", delimiter=","))
+    written.append(write_events(events, out / "events.csv", delimiter=","))
     for col, h in gen.event_hierarchies().items():
-        written.append(gen.write_hierarchy(h, out / "hierarchies" / f"events_hierarchy_{col}.csv"))
+        written.append(write_hierarchy(h, out / "hierarchies" / f"events_hierarchy_{col}.csv"))
 
     quest, qlabels = gen.labelled_quest(QUEST_PER_CLASS, QUEST_T, QUEST_I, QUEST_ITEMS, SEED, classes=2)
     qheaders = [f"q{i + 1} class={lab}" for i, lab in enumerate(qlabels)]
-    written.append(gen.write_fasta(qheaders, ["".join(s) for s in quest], out / "quest.fasta"))
+    written.append(write_fasta(qheaders, ["".join(s) for s in quest], out / "quest.fasta"))
 
     for name, text in jobs().items():
         with atomic_write(out / name, "w", encoding="utf-8", newline="") as fh:

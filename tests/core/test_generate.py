@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from anonstudio.core import generate as gen
+from anonstudio.core import io
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 
@@ -217,8 +218,11 @@ def test_generate_commands_write_files_and_hierarchies(tmp_path, capsys):
     assert set(gen.GENERATORS) == {"table", "proteins", "events", "quest"}
     out = tmp_path / "adult.csv"
     assert _cli("generate", "table", "--out", out, "--rows", 120, "--seed", 4) == 0
-    df = pd.read_csv(out, sep=";", dtype=str)
-    pd.testing.assert_frame_equal(df, gen.adult_like_table(120, 4).astype(str))
+    table = io.read_table(out)
+    assert table.delimiter == ";"
+    assert table.df.astype(str).values.tolist() == gen.adult_like_table(120, 4).values.tolist()
+    assert list(table.df.columns) == list(gen.ADULT_COLUMNS)
+    assert io.read_hierarchy(tmp_path / "adult_hierarchy_age.csv", attribute="age").missing(table.df["age"]) == []
     assert (tmp_path / "adult_hierarchy_education.csv").read_text().splitlines()[0] == (
         "Preschool;Primary School;Primary education;*")
     printed = capsys.readouterr().out.split()
@@ -226,7 +230,9 @@ def test_generate_commands_write_files_and_hierarchies(tmp_path, capsys):
 
     ev = tmp_path / "ev.csv"
     assert _cli("generate", "events", "--out", ev, "--sequences", 30, "--qis", 3, "--no-with-hierarchies") == 0
-    assert pd.read_csv(ev, dtype=str).columns.tolist() == ["PID", "VID", "AdmYr", "ZIP", "DSFC", "Disease"]
+    log = io.read_events(ev, sequence_id="PID", event_order="VID", quasi_identifiers=["AdmYr", "ZIP", "DSFC"],
+                         sensitive="Disease")
+    assert len(log) == 30 and list(log.df.columns) == ["PID", "VID", "AdmYr", "ZIP", "DSFC", "Disease"]
     assert not (tmp_path / "ev_hierarchy_ZIP.csv").exists()
 
     fa = tmp_path / "p.fasta"
@@ -235,10 +241,12 @@ def test_generate_commands_write_files_and_hierarchies(tmp_path, capsys):
     heads = [x for x in lines if x.startswith(">")]
     assert heads[:2] == [">synp00001 class=A", ">synp00002 class=B"] and len(heads) == 6
     assert max(len(x) for x in lines) <= 60
+    assert io.read_fasta(fa, alphabet="protein-20").strings()[0].startswith("M")
 
     q = tmp_path / "q.fasta"
     assert _cli("generate", "quest", "--out", q, "--D", 5, "--T", 8, "--classes", 2) == 0
-    assert q.read_text().count(">") == 10
+    quest = io.read_fasta(q, alphabet="protein-20", label_pattern="class=([A-Z])")
+    assert len(quest) == 10 and quest.labels[:2] == ["A", "B"]
     qt = tmp_path / "q.txt"
     assert _cli("generate", "quest", "--out", qt, "--D", 4, "--items", 40) == 0
     rows = qt.read_text().splitlines()

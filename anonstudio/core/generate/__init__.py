@@ -49,7 +49,7 @@ from anonstudio.core.generate._table import (
     adult_hierarchy_rows,
     adult_like_table,
 )
-from anonstudio.core.generate._write import write_fasta, write_hierarchy, write_lines, write_table
+from anonstudio.core.io import atomic_write, write_events, write_fasta, write_hierarchy, write_table
 from anonstudio.core.params import Command, Param, ParamSet
 
 #: Class labels used by the multi-class generators.
@@ -131,7 +131,7 @@ def _gen_events(out: Path, *, sequences: int, mean_events: float, qis: int, seed
                 with_hierarchies: bool) -> list[Path]:
     out = Path(out)
     df = hhp_events(sequences, mean_events, qis, seed)
-    paths = [write_table(df, out, delimiter=",")]
+    paths = [write_events(df, out, delimiter=",")]
     if with_hierarchies:
         for col, h in event_hierarchies(EVENT_QIS[:qis]).items():
             paths.append(write_hierarchy(h, hierarchy_path(out, col)))
@@ -147,8 +147,10 @@ def _gen_quest(out: Path, *, D: int, T: float, I: float, items: int, seed: int, 
     if items <= len(LETTERS):
         headers = [f"q{i + 1}" + (f" class={labels[i]}" if labels else "") for i in range(len(seqs))]
         return [write_fasta(headers, ["".join(s) for s in seqs], out)]
-    lines = [(f"{labels[i]}\t" if labels else "") + " ".join(s) for i, s in enumerate(seqs)]
-    return [write_lines(lines, out)]
+    with atomic_write(out, "w", encoding="utf-8", newline="") as fh:
+        for i, s in enumerate(seqs):
+            fh.write((f"{labels[i]}\t" if labels else "") + " ".join(s) + "\n")
+    return [out]
 
 
 _SEED = Param("seed", "int", 1, help="seed of the random generator (same seed → same data)", low=0)

@@ -227,12 +227,13 @@ def test_missing_quasi_identifier_is_suppressed():
 
 
 @pytest.mark.realdata
-def test_adult_five_quasi_identifiers(shared_data):
+@pytest.mark.parametrize("name", ["mst", "mondrian"])
+def test_adult_five_quasi_identifiers_pass_the_verifier(shared_data, name):
+    from anonstudio.core import jobs
     from tests.core._adult import load_adult
 
     t, hs = load_adult(shared_data)
-    res = MSTRecoding(k=5).run(t, hs)
-    classes, _ = equivalence_classes(res.output, t.quasi_identifiers)
-    assert np.bincount(classes).min() >= 5
-    assert len(res.output.df) == 30162
-    assert res.metrics["mst_weight"] > 0
+    outcome = jobs.run(t, hs, algorithms.get(name)(k=5))
+    assert outcome.verification.passed
+    assert outcome.report["output"]["records"] == 30162 and outcome.report["groups"]["min_size"] >= 5
+    assert 0 < outcome.report["metrics"]["GCP"] < 0.2

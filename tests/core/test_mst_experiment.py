@@ -59,3 +59,11 @@ def test_experiment_bad_options_exit_2(tmp_path, capsys):
     assert "k_values" in capsys.readouterr().err
     assert main(["experiment", "mst-adult", "--out", str(tmp_path / "o"), "--data", str(tmp_path / "none.csv")]) == 2
     assert "none.csv" in capsys.readouterr().err
+
+
+def test_without_shared_data_the_error_asks_for_data(tmp_path, capsys, monkeypatch):
+    from anonstudio.core.experiments import _mst_adult
+
+    monkeypatch.setattr(_mst_adult, "default_data_dir", lambda: None)
+    assert main(["experiment", "mst-adult", "--out", str(tmp_path / "o")]) == 2
+    assert "--data" in capsys.readouterr().err

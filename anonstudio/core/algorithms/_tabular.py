@@ -219,7 +219,8 @@ def generalized_output(
         values = np.where(kept, values, SUPPRESSED)
         df[attr] = pd.Series(values, index=df.index, dtype=object)
     roles = {c: r for c, r in data.roles.items() if c in df.columns}
-    types = {c: t for c, t in data.types.items() if c in df.columns}
+    # generalized QI columns get their type inferred again (interval labels are no longer numbers)
+    types = {c: t for c, t in data.types.items() if c in df.columns and c not in packed.attributes}
     return Table(
         df,
         roles=roles,

@@ -1,0 +1,204 @@
+"""numba kernels of global alignment (Needleman & Wunsch 1970; affine gaps after Gotoh 1982).
+
+Used by the inter-group distance ordering of Aggarwal & Yu (DMKD 2008, Eq. 6). Sequences are symbol-code
+arrays; the score matrices are indexed by those codes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def nw_unit_distance(a, b):
+    """Needleman–Wunsch distance with unit costs (match 0, mismatch 1, gap 1): the minimal number of
+    substitutions, insertions and deletions turning ``a`` into ``b``. Linear memory."""
+    n = a.shape[0]
+    m = b.shape[0]
+    if n < m:  # keep the row the shorter one
+        a, b = b, a
+        n, m = m, n
+    row = np.empty(m + 1, np.int64)
+    for j in range(m + 1):
+        row[j] = j
+    for i in range(1, n + 1):
+        diag = row[0]
+        row[0] = i
+        ai = a[i - 1]
+        for j in range(1, m + 1):
+            up = row[j]
+            best = diag + (0 if ai == b[j - 1] else 1)
+            x = up + 1
+            if x < best:
+                best = x
+            x = row[j - 1] + 1
+            if x < best:
+                best = x
+            row[j] = best
+            diag = up
+    return row[m]
+
+
+@njit(cache=True, nogil=True)
+def nw_affine_score(a, b, matrix, gap_open, gap_extend):
+    """Global alignment score with a substitution ``matrix`` and affine gaps (a gap of length ``g`` costs
+    ``gap_open + (g-1) * gap_extend``; both given as positive penalties). Gotoh's three-state recursion,
+    linear memory."""
+    n = a.shape[0]
+    m = b.shape[0]
+    neg = -1e18
+    M = np.empty(m + 1)  # ends in a match/mismatch
+    X = np.empty(m + 1)  # ends in a gap in b (a consumed)
+    Y = np.empty(m + 1)  # ends in a gap in a (b consumed)
+    M[0] = 0.0
+    X[0] = neg
+    Y[0] = neg
+    for j in range(1, m + 1):
+        M[j] = neg
+        X[j] = neg
+        Y[j] = -gap_open - (j - 1) * gap_extend
+    for i in range(1, n + 1):
+        dM = M[0]
+        dX = X[0]
+        dY = Y[0]
+        M[0] = neg
+        Y[0] = neg
+        X[0] = -gap_open - (i - 1) * gap_extend
+        ai = a[i - 1]
+        for j in range(1, m + 1):
+            upM = M[j]
+            upX = X[j]
+            upY = Y[j]
+            best_diag = dM
+            if dX > best_diag:
+                best_diag = dX
+            if dY > best_diag:
+                best_diag = dY
+            newM = best_diag + matrix[ai, b[j - 1]]
+            # gap in b: came from (i-1, j)
+            newX = upM - gap_open
+            x = upX - gap_extend
+            if x > newX:
+                newX = x
+            x = upY - gap_open
+            if x > newX:
+                newX = x
+            # gap in a: from (i, j-1)
+            newY = M[j - 1] - gap_open
+            x = Y[j - 1] - gap_extend
+            if x > newY:
+                newY = x
+            x = X[j - 1] - gap_open
+            if x > newY:
+                newY = x
+            dM = upM
+            dX = upX
+            dY = upY
+            M[j] = newM
+            X[j] = newX
+            Y[j] = newY
+    best = M[m]
+    if X[m] > best:
+        best = X[m]
+    if Y[m] > best:
+        best = Y[m]
+    return best
+
+
+@njit(cache=True, nogil=True)
+def self_scores(codes, offsets, matrix):
+    """Score of every sequence aligned with itself (sum of the diagonal entries)."""
+    n = offsets.shape[0] - 1
+    out = np.empty(n)
+    for s in range(n):
+        t = 0.0
+        for p in range(offsets[s], offsets[s + 1]):
+            t += matrix[codes[p], codes[p]]
+        out[s] = t
+    return out
+
+
+@njit(cache=True, nogil=True)
+def block_distances(codes_a, off_a, idx_a, codes_b, off_b, idx_b, matrix, gap_open, gap_extend, self_a, self_b,
+                    unit):
+    """Distances between sequences ``idx_a`` of set A and ``idx_b`` of set B (a len(idx_a) x len(idx_b) array).
+    ``unit``: NW unit-cost distance; otherwise the affine score turned into a distance
+    ``(S(a,a) + S(b,b)) / 2 - S(a,b)``."""
+    out = np.empty((idx_a.shape[0], idx_b.shape[0]))
+    for u in range(idx_a.shape[0]):
+        sa = idx_a[u]
+        a = codes_a[off_a[sa] : off_a[sa + 1]]
+        for v in range(idx_b.shape[0]):
+            sb = idx_b[v]
+            b = codes_b[off_b[sb] : off_b[sb + 1]]
+            if unit:
+                out[u, v] = nw_unit_distance(a, b)
+            else:
+                out[u, v] = 0.5 * (self_a[sa] + self_b[sb]) - nw_affine_score(a, b, matrix, gap_open, gap_extend)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def kgram_hashes(codes, offsets, idx, lam):
+    """64-bit polynomial hashes of every length-``lam`` substring of the sequences ``idx`` (sorted)."""
+    total = 0
+    for u in range(idx.shape[0]):
+        s = idx[u]
+        n = offsets[s + 1] - offsets[s]
+        if n >= lam:
+            total += n - lam + 1
+    out = np.empty(total, np.uint64)
+    base = np.uint64(1099511628211)
+    top = np.uint64(1)
+    for _ in range(lam - 1):
+        top = top * base
+    pos = 0
+    for u in range(idx.shape[0]):
+        s = idx[u]
+        a = offsets[s]
+        n = offsets[s + 1] - a
+        if n < lam:
+            continue
+        h = np.uint64(0)
+        for p in range(lam):
+            h = h * base + np.uint64(codes[a + p]) + np.uint64(1)
+        out[pos] = h
+        pos += 1
+        for p in range(lam, n):
+            h = (h - (np.uint64(codes[a + p - lam]) + np.uint64(1)) * top) * base + np.uint64(codes[a + p]) + np.uint64(1)
+            out[pos] = h
+            pos += 1
+    out.sort()
+    return out
+
+
+@njit(cache=True, nogil=True)
+def any_kgram_in(codes, offsets, idx, lam, sorted_hashes):
+    """For each sequence of ``idx``: does any of its length-``lam`` substrings hash into ``sorted_hashes``?"""
+    res = np.zeros(idx.shape[0], np.bool_)
+    base = np.uint64(1099511628211)
+    top = np.uint64(1)
+    for _ in range(lam - 1):
+        top = top * base
+    nh = sorted_hashes.shape[0]
+    for u in range(idx.shape[0]):
+        s = idx[u]
+        a = offsets[s]
+        n = offsets[s + 1] - a
+        if n < lam or nh == 0:
+            continue
+        h = np.uint64(0)
+        for p in range(lam):
+            h = h * base + np.uint64(codes[a + p]) + np.uint64(1)
+        p = lam
+        while True:
+            k = np.searchsorted(sorted_hashes, h)
+            if k < nh and sorted_hashes[k] == h:
+                res[u] = True
+                break
+            if p >= n:
+                break
+            h = (h - (np.uint64(codes[a + p - lam]) + np.uint64(1)) * top) * base + np.uint64(codes[a + p]) + np.uint64(1)
+            p += 1
+    return res

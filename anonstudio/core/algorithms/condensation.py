@@ -30,7 +30,7 @@ from anonstudio.core.progress import ProgressCallback, report, subrange
 
 _CHUNK_GROUPS = 16
 _MAX_PASSES = 25
-_MAX_REDRAWS = 1000
+_MAX_REDRAWS = 200
 
 
 def _kernels():
@@ -118,6 +118,18 @@ class Templates:
                 if c >= 0:
                     out[i, c] += v
         return out
+
+
+def position_frequencies(codes: np.ndarray, p: float, q: float) -> dict[int, float]:
+    """Normalised symbol frequencies of the real interval ``[p, q]`` of a string (§3, Fig. 2): string position
+    ``m`` (1-based) covers ``[m-1, m]`` and counts with the length of its overlap with ``[p, q]``. With
+    ``p = 1.3, q = 5.4`` over ``?DDRED?`` this is D 2.1/4.1, R 1/4.1, E 1/4.1."""
+    codes = np.asarray(codes)
+    width = int(np.ceil(q - p)) + 2
+    sym = np.empty(width, np.int32)
+    val = np.empty(width, np.float64)
+    n = _kernels().span_frequencies(codes, float(p), float(q), sym, val)
+    return {int(sym[i]): float(val[i]) for i in range(n)}
 
 
 def template_length(lengths: np.ndarray) -> int:
@@ -288,6 +300,23 @@ def generate_group(tpl: Templates, members: np.ndarray, order: int, n_symbols: i
     return out.astype(dtype)
 
 
+def _draw_group(tpl: Templates, members: np.ndarray, order: int, n_symbols: int, rng: np.random.Generator,
+                dtype, originals: set) -> tuple[list[np.ndarray], int] | None:
+    """``n(G)`` pseudo-strings of the group, each drawn again while it equals an input string; ``None`` when a
+    string keeps reproducing an input (the group's statistics leave no other choice)."""
+    rows = list(generate_group(tpl, members, order, n_symbols, len(members), rng, dtype))
+    redraws = 0
+    for r in range(len(rows)):
+        tries = 0
+        while rows[r].tobytes() in originals:
+            tries += 1
+            if tries > _MAX_REDRAWS:
+                return None
+            redraws += 1
+            rows[r] = generate_group(tpl, members, order, n_symbols, 1, rng, dtype)[0]
+    return rows, redraws
+
+
 # ---------------------------------------------------------------------------------------------------------
 class Condensation(Algorithm):
     """Condensation of strings into pseudo-strings (Aggarwal & Yu, DMKD 2008).
@@ -347,6 +376,7 @@ class Condensation(Algorithm):
         out_segments: list[int] = []
         seg_info: list[dict] = []
         redraws = 0
+        uncondensable = uncondensable_strings = 0
         next_group = 0
         total_len = max(int(lengths[seg.segment >= 0].sum()), 1)
         done_len = 0
@@ -359,33 +389,38 @@ class Condensation(Algorithm):
             tpl = convert_length(data, strings)
             grouping = create_groups(tpl, k, n_symbols, rng, subrange(sub, 0.05, 0.9))
             report(sub, 0.9, f"segment {s + 1}/{seg.count}: generating pseudo-strings")
-            groups[strings] = grouping.labels + next_group
             ptr, mem = _kernels().group_members(grouping.labels, grouping.count)
+            kept_groups = 0
             for g in range(grouping.count):
                 members = mem[ptr[g] : ptr[g + 1]]
-                pseudo = generate_group(tpl, members, order, n_symbols, len(members), rng, data.codes.dtype)
-                for row in pseudo:
-                    tries = 0
-                    while row.tobytes() in originals:
-                        tries += 1
-                        redraws += 1
-                        if tries > _MAX_REDRAWS:
-                            raise PrivacyError(
-                                f"segment {s}, group {next_group + g}: every pseudo-string drawn equals an input "
-                                "string (strings too short or too uniform to condense)", file=src)
-                        row = generate_group(tpl, members, order, n_symbols, 1, rng, data.codes.dtype)[0]
+                rows = _draw_group(tpl, members, order, n_symbols, rng, data.codes.dtype, originals)
+                if rows is None:
+                    # every draw reproduces an input (e.g. k identical strings): the group cannot be condensed
+                    groups[strings[members]] = -1
+                    uncondensable += 1
+                    uncondensable_strings += len(members)
+                    continue
+                redraws += rows[1]
+                gid = next_group + kept_groups
+                groups[strings[members]] = gid
+                for row in rows[0]:
                     out_codes.append(row)
-                    out_groups.append(next_group + g)
+                    out_groups.append(gid)
                     out_segments.append(s)
+                kept_groups += 1
             seg_info.append({
                 "segment": s, "strings": int(len(strings)), "min_length": seg.ranges[s][0],
-                "max_length": seg.ranges[s][1], "template_length": tpl.length, "groups": grouping.count,
+                "max_length": seg.ranges[s][1], "template_length": tpl.length, "groups": kept_groups,
                 "passes": len(grouping.objective) - (1 if grouping.reassignment_kept else 0),
                 "objective": [round(v, 6) for v in grouping.objective],
                 "reassigned_strings": grouping.moved, "dissolved_groups": grouping.dissolved,
             })
-            next_group += grouping.count
+            next_group += kept_groups
         m = len(out_codes)
+        if m == 0:
+            raise PrivacyError("no group could be condensed: every pseudo-string drawn equals an input string",
+                               file=src)
+        suppressed = seg.suppressed + uncondensable_strings
         ids = [f"pseudo_{i + 1}" for i in range(m)]
         headers = [f"pseudo_{i + 1} segment={out_segments[i]} group={out_groups[i]}" for i in range(m)]
         offsets = np.zeros(m + 1, np.int64)
@@ -399,14 +434,19 @@ class Condensation(Algorithm):
         if seg.suppressed:
             notes.append(f"{seg.suppressed} strings fit no length segment of ≥ {k} strings within (1+ε) and were "
                          f"suppressed ({self.params['segmentation']} segmentation)")
+        if uncondensable:
+            notes.append(f"{uncondensable} groups ({uncondensable_strings} strings) were suppressed: every "
+                         "pseudo-string they could generate equals an input string")
         return Result(
             output=output,
             groups=groups,
-            suppressed=seg.suppressed,
+            suppressed=suppressed,
             metrics={
                 "segments": seg.count,
                 "suppressed_by_segmentation": {name: sg.suppressed for name, sg in segs.items()},
                 "redrawn_pseudo_strings": redraws,
+                "uncondensable_groups": uncondensable,
+                "uncondensable_strings": uncondensable_strings,
             },
             details={"segments": seg_info, "segment_of_input": seg.segment},
             notes=notes,

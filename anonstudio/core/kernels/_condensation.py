@@ -47,20 +47,32 @@ def homogenize_optimal(sorted_lengths, k, eps):
     """§4.5: segmentation of the sorted lengths into contiguous ranges ``[l_a, l_b]`` with ``l_b <= (1+eps) l_a``
     and at least ``k`` strings each that suppresses as few strings as possible (dynamic programming).
 
-    ``best[i]`` = most strings covered among the first ``i``; the best segment ending at ``i`` starts at the
-    smallest admissible index (``best[j-1] - j`` does not increase with ``j``), so the DP is O(N)."""
+    ``best[i]`` = most strings covered among the first ``i``: either string ``i`` is suppressed (``best[i-1]``) or
+    a segment ``j .. i-1`` ends there, ``best[j] + i - j`` with ``j`` in ``[j_min(i), i - k]``. Both window ends
+    only move right, so the maximum of ``best[j] - j`` comes from a monotone deque: O(N) overall."""
     n = sorted_lengths.shape[0]
     best = np.zeros(n + 1, np.int64)
     start = np.full(n + 1, -1, np.int64)  # start index (0-based) of the segment ending at i-1, -1: suppressed
-    j = 0
+    dq = np.empty(n + 1, np.int64)
+    head = 0
+    tail = 0
+    j_min = 0
     for i in range(1, n + 1):
         li = sorted_lengths[i - 1]
-        while sorted_lengths[j] * (1.0 + eps) + _TOL < li:
-            j += 1
+        while sorted_lengths[j_min] * (1.0 + eps) + _TOL < li:
+            j_min += 1
+        jn = i - k
+        if jn >= 0:
+            while tail > head and best[dq[tail - 1]] - dq[tail - 1] <= best[jn] - jn:
+                tail -= 1
+            dq[tail] = jn
+            tail += 1
+        while tail > head and dq[head] < j_min:
+            head += 1
         best[i] = best[i - 1]
-        size = i - j
-        if size >= k:
-            cand = best[j] + size
+        if tail > head:
+            j = dq[head]
+            cand = best[j] + i - j
             if cand > best[i]:
                 best[i] = cand
                 start[i] = j

@@ -31,6 +31,7 @@ from anonstudio.core.progress import ProgressCallback, report, subrange
 _CHUNK_GROUPS = 16
 _MAX_PASSES = 25
 _MAX_REDRAWS = 200
+_INDEX_MIN_SYMBOLS = 64
 
 
 def _kernels():
@@ -210,6 +211,17 @@ def create_groups(
     sym, val = tpl.symbols, tpl.values
     dense = np.zeros((tpl.length, n_symbols))
     expected = n // k
+    # large alphabets (item sequences): distances through an inverted index of (position, symbol) cells
+    use_index = n_symbols > _INDEX_MIN_SYMBOLS
+    if use_index:
+        iptr, post_t, post_f = K.build_index(sym, val, n_symbols)
+    else:
+        iptr = np.zeros(1, np.int64)
+        post_t = np.zeros(0, np.int64)
+        post_f = np.zeros(0, np.float64)
+    keys = np.empty(min(n * sym.shape[2], n_symbols) * tpl.length if use_index else 1, np.int64)
+    sim = np.zeros(n if use_index else 1)
+    ix = (use_index, iptr, post_t, post_f, keys, sim)
 
     def first_pass() -> tuple[np.ndarray, int]:
         labels = np.full(n, -1, np.int64)
@@ -219,7 +231,7 @@ def create_groups(
         pos, n_rem, g = 0, n, 0
         while n_rem >= k:
             pos, n_rem, g = K.seed_pass_chunk(sym, val, k, order, pos, remaining, n_rem, assigned, labels, g,
-                                              _CHUNK_GROUPS, dense)
+                                              _CHUNK_GROUPS, dense, *ix)
             report(sub_pass, g / max(expected, 1), f"grouping: pass 1, {g} groups")
         _assign_leftovers(K, tpl, labels, g, remaining, n_rem, dense)
         return labels, g
@@ -233,7 +245,7 @@ def create_groups(
         pos, n_rem, g = 0, n, 0
         while pos < count and n_rem >= k:
             pos, n_rem, g = K.centroid_pass_chunk(sym, val, k, prev_ptr, prev_mem, seed_order, pos, remaining,
-                                                  n_rem, assigned, new, g, _CHUNK_GROUPS, dense)
+                                                  n_rem, assigned, new, g, _CHUNK_GROUPS, dense, *ix)
             report(sub_pass, g / max(count, 1), f"grouping: pass {p}, {g} groups")
         _assign_leftovers(K, tpl, new, g, remaining, n_rem, dense)
         return new, g
@@ -259,7 +271,7 @@ def create_groups(
         best_d = np.full(n, np.inf)
         for g0 in range(0, count, _CHUNK_GROUPS):
             K.best_other_centroids(sym, val, labels, ptr, mem, g0, min(count, g0 + _CHUNK_GROUPS), best_g, best_d,
-                                   dense)
+                                   dense, *ix)
             report(sub, g0 / count, "grouping: re-assignment test")
         trial = labels.copy()
         moved, dissolved = K.reassign(trial, count, k, rng.permutation(count).astype(np.int64), own_d, best_g,

@@ -40,6 +40,74 @@ def nw_unit_distance(a, b):
     return row[m]
 
 
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ONE = np.uint64(1)
+_HIGH = np.uint64(1) << np.uint64(63)
+
+
+@njit(cache=True, nogil=True)
+def pattern_bits(a, n_symbols):
+    """Match bit-vectors of pattern ``a`` for :func:`unit_distance_bits`: ``peq[c, w]`` has bit ``i % 64`` of
+    word ``i // 64`` set where ``a[i] == c``."""
+    m = a.shape[0]
+    nb = (m + 63) // 64
+    peq = np.zeros((n_symbols, max(nb, 1)), np.uint64)
+    for i in range(m):
+        peq[a[i], i // 64] |= _ONE << np.uint64(i % 64)
+    return peq
+
+
+@njit(cache=True, nogil=True)
+def unit_distance_bits(peq, m, b):
+    """Unit-cost Needleman–Wunsch (Levenshtein) distance of the pattern encoded in ``peq`` (length ``m``) and
+    ``b``, with Myers' bit-parallel recursion in Hyyrö's block form (64 DP cells per word operation); the same
+    value as :func:`nw_unit_distance`."""
+    n = b.shape[0]
+    if m == 0:
+        return n
+    if n == 0:
+        return m
+    nb = (m + 63) // 64
+    n_sym = peq.shape[0]
+    pv_arr = np.empty(nb, np.uint64)
+    mv_arr = np.zeros(nb, np.uint64)
+    for w in range(nb):
+        pv_arr[w] = _ONES
+    last = _ONE << np.uint64((m - 1) % 64)
+    score = m
+    zero = np.uint64(0)
+    for j in range(n):
+        c = b[j]
+        hin = 1
+        for w in range(nb):
+            eq = peq[c, w] if c < n_sym else zero
+            pv = pv_arr[w]
+            mv = mv_arr[w]
+            xv = eq | mv
+            if hin < 0:
+                eq |= _ONE
+            xh = (((eq & pv) + pv) ^ pv) | eq
+            ph = mv | ~(xh | pv)
+            mh = pv & xh
+            bit = last if w == nb - 1 else _HIGH
+            hout = 0
+            if ph & bit:
+                hout = 1
+            elif mh & bit:
+                hout = -1
+            ph = ph << _ONE
+            mh = mh << _ONE
+            if hin < 0:
+                mh |= _ONE
+            elif hin > 0:
+                ph |= _ONE
+            pv_arr[w] = mh | ~(xv | ph)
+            mv_arr[w] = ph & xv
+            hin = hout
+        score += hin
+    return score
+
+
 @njit(cache=True, nogil=True)
 def nw_affine_score(a, b, matrix, gap_open, gap_extend):
     """Global alignment score with a substitution ``matrix`` and affine gaps (a gap of length ``g`` costs
@@ -126,14 +194,21 @@ def block_distances(codes_a, off_a, idx_a, codes_b, off_b, idx_b, matrix, gap_op
     ``unit``: NW unit-cost distance; otherwise the affine score turned into a distance
     ``(S(a,a) + S(b,b)) / 2 - S(a,b)``."""
     out = np.empty((idx_a.shape[0], idx_b.shape[0]))
+    n_sym = 1
+    if unit:
+        for p in range(codes_a.shape[0]):
+            if codes_a[p] + 1 > n_sym:
+                n_sym = codes_a[p] + 1
     for u in range(idx_a.shape[0]):
         sa = idx_a[u]
         a = codes_a[off_a[sa] : off_a[sa + 1]]
+        if unit:
+            peq = pattern_bits(a, n_sym)
         for v in range(idx_b.shape[0]):
             sb = idx_b[v]
             b = codes_b[off_b[sb] : off_b[sb + 1]]
             if unit:
-                out[u, v] = nw_unit_distance(a, b)
+                out[u, v] = unit_distance_bits(peq, a.shape[0], b)
             else:
                 out[u, v] = 0.5 * (self_a[sa] + self_b[sb]) - nw_affine_score(a, b, matrix, gap_open, gap_extend)
     return out

@@ -234,16 +234,100 @@ def pair_distance(tsym, tval, a, b):
 
 
 @njit(cache=True, nogil=True)
-def _take_nearest(tsym, tval, dense, remaining, n_rem, assigned, need, out):
-    """Pick the ``need`` templates of ``remaining[:n_rem]`` nearest to the centroid in ``dense`` (ties: lower
-    position first); mark them assigned, write them to ``out`` and compact ``remaining``. Returns new n_rem."""
+def build_index(tsym, tval, n_symbols):
+    """Inverted index of the templates for large alphabets: for key ``i * n_symbols + c`` the templates with
+    symbol ``c`` at position ``i`` (``post_t``) and its frequency (``post_f``), CSR over ``iptr``."""
+    n = tsym.shape[0]
+    L = tsym.shape[1]
+    W = tsym.shape[2]
+    counts = np.zeros(L * n_symbols + 1, np.int64)
+    for t in range(n):
+        for i in range(L):
+            for w in range(W):
+                c = tsym[t, i, w]
+                if c < 0:
+                    break
+                counts[i * n_symbols + c + 1] += 1
+    iptr = np.cumsum(counts)
+    fill = iptr[:-1].copy()
+    post_t = np.empty(iptr[-1], np.int64)
+    post_f = np.empty(iptr[-1], np.float64)
+    for t in range(n):
+        for i in range(L):
+            for w in range(W):
+                c = tsym[t, i, w]
+                if c < 0:
+                    break
+                key = i * n_symbols + c
+                post_t[fill[key]] = t
+                post_f[fill[key]] = tval[t, i, w]
+                fill[key] += 1
+    return iptr, post_t, post_f
+
+
+@njit(cache=True, nogil=True)
+def _centroid_keys(tsym, members, count, dense, keys):
+    """Distinct non-zero cells ``i * n_symbols + c`` of the centroid held in ``dense`` (members' symbols)."""
+    L = tsym.shape[1]
+    W = tsym.shape[2]
+    l = dense.shape[1]
+    nk = 0
+    for u in range(count):
+        t = members[u]
+        for i in range(L):
+            for w in range(W):
+                c = tsym[t, i, w]
+                if c < 0:
+                    break
+                if dense[i, c] > 0.0:
+                    keys[nk] = i * l + c
+                    nk += 1
+                    dense[i, c] = -dense[i, c]  # mark as collected
+    for e in range(nk):
+        key = keys[e]
+        dense[key // l, key % l] = -dense[key // l, key % l]
+    return nk
+
+
+@njit(cache=True, nogil=True)
+def _distances(tsym, tval, dense, remaining, n_rem, dist, use_index, iptr, post_t, post_f, members, count, keys,
+               skip, sim):
+    """Eq. 3 distance of ``remaining[:n_rem]`` to the centroid in ``dense`` into ``dist``: directly, or through
+    the inverted index (only templates sharing a (position, symbol) cell with the centroid are touched; ``skip``
+    marks templates to leave out, ``sim`` is zero on entry and on exit)."""
+    L = tsym.shape[1]
+    if not use_index:
+        for u in range(n_rem):
+            dist[u] = template_distance(tsym, tval, remaining[u], dense)
+        return
+    l = dense.shape[1]
+    nk = _centroid_keys(tsym, members, count, dense, keys)
+    for e in range(nk):
+        key = keys[e]
+        v = dense[key // l, key % l]
+        for p in range(iptr[key], iptr[key + 1]):
+            t = post_t[p]
+            if not skip[t]:
+                f = post_f[p]
+                sim[t] += f if f < v else v
+    for u in range(n_rem):
+        t = remaining[u]
+        d = 2.0 * L - 2.0 * sim[t]
+        dist[u] = d if d > 0.0 else 0.0
+        sim[t] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _take_nearest(dist, remaining, n_rem, assigned, need, out):
+    """Pick the ``need`` templates of ``remaining[:n_rem]`` with the smallest ``dist`` (ties: lower position
+    first); mark them assigned, write them to ``out`` and compact ``remaining``. Returns the new ``n_rem``."""
     best_d = np.full(need, np.inf)
     best_t = np.full(need, -1, np.int64)
     worst = 0
     filled = 0
     for u in range(n_rem):
         t = remaining[u]
-        d = template_distance(tsym, tval, t, dense)
+        d = dist[u]
         if filled < need:
             best_d[filled] = d
             best_t[filled] = t
@@ -273,13 +357,15 @@ def _take_nearest(tsym, tval, dense, remaining, n_rem, assigned, need, out):
 
 
 @njit(cache=True, nogil=True)
-def seed_pass_chunk(tsym, tval, k, order, pos, remaining, n_rem, assigned, labels, next_group, max_groups, dense):
+def seed_pass_chunk(tsym, tval, k, order, pos, remaining, n_rem, assigned, labels, next_group, max_groups, dense,
+                    use_index, iptr, post_t, post_f, keys, sim):
     """First pass of CreateGroups (Fig. 3), resumable: walk ``order`` (a random permutation) from ``pos``; each
     unassigned template seeds a group with its ``k-1`` nearest unassigned templates. Stops after ``max_groups``
     groups or when fewer than ``k`` templates remain. Returns ``(pos, n_rem, next_group)``."""
     n = tsym.shape[0]
     one = np.empty(1, np.int64)
     out = np.empty(k, np.int64)
+    dist = np.empty(n, np.float64)
     made = 0
     while pos < n and n_rem >= k and made < max_groups:
         t = order[pos]
@@ -295,7 +381,9 @@ def seed_pass_chunk(tsym, tval, k, order, pos, remaining, n_rem, assigned, label
         n_rem = m
         one[0] = t
         add_centroid(tsym, tval, one, 1, dense)
-        n_rem = _take_nearest(tsym, tval, dense, remaining, n_rem, assigned, k - 1, out)
+        _distances(tsym, tval, dense, remaining, n_rem, dist, use_index, iptr, post_t, post_f, one, 1, keys,
+                   assigned, sim)
+        n_rem = _take_nearest(dist, remaining, n_rem, assigned, k - 1, out)
         clear_centroid(tsym, one, 1, dense)
         labels[t] = next_group
         for v in range(k - 1):
@@ -307,12 +395,13 @@ def seed_pass_chunk(tsym, tval, k, order, pos, remaining, n_rem, assigned, label
 
 @njit(cache=True, nogil=True)
 def centroid_pass_chunk(tsym, tval, k, prev_ptr, prev_members, seed_order, pos, remaining, n_rem, assigned,
-                        labels, next_group, max_groups, dense):
+                        labels, next_group, max_groups, dense, use_index, iptr, post_t, post_f, keys, sim):
     """A later pass of CreateGroups (Fig. 3), resumable: for the previous groups in ``seed_order`` from ``pos``,
     the ``k`` unassigned templates nearest to that group's centroid form a new group. Returns
     ``(pos, n_rem, next_group)``."""
     g_count = seed_order.shape[0]
     out = np.empty(k, np.int64)
+    dist = np.empty(tsym.shape[0], np.float64)
     made = 0
     while pos < g_count and n_rem >= k and made < max_groups:
         g = seed_order[pos]
@@ -321,7 +410,9 @@ def centroid_pass_chunk(tsym, tval, k, prev_ptr, prev_members, seed_order, pos, 
         cnt = prev_ptr[g + 1] - a
         mem = prev_members[a : a + cnt]
         add_centroid(tsym, tval, mem, cnt, dense)
-        n_rem = _take_nearest(tsym, tval, dense, remaining, n_rem, assigned, k, out)
+        _distances(tsym, tval, dense, remaining, n_rem, dist, use_index, iptr, post_t, post_f, mem, cnt, keys,
+                   assigned, sim)
+        n_rem = _take_nearest(dist, remaining, n_rem, assigned, k, out)
         clear_centroid(tsym, mem, cnt, dense)
         for v in range(k):
             labels[out[v]] = next_group
@@ -389,10 +480,14 @@ def own_distances(tsym, tval, ptr, members, dense):
 
 
 @njit(cache=True, nogil=True)
-def best_other_centroids(tsym, tval, labels, ptr, members, g0, g1, best_g, best_d, dense):
+def best_other_centroids(tsym, tval, labels, ptr, members, g0, g1, best_g, best_d, dense, use_index, iptr, post_t,
+                         post_f, keys, sim):
     """Update, for every template, the nearest centroid *other than its own* among groups ``g0 .. g1-1``
     (resumable over chunks of groups)."""
     n = tsym.shape[0]
+    everyone = np.arange(n)
+    dist = np.empty(n, np.float64)
+    skip = np.zeros(n, np.bool_)
     for g in range(g0, g1):
         a = ptr[g]
         cnt = ptr[g + 1] - a
@@ -400,12 +495,12 @@ def best_other_centroids(tsym, tval, labels, ptr, members, g0, g1, best_g, best_
             continue
         mem = members[a : a + cnt]
         add_centroid(tsym, tval, mem, cnt, dense)
+        _distances(tsym, tval, dense, everyone, n, dist, use_index, iptr, post_t, post_f, mem, cnt, keys, skip, sim)
         for t in range(n):
             if labels[t] == g or labels[t] < 0:
                 continue
-            d = template_distance(tsym, tval, t, dense)
-            if d < best_d[t]:
-                best_d[t] = d
+            if dist[t] < best_d[t]:
+                best_d[t] = dist[t]
                 best_g[t] = g
         clear_centroid(tsym, mem, cnt, dense)
 

@@ -466,8 +466,8 @@ class Condensation(Algorithm):
 
     def evaluate(self, data: SequenceSet, result: Result, hierarchies: dict | None = None,
                  progress: ProgressCallback | None = None) -> dict:
-        """Composition difference CD (Eq. 5), inter-group distance ordering (Eq. 6, on ``m = 20`` sampled group
-        pairs, 4 strings per group), group sizes, exact copies and the longest substring shared with an input
+        """Composition difference CD (Eq. 5), inter-group distance ordering (Eq. 6 over all strings of ``m = 20``
+        sampled group pairs), group sizes, exact copies and the longest substring shared with an input
         (against strings drawn from the overall composition)."""
         from anonstudio.core import metrics
 
@@ -477,7 +477,7 @@ class Condensation(Algorithm):
         cd = metrics.compositional_difference(metrics.composition(data), metrics.composition(out))
         report(progress, 0.1, "distance ordering")
         ordering = metrics.distance_order_preserved(
-            data, result.groups, out, out.extra["groups"], pairs=20, strings_per_group=4, seed=seed)
+            data, result.groups, out, out.extra["groups"], pairs=20, strings_per_group=None, seed=seed)
         report(progress, 0.6, "fragments")
         sizes = np.bincount(result.groups[result.groups >= 0])
         frag = metrics.fragment_leak(data, out, seed=seed)

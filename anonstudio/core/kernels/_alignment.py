@@ -215,20 +215,35 @@ def block_distances(codes_a, off_a, idx_a, codes_b, off_b, idx_b, matrix, gap_op
 
 
 @njit(cache=True, nogil=True)
-def kgram_hashes(codes, offsets, idx, lam):
-    """64-bit polynomial hashes of every length-``lam`` substring of the sequences ``idx`` (sorted)."""
+def _mix(h):
+    """Finaliser of splitmix64: spreads a polynomial hash over all 64 bits (for the open-addressing table)."""
+    h ^= h >> np.uint64(30)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(27)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
+    return h | np.uint64(1)  # 0 marks an empty slot
+
+
+@njit(cache=True, nogil=True)
+def kgram_table(codes, offsets, idx, lam):
+    """Open-addressing hash set of the 64-bit hashes of every length-``lam`` substring of the sequences ``idx``
+    (0 = empty slot; the table size is a power of two at least twice the number of substrings)."""
     total = 0
     for u in range(idx.shape[0]):
         s = idx[u]
         n = offsets[s + 1] - offsets[s]
         if n >= lam:
             total += n - lam + 1
-    out = np.empty(total, np.uint64)
+    size = 16
+    while size < 2 * total:
+        size *= 2
+    table = np.zeros(size, np.uint64)
+    mask = np.uint64(size - 1)
     base = np.uint64(1099511628211)
     top = np.uint64(1)
     for _ in range(lam - 1):
         top = top * base
-    pos = 0
     for u in range(idx.shape[0]):
         s = idx[u]
         a = offsets[s]
@@ -238,38 +253,49 @@ def kgram_hashes(codes, offsets, idx, lam):
         h = np.uint64(0)
         for p in range(lam):
             h = h * base + np.uint64(codes[a + p]) + np.uint64(1)
-        out[pos] = h
-        pos += 1
-        for p in range(lam, n):
+        p = lam
+        while True:
+            key = _mix(h)
+            slot = key & mask
+            while table[slot] != 0 and table[slot] != key:
+                slot = (slot + np.uint64(1)) & mask
+            table[slot] = key
+            if p >= n:
+                break
             h = (h - (np.uint64(codes[a + p - lam]) + np.uint64(1)) * top) * base + np.uint64(codes[a + p]) + np.uint64(1)
-            out[pos] = h
-            pos += 1
-    out.sort()
-    return out
+            p += 1
+    return table
 
 
 @njit(cache=True, nogil=True)
-def any_kgram_in(codes, offsets, idx, lam, sorted_hashes):
-    """For each sequence of ``idx``: does any of its length-``lam`` substrings hash into ``sorted_hashes``?"""
+def any_kgram_in(codes, offsets, idx, lam, table):
+    """For each sequence of ``idx``: is any of its length-``lam`` substrings in ``table`` (:func:`kgram_table`)?"""
     res = np.zeros(idx.shape[0], np.bool_)
     base = np.uint64(1099511628211)
     top = np.uint64(1)
     for _ in range(lam - 1):
         top = top * base
-    nh = sorted_hashes.shape[0]
+    mask = np.uint64(table.shape[0] - 1)
     for u in range(idx.shape[0]):
         s = idx[u]
         a = offsets[s]
         n = offsets[s + 1] - a
-        if n < lam or nh == 0:
+        if n < lam:
             continue
         h = np.uint64(0)
         for p in range(lam):
             h = h * base + np.uint64(codes[a + p]) + np.uint64(1)
         p = lam
         while True:
-            k = np.searchsorted(sorted_hashes, h)
-            if k < nh and sorted_hashes[k] == h:
+            key = _mix(h)
+            slot = key & mask
+            found = False
+            while table[slot] != 0:
+                if table[slot] == key:
+                    found = True
+                    break
+                slot = (slot + np.uint64(1)) & mask
+            if found:
                 res[u] = True
                 break
             if p >= n:

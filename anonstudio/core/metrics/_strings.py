@@ -321,7 +321,7 @@ def exact_copies(original: SequenceSet, pseudo: SequenceSet) -> int:
 
 def longest_shared_substring(original: SequenceSet, *queries: SequenceSet, cap: int | None = None):
     """For each string of each query set: the length of the longest substring it shares with any string of
-    ``original`` (64-bit rolling hashes of all k-grams, k growing until no query string matches). Returns one
+    ``original`` (a hash set of the inputs' 64-bit rolling k-gram hashes, k growing until no query string matches). Returns one
     array per query set (a single array when one set is given)."""
     for q in queries:
         _check_alphabets(original, q)
@@ -333,10 +333,10 @@ def longest_shared_substring(original: SequenceSet, *queries: SequenceSet, cap: 
     limit = max_len if cap is None else min(cap, max_len)
     lam = 1
     while any(len(a) for a in active) and lam <= limit:
-        hashes = A.kgram_hashes(original.codes, original.offsets, all_orig, lam)
+        table = A.kgram_table(original.codes, original.offsets, all_orig, lam)
         for qi, q in enumerate(queries):
             if len(active[qi]):
-                hit = A.any_kgram_in(q.codes, q.offsets, active[qi], lam, hashes)
+                hit = A.any_kgram_in(q.codes, q.offsets, active[qi], lam, table)
                 results[qi][active[qi][hit]] = lam
                 active[qi] = active[qi][hit]
         lam += 1

@@ -62,6 +62,24 @@ def test_optimal_never_suppresses_more_than_greedy_and_respects_constraints():
                 assert (seg.segment == s).sum() >= k
 
 
+def test_optimal_segmentation_matches_an_exhaustive_dynamic_programme():
+    def fewest_suppressed(lengths, k, eps):
+        ls = sorted(lengths)
+        best = [0] * (len(ls) + 1)
+        for i in range(1, len(ls) + 1):
+            best[i] = best[i - 1]
+            for j in range(0, i - k + 1):
+                if ls[i - 1] <= (1 + eps) * ls[j] + 1e-9:
+                    best[i] = max(best[i], best[j] + i - j)
+        return len(ls) - best[-1]
+
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        lengths = rng.integers(1, 120, size=int(rng.integers(3, 50)))
+        k, eps = int(rng.integers(2, 6)), float(rng.uniform(0.05, 1.0))
+        assert homogenize_length(lengths, k, eps, "optimal").suppressed == fewest_suppressed(lengths.tolist(), k, eps)
+
+
 # -- ConvertLength (§3, Fig. 2) -------------------------------------------------------------------------------
 def test_fig2_worked_example():
     # positions 2..6 of ?DDRED? as in Fig. 2(a): D at both ends and once inside, R and E once each

@@ -49,9 +49,12 @@ def homogenize_optimal(sorted_lengths, k, eps):
 
     ``best[i]`` = most strings covered among the first ``i``: either string ``i`` is suppressed (``best[i-1]``) or
     a segment ``j .. i-1`` ends there, ``best[j] + i - j`` with ``j`` in ``[j_min(i), i - k]``. Both window ends
-    only move right, so the maximum of ``best[j] - j`` comes from a monotone deque: O(N) overall."""
+    only move right, so the maximum of ``best[j] - j`` comes from a monotone deque: O(N) overall. Among the
+    segmentations that suppress the fewest strings the one with the fewest segments is kept (ranges as wide
+    as Fig. 1's), so the segmentation differs from the greedy one only where that saves strings."""
     n = sorted_lengths.shape[0]
     best = np.zeros(n + 1, np.int64)
+    nseg = np.zeros(n + 1, np.int64)
     start = np.full(n + 1, -1, np.int64)  # start index (0-based) of the segment ending at i-1, -1: suppressed
     dq = np.empty(n + 1, np.int64)
     head = 0
@@ -63,18 +66,26 @@ def homogenize_optimal(sorted_lengths, k, eps):
             j_min += 1
         jn = i - k
         if jn >= 0:
-            while tail > head and best[dq[tail - 1]] - dq[tail - 1] <= best[jn] - jn:
-                tail -= 1
+            while tail > head:
+                jb = dq[tail - 1]
+                vb = best[jb] - jb
+                vn = best[jn] - jn
+                if vb < vn or (vb == vn and nseg[jb] >= nseg[jn]):
+                    tail -= 1
+                else:
+                    break
             dq[tail] = jn
             tail += 1
         while tail > head and dq[head] < j_min:
             head += 1
         best[i] = best[i - 1]
+        nseg[i] = nseg[i - 1]
         if tail > head:
             j = dq[head]
             cand = best[j] + i - j
-            if cand > best[i]:
+            if cand > best[i] or (cand == best[i] and nseg[j] + 1 < nseg[i]):
                 best[i] = cand
+                nseg[i] = nseg[j] + 1
                 start[i] = j
     seg = np.full(n, -1, np.int64)
     i = n

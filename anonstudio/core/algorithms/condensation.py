@@ -211,17 +211,24 @@ def create_groups(
     sym, val = tpl.symbols, tpl.values
     dense = np.zeros((tpl.length, n_symbols))
     expected = n // k
-    # large alphabets (item sequences): distances through an inverted index of (position, symbol) cells
+    # large alphabets (item sequences): distances through an inverted index of (position, symbol) cells,
+    # rebuilt on the unassigned templates whenever they have halved
     use_index = n_symbols > _INDEX_MIN_SYMBOLS
-    if use_index:
-        iptr, post_t, post_f = K.build_index(sym, val, n_symbols)
-    else:
-        iptr = np.zeros(1, np.int64)
-        post_t = np.zeros(0, np.int64)
-        post_f = np.zeros(0, np.float64)
     keys = np.empty(min(n * sym.shape[2], n_symbols) * tpl.length if use_index else 1, np.int64)
     sim = np.zeros(n if use_index else 1)
-    ix = (use_index, iptr, post_t, post_f, keys, sim)
+    no_index = (False, np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64), keys, sim)
+    indexed = [0]
+
+    def index_of(subset: np.ndarray) -> tuple:
+        if not use_index:
+            return no_index
+        indexed[0] = len(subset)
+        return (True, *K.build_index(sym, val, n_symbols, subset), keys, sim)
+
+    def refresh(ix: tuple, remaining: np.ndarray, n_rem: int) -> tuple:
+        if use_index and n_rem < indexed[0] // 2:
+            return index_of(remaining[:n_rem])
+        return ix
 
     def first_pass() -> tuple[np.ndarray, int]:
         labels = np.full(n, -1, np.int64)
@@ -229,7 +236,9 @@ def create_groups(
         assigned = np.zeros(n, np.bool_)
         order = rng.permutation(n).astype(np.int64)
         pos, n_rem, g = 0, n, 0
+        ix = index_of(remaining)
         while n_rem >= k:
+            ix = refresh(ix, remaining, n_rem)
             pos, n_rem, g = K.seed_pass_chunk(sym, val, k, order, pos, remaining, n_rem, assigned, labels, g,
                                               _CHUNK_GROUPS, dense, *ix)
             report(sub_pass, g / max(expected, 1), f"grouping: pass 1, {g} groups")
@@ -243,7 +252,9 @@ def create_groups(
         remaining = np.arange(n, dtype=np.int64)
         assigned = np.zeros(n, np.bool_)
         pos, n_rem, g = 0, n, 0
+        ix = index_of(remaining)
         while pos < count and n_rem >= k:
+            ix = refresh(ix, remaining, n_rem)
             pos, n_rem, g = K.centroid_pass_chunk(sym, val, k, prev_ptr, prev_mem, seed_order, pos, remaining,
                                                   n_rem, assigned, new, g, _CHUNK_GROUPS, dense, *ix)
             report(sub_pass, g / max(count, 1), f"grouping: pass {p}, {g} groups")
@@ -269,6 +280,7 @@ def create_groups(
         own_d = K.own_distances(sym, val, ptr, mem, dense)
         best_g = np.full(n, -1, np.int64)
         best_d = np.full(n, np.inf)
+        ix = index_of(np.arange(n, dtype=np.int64))
         for g0 in range(0, count, _CHUNK_GROUPS):
             K.best_other_centroids(sym, val, labels, ptr, mem, g0, min(count, g0 + _CHUNK_GROUPS), best_g, best_d,
                                    dense, *ix)

@@ -245,14 +245,15 @@ def pair_distance(tsym, tval, a, b):
 
 
 @njit(cache=True, nogil=True)
-def build_index(tsym, tval, n_symbols):
-    """Inverted index of the templates for large alphabets: for key ``i * n_symbols + c`` the templates with
-    symbol ``c`` at position ``i`` (``post_t``) and its frequency (``post_f``), CSR over ``iptr``."""
-    n = tsym.shape[0]
+def build_index(tsym, tval, n_symbols, subset):
+    """Inverted index of the templates ``subset`` for large alphabets: for key ``i * n_symbols + c`` the
+    templates with symbol ``c`` at position ``i`` (``post_t``) and its frequency (``post_f``), CSR over ``iptr``.
+    Rebuilt on the templates still unassigned as a pass goes on, so that postings shrink with them."""
     L = tsym.shape[1]
     W = tsym.shape[2]
     counts = np.zeros(L * n_symbols + 1, np.int64)
-    for t in range(n):
+    for u in range(subset.shape[0]):
+        t = subset[u]
         for i in range(L):
             for w in range(W):
                 c = tsym[t, i, w]
@@ -263,7 +264,8 @@ def build_index(tsym, tval, n_symbols):
     fill = iptr[:-1].copy()
     post_t = np.empty(iptr[-1], np.int64)
     post_f = np.empty(iptr[-1], np.float64)
-    for t in range(n):
+    for u in range(subset.shape[0]):
+        t = subset[u]
         for i in range(L):
             for w in range(W):
                 c = tsym[t, i, w]

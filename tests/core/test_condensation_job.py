@@ -93,3 +93,19 @@ def test_alphabet_mismatch_exit_2_naming_record_and_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "in.fasta" in err and "odd" in err and "'B'" in err and ":62" in err
     assert not (tmp_path / "out.fasta").exists()
+
+
+def test_two_files_one_class_each_report_knn_accuracy(tmp_path):
+    # class A from hydrophobic letters, class B from charged ones: k-NN separates them, trained either way
+    rng = np.random.default_rng(3)
+    for name, letters in (("a.fasta", list("AILMFVW")), ("b.fasta", list("DEKRHNQ"))):
+        with open(tmp_path / name, "w") as fh:
+            for i in range(40):
+                fh.write(f">{name[0]}{i}\n{''.join(rng.choice(letters, int(rng.integers(30, 50))))}\n")
+    job = tmp_path / "job.toml"
+    job.write_text('[input]\npath = ["a.fasta", "b.fasta"]\nlabels = ["A", "B"]\n'
+                   '[algorithm]\nname = "condensation"\nk = 5\n'
+                   '[output]\npath = "out.fasta"\nreport = "out.report.json"\n')
+    assert main(["run", str(job), "--quiet"]) == 0
+    m = json.loads((tmp_path / "out.report.json").read_text())["metrics"]
+    assert m["knn_accuracy_original"] == 1.0 and m["knn_accuracy_pseudo"] == 1.0

@@ -6,11 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonstudio.core import generate
 from anonstudio.core.experiments import EXPERIMENTS
-
-needs_quest = pytest.mark.skipif(not hasattr(generate, "quest_sequences"),
-                                 reason="core.generate.quest_sequences is not on this branch yet")
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +68,6 @@ def test_missing_input_is_a_clear_error(tmp_path):
         cmd.run(tmp_path, **cmd.parameters.validate({}))
 
 
-@needs_quest
 def test_knn_vs_group_size(tmp_path):
     cmd = EXPERIMENTS["condensation-knn"]
     params = cmd.parameters.validate({"D": 150, "group_sizes": "5,10", "test_size": 30})
@@ -81,7 +76,6 @@ def test_knn_vs_group_size(tmp_path):
     assert df["accuracy_original"].between(0, 1).all() and df["accuracy_pseudo"].between(0, 1).all()
 
 
-@needs_quest
 def test_higher_orders(tmp_path):
     cmd = EXPERIMENTS["condensation-order"]
     params = cmd.parameters.validate({"D": 120, "k": 8, "orders": "2,3", "test_size": 20})
@@ -90,7 +84,6 @@ def test_higher_orders(tmp_path):
     assert df["order"].tolist() == [2, 3]
 
 
-@needs_quest
 def test_scaling(tmp_path):
     cmd = EXPERIMENTS["condensation-scaling"]
     params = cmd.parameters.validate({"lengths": "5,10", "sizes": "200,400", "fixed_size": 300, "k": 10})

@@ -58,13 +58,12 @@ def _read_fasta(path: str) -> SequenceSet:
 
 
 def quest_two_classes(D: int, T: float, I: float, n_items: int, seed: int) -> SequenceSet:
-    """§5.1's classification data: two Quest instances of ``D`` sequences (seeds ``seed`` and ``seed + 1``);
-    the instance is the class label (``A`` / ``B``)."""
-    from anonstudio.core.generate import quest_sequences
+    """§5.1's classification data: two Quest instances of ``D`` sequences with different seeds
+    (:func:`anonstudio.core.generate.labelled_quest`); the instance is the class label (``A`` / ``B``)."""
+    from anonstudio.core.generate import labelled_quest
 
-    a = quest_sequences(D, T, I, n_items, seed)
-    b = quest_sequences(D, T, I, n_items, seed + 1)
-    return SequenceSet.from_strings(a + b, ids=[f"q{i + 1}" for i in range(2 * D)], labels=["A"] * D + ["B"] * D)
+    sequences, labels = labelled_quest(D, T, I, n_items, seed, classes=2)
+    return SequenceSet.from_strings(sequences, ids=[f"q{i + 1}" for i in range(len(sequences))], labels=labels)
 
 
 # ---------------------------------------------------------------------------------------------------------

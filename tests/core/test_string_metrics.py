@@ -111,3 +111,14 @@ def test_exact_copies_and_longest_shared_substring():
     assert metrics.longest_shared_substring(original, query).tolist() == [5, 0, 5, 5]
     leak = metrics.fragment_leak(original, query, seed=1)
     assert leak["pseudo_max"] == 5 and set(leak) == {"pseudo_mean", "pseudo_max", "random_mean", "random_max"}
+
+
+def test_knn_composition_distance_is_l1_of_histograms():
+    from anonstudio.core.metrics._strings import _distance_matrix
+
+    data = seqs(["AAAC", "ACCC", "AC", "KKKK"])
+    d = _distance_matrix(data, data, "composition", None)
+    assert d[0, 1] == pytest.approx(1.0)  # |0.75 - 0.25| + |0.25 - 0.75|
+    assert d[1, 2] == pytest.approx(0.5) and d[0, 3] == pytest.approx(2.0) and d[2, 2] == 0.0
+    labels = ["x", "x", "x", "y"]
+    assert metrics.knn_accuracy(data, labels, data, labels, n_neighbors=1, distance="composition") == 1.0

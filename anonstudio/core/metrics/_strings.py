@@ -206,7 +206,10 @@ def _distance_matrix(test: SequenceSet, train: SequenceSet, distance: str, progr
             return h / np.maximum(s.lengths, 1)[:, None]
 
         a, b = hist(test), hist(train)
-        return np.abs(a[:, None, :] - b[None, :, :]).sum(axis=2)
+        out = np.empty((len(test), len(train)))
+        for r in range(len(test)):  # row by row: test x train x alphabet at once can take gigabytes
+            out[r] = np.abs(b - a[r]).sum(axis=1)
+        return out
     if distance not in ("nw", "blosum62"):
         raise ParameterError(f"distance must be nw, blosum62 or composition, got {distance!r}", column="distance")
     scoring = "unit" if distance == "nw" else "blosum62"

@@ -156,6 +156,22 @@ def test_similar_strings_end_up_together():
     assert g.labels[0] != g.labels[5]
 
 
+def test_reassignment_test_never_leaves_a_group_below_k():
+    from anonstudio.core.kernels import _condensation as K
+
+    # group 0 would be dissolved into groups 1 and 3; group 1's own members would rather join group 2, but a
+    # group that took in templates is not dissolved, or the two it took in would be left as a group of 2 < k
+    labels = np.repeat(np.arange(4), 3).astype(np.int64)
+    own_d = np.full(12, 10.0)
+    best_g = np.array([1, 1, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0], np.int64)
+    best_d = np.array([1, 1, 1, 1, 1, 1, 50, 50, 50, 50, 50, 50], float)
+    moved, dissolved = K.reassign(labels, 4, 3, np.arange(4, dtype=np.int64), own_d, best_g, best_d)
+    assert dissolved == 1
+    sizes = np.bincount(labels)
+    assert sizes[sizes > 0].min() >= 3
+    assert labels[:3].tolist() == [1, 1, 3]
+
+
 # -- statistics (Eqs. 1, 2, 4) and generation (§4.3, §4.6) ----------------------------------------------------
 def test_statistics_are_consistent_marginals():
     data = SequenceSet.from_strings(random_strings(8, 20, 30, seed=4), alphabet="protein-20")

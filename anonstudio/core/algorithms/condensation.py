@@ -291,7 +291,7 @@ def create_groups(
         if moved:
             trial, trial_count = K.relabel(trial)
             obj = _objective(K, tpl, trial, trial_count, dense)
-            if obj < objective[-1]:
+            if obj < objective[-1] and np.bincount(trial).min() >= k:
                 labels, count, kept = trial, int(trial_count), True
                 objective.append(obj)
         if not kept:

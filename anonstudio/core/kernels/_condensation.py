@@ -530,6 +530,7 @@ def reassign(labels, n_groups, k, group_order, own_d, best_g, best_d):
         if labels[t] >= 0:
             size[labels[t]] += 1
     alive = size > 0
+    received = np.zeros(n_groups, np.bool_)  # a group that took in templates is never dissolved afterwards
     ptr, members = group_members(labels, n_groups)
     moved = 0
     dissolved = 0
@@ -555,12 +556,13 @@ def reassign(labels, n_groups, k, group_order, own_d, best_g, best_d):
         for h in range(n_groups):
             if alive[h]:
                 live += 1
-        if ok and live > 1 and other < own - 1e-12:
+        if ok and live > 1 and not received[g] and other < own - 1e-12:
             for u in range(cnt):
                 t = members[a + u]
                 if labels[t] == g:
                     labels[t] = best_g[t]
                     size[best_g[t]] += 1
+                    received[best_g[t]] = True
                     moved += 1
             size[g] = 0
             alive[g] = False
@@ -585,6 +587,7 @@ def reassign(labels, n_groups, k, group_order, own_d, best_g, best_d):
                     t = idx[order[v]]
                     labels[t] = best_g[t]
                     size[best_g[t]] += 1
+                    received[best_g[t]] = True
                     size[g] -= 1
                     moved += 1
     return moved, dissolved

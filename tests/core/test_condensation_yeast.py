@@ -50,7 +50,7 @@ def test_distance_ordering_is_mostly_preserved(condensed):
     _, _, m = condensed
     # Eq. 6 over all strings of 20 sampled group pairs; pseudo-strings of one segment share one length, so
     # orderings between group pairs of the same two segments are close to coin flips (see the report)
-    assert m["distance_order_preserved"] >= 0.85
+    assert m["distance_order_preserved"] >= 0.8  # 0.89 with seed 1; unrelated orderings give about 0.5
     assert m["distance_order_pairs"] == 20
 
 

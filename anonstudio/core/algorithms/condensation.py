@@ -352,7 +352,26 @@ class Condensation(Algorithm):
     that does is drawn again.
 
     Output headers are ``pseudo_<n> segment=<s> group=<g>``; ``output.extra["groups"]`` holds the group of each
-    pseudo-string and ``Result.groups`` the group of each input string (-1: suppressed by HomogenizeLength).
+    pseudo-string and ``Result.groups`` the group of each input string (-1: suppressed by HomogenizeLength, or
+    in a group whose every draw reproduces an input, e.g. ``k`` identical strings).
+
+    Parameters
+    ----------
+    k : int
+        Anonymity level: every group holds at least ``k`` strings and yields ``n(G)`` pseudo-strings.
+    epsilon : float
+        Length similarity of Definition 2.1: a segment's lengths lie within ``[l, (1+ε) l]``.
+    order : int
+        Order ``s`` of the statistics used for generation (2: Eqs. 1–2, §4.3; ``s > 2``: Eq. 4, §4.6).
+    seed : int
+        Seed of every random choice (seeds of the first pass, pass order, generation).
+    segmentation : {"greedy", "optimal"}
+        HomogenizeLength of Fig. 1, or the dynamic programme §4.5 suggests (fewest suppressed strings).
+
+    References
+    ----------
+    C. C. Aggarwal, P. S. Yu. A framework for condensation-based anonymization of string data. Data Mining and
+    Knowledge Discovery 16(3):251–275, 2008 (extended version of "On anonymization of string data", SDM 2007).
     """
 
     name = "condensation"

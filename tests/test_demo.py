@@ -41,7 +41,7 @@ def test_demo_is_small_and_has_one_job_per_method_family():
     total = sum(len(b) for b in _committed_files().values())
     assert total < 2_000_000
     names = {tomllib.loads((DEMO / n).read_text())["algorithm"]["name"] for n in _committed_files() if n.endswith(".toml")}
-    assert {"mst", "mondrian", "kmember", "ra", "anatomy", "condensation", "cbmsa"} <= names
+    assert {"mst", "mondrian", "kmember", "condensation", "cbmsa"} <= names
 
 
 @pytest.mark.parametrize("job", sorted(p.name for p in DEMO.glob("*.toml")))

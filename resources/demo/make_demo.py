@@ -95,12 +95,6 @@ def jobs() -> dict[str, str]:
         "table-kmember.toml": _table_job(
             "Greedy k-member clustering to 5-anonymity (baseline of 002).",
             ['name = "kmember"', "k = 5", "seed = 1"], "adult-kmember-k5"),
-        "table-ra.toml": _table_job(
-            "Random anonymization with entropy weights (Yang & Qiao, 001, Algorithm 1).",
-            ['name = "ra"', "k = 5", 'weights = "entropy"', "seed = 1"], "adult-ra-k5"),
-        "table-anatomy.toml": _table_job(
-            "Anatomy: quasi-identifier and sensitive tables, 2-diverse groups (baseline of 001).",
-            ['name = "anatomy"', "l = 2", "seed = 1"], "adult-anatomy-l2"),
         "proteins-condensation.toml": _string_job(
             "Condensation of protein-like strings, groups of 10, order-2 statistics (Aggarwal & Yu, 000).",
             "proteins.fasta", "proteins-condensation-k10",

@@ -81,7 +81,10 @@ def composition(data: SequenceSet) -> np.ndarray:
 
 
 def compositional_difference(f: np.ndarray, f_prime: np.ndarray) -> float:
-    """CD (Eq. 5): ``Σ_i |f_i − f'_i|`` over the alphabet (0 = identical histograms)."""
+    """CD (Eq. 5): ``Σ_i |f_i − f'_i|`` over the alphabet (0 = identical histograms).
+
+    Computed exactly as Eq. 5 is written; its range is [0, 2] (2 for disjoint alphabets), although the paper's
+    prose calls it a fraction between 0 and 1 — halve it for the total-variation reading."""
     f = np.asarray(f, dtype=np.float64)
     f_prime = np.asarray(f_prime, dtype=np.float64)
     if f.shape != f_prime.shape:

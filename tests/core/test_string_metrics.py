@@ -122,3 +122,16 @@ def test_knn_composition_distance_is_l1_of_histograms():
     assert d[1, 2] == pytest.approx(0.5) and d[0, 3] == pytest.approx(2.0) and d[2, 2] == 0.0
     labels = ["x", "x", "x", "y"]
     assert metrics.knn_accuracy(data, labels, data, labels, n_neighbors=1, distance="composition") == 1.0
+
+
+def test_longest_shared_substring_agrees_with_the_verifiers_suffix_automaton():
+    from anonstudio.core.privacy import longest_shared_substrings
+
+    rng = np.random.default_rng(4)
+    letters = list("ACDE")
+    original = seqs(["".join(rng.choice(letters, int(rng.integers(1, 80)))) for _ in range(40)])
+    query = seqs(["".join(rng.choice(letters, int(rng.integers(1, 60)))) for _ in range(30)]
+                 + [original.sequence(3)[5:40] + "W"])
+    ours = metrics.longest_shared_substring(original, query)
+    assert ours.tolist() == longest_shared_substrings(original, query).tolist()
+    assert ours[-1] >= 35

@@ -225,81 +225,95 @@ def _mix(h):
     return h | np.uint64(1)  # 0 marks an empty slot
 
 
-@njit(cache=True, nogil=True)
-def kgram_table(codes, offsets, idx, lam):
-    """Open-addressing hash set of the 64-bit hashes of every length-``lam`` substring of the sequences ``idx``
-    (0 = empty slot; the table size is a power of two at least twice the number of substrings)."""
-    total = 0
-    for u in range(idx.shape[0]):
-        s = idx[u]
-        n = offsets[s + 1] - offsets[s]
-        if n >= lam:
-            total += n - lam + 1
-    size = 16
-    while size < 2 * total:
-        size *= 2
-    table = np.zeros(size, np.uint64)
-    mask = np.uint64(size - 1)
-    base = np.uint64(1099511628211)
-    top = np.uint64(1)
-    for _ in range(lam - 1):
-        top = top * base
-    for u in range(idx.shape[0]):
-        s = idx[u]
-        a = offsets[s]
-        n = offsets[s + 1] - a
-        if n < lam:
-            continue
-        h = np.uint64(0)
-        for p in range(lam):
-            h = h * base + np.uint64(codes[a + p]) + np.uint64(1)
-        p = lam
-        while True:
-            key = _mix(h)
-            slot = key & mask
-            while table[slot] != 0 and table[slot] != key:
-                slot = (slot + np.uint64(1)) & mask
-            table[slot] = key
-            if p >= n:
-                break
-            h = (h - (np.uint64(codes[a + p - lam]) + np.uint64(1)) * top) * base + np.uint64(codes[a + p]) + np.uint64(1)
-            p += 1
-    return table
+_BASE = np.uint64(1099511628211)
 
 
 @njit(cache=True, nogil=True)
-def any_kgram_in(codes, offsets, idx, lam, table):
-    """For each sequence of ``idx``: is any of its length-``lam`` substrings in ``table`` (:func:`kgram_table`)?"""
-    res = np.zeros(idx.shape[0], np.bool_)
-    base = np.uint64(1099511628211)
-    top = np.uint64(1)
-    for _ in range(lam - 1):
-        top = top * base
+def prefix_hashes(codes):
+    """Polynomial prefix hashes ``H[i] = Σ_{p<i} (codes[p] + 1) B^{i-1-p}`` (mod 2^64) of a concatenation: the
+    hash of ``codes[a:a+m]`` is ``H[a+m] - H[a] B^m``."""
+    n = codes.shape[0]
+    h = np.zeros(n + 1, np.uint64)
+    for p in range(n):
+        h[p + 1] = h[p] * _BASE + np.uint64(codes[p]) + np.uint64(1)
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _insert(table, key):
     mask = np.uint64(table.shape[0] - 1)
-    for u in range(idx.shape[0]):
-        s = idx[u]
-        a = offsets[s]
-        n = offsets[s + 1] - a
-        if n < lam:
-            continue
-        h = np.uint64(0)
-        for p in range(lam):
-            h = h * base + np.uint64(codes[a + p]) + np.uint64(1)
-        p = lam
-        while True:
-            key = _mix(h)
-            slot = key & mask
-            found = False
-            while table[slot] != 0:
-                if table[slot] == key:
-                    found = True
-                    break
-                slot = (slot + np.uint64(1)) & mask
-            if found:
-                res[u] = True
+    slot = key & mask
+    while table[slot] != 0 and table[slot] != key:
+        slot = (slot + np.uint64(1)) & mask
+    table[slot] = key
+
+
+@njit(cache=True, nogil=True)
+def _contains(table, key):
+    mask = np.uint64(table.shape[0] - 1)
+    slot = key & mask
+    while table[slot] != 0:
+        if table[slot] == key:
+            return True
+        slot = (slot + np.uint64(1)) & mask
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _table(n_keys):
+    size = 16
+    while size < 2 * n_keys:
+        size *= 2
+    return np.zeros(size, np.uint64)
+
+
+@njit(cache=True, nogil=True)
+def shared_kgram_step(h_orig, cand, cand_end, h_query, q_off, active, lam):
+    """One step of the longest-shared-substring search at length ``lam``.
+
+    ``cand`` are start positions in the originals (``cand_end``: end of their string) whose ``lam-1``-gram
+    occurs in some active query string; ``active`` are query strings that shared a ``lam-1``-gram. Returns
+    ``(hit, new_cand, new_end)``: which active queries share a ``lam``-gram with an original, and the original
+    positions whose ``lam``-gram occurs in an active query."""
+    pw = np.uint64(1)
+    for _ in range(lam):
+        pw = pw * _BASE
+    n_q = 0
+    for u in range(active.shape[0]):
+        s = active[u]
+        m = q_off[s + 1] - q_off[s] - lam + 1
+        if m > 0:
+            n_q += m
+    qt = _table(n_q)
+    for u in range(active.shape[0]):
+        s = active[u]
+        for a in range(q_off[s], q_off[s + 1] - lam + 1):
+            _insert(qt, _mix(h_query[a + lam] - h_query[a] * pw))
+    keep = np.zeros(cand.shape[0], np.bool_)
+    n_keep = 0
+    for c in range(cand.shape[0]):
+        a = cand[c]
+        if a + lam <= cand_end[c] and _contains(qt, _mix(h_orig[a + lam] - h_orig[a] * pw)):
+            keep[c] = True
+            n_keep += 1
+    new_cand = np.empty(n_keep, np.int64)
+    new_end = np.empty(n_keep, np.int64)
+    ot = _table(n_keep)
+    j = 0
+    for c in range(cand.shape[0]):
+        if keep[c]:
+            a = cand[c]
+            new_cand[j] = a
+            new_end[j] = cand_end[c]
+            j += 1
+            _insert(ot, _mix(h_orig[a + lam] - h_orig[a] * pw))
+    hit = np.zeros(active.shape[0], np.bool_)
+    if n_keep == 0:
+        return hit, new_cand, new_end
+    for u in range(active.shape[0]):
+        s = active[u]
+        for a in range(q_off[s], q_off[s + 1] - lam + 1):
+            if _contains(ot, _mix(h_query[a + lam] - h_query[a] * pw)):
+                hit[u] = True
                 break
-            if p >= n:
-                break
-            h = (h - (np.uint64(codes[a + p - lam]) + np.uint64(1)) * top) * base + np.uint64(codes[a + p]) + np.uint64(1)
-            p += 1
-    return res
+    return hit, new_cand, new_end

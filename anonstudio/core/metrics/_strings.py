@@ -327,25 +327,33 @@ def exact_copies(original: SequenceSet, pseudo: SequenceSet) -> int:
 
 def longest_shared_substring(original: SequenceSet, *queries: SequenceSet, cap: int | None = None):
     """For each string of each query set: the length of the longest substring it shares with any string of
-    ``original`` (a hash set of the inputs' 64-bit rolling k-gram hashes, k growing until no query string matches). Returns one
-    array per query set (a single array when one set is given)."""
+    ``original``. Returns one array per query set (a single array when one set is given).
+
+    The length grows one symbol at a time; at each length only the original positions whose shorter prefix
+    occurred in a query still matching are kept (64-bit rolling hashes in open-addressing tables), so the work
+    shrinks quickly after the first few lengths."""
     for q in queries:
         _check_alphabets(original, q)
     A = _align()
-    results = [np.zeros(len(q), np.int64) for q in queries]
-    active = [np.arange(len(q), dtype=np.int64) for q in queries]
-    all_orig = np.arange(len(original), dtype=np.int64)
-    max_len = max((int(q.lengths.max()) for q in queries if len(q)), default=0)
-    limit = max_len if cap is None else min(cap, max_len)
-    lam = 1
-    while any(len(a) for a in active) and lam <= limit:
-        table = A.kgram_table(original.codes, original.offsets, all_orig, lam)
-        for qi, q in enumerate(queries):
-            if len(active[qi]):
-                hit = A.any_kgram_in(q.codes, q.offsets, active[qi], lam, table)
-                results[qi][active[qi][hit]] = lam
-                active[qi] = active[qi][hit]
-        lam += 1
+    h_orig = A.prefix_hashes(original.codes)
+    starts = np.arange(len(original.codes), dtype=np.int64)
+    ends_all = np.repeat(original.offsets[1:], original.lengths).astype(np.int64)
+    results = []
+    for q in queries:
+        res = np.zeros(len(q), np.int64)
+        h_q = A.prefix_hashes(q.codes)
+        active = np.arange(len(q), dtype=np.int64)
+        cand, cand_end = starts, ends_all
+        limit = int(q.lengths.max()) if len(q) else 0
+        if cap is not None:
+            limit = min(limit, cap)
+        lam = 1
+        while len(active) and lam <= limit:
+            hit, cand, cand_end = A.shared_kgram_step(h_orig, cand, cand_end, h_q, q.offsets, active, lam)
+            active = active[hit]
+            res[active] = lam
+            lam += 1
+        results.append(res)
     return results[0] if len(results) == 1 else results
 
 

@@ -309,3 +309,40 @@ def test_inverted_index_gives_the_same_groups_as_direct_distances(monkeypatch):
     direct = create_groups(tpl, 6, len(data.alphabet), np.random.default_rng(4))
     assert np.array_equal(with_index.labels, direct.labels)
     assert with_index.objective == pytest.approx(direct.objective)
+
+
+def test_invariants_hold_on_random_inputs():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=25, deadline=None)
+    @given(
+        lengths=st.lists(st.integers(1, 40), min_size=6, max_size=60),
+        k=st.integers(2, 6),
+        eps=st.floats(0.1, 2.0),
+        order=st.integers(2, 4),
+        seed=st.integers(0, 1000),
+        segmentation=st.sampled_from(["greedy", "optimal"]),
+    )
+    def check(lengths, k, eps, order, seed, segmentation):
+        rng = np.random.default_rng(seed)
+        strings = ["".join(rng.choice(list("ACDEFGH"), n)) for n in lengths]
+        data = SequenceSet.from_strings(strings, alphabet="protein-20")
+        alg = Condensation(k=min(k, len(strings)), epsilon=eps, order=order, seed=seed, segmentation=segmentation)
+        try:
+            res = alg.run(data, {})
+        except PrivacyError:
+            return  # nothing could be condensed (no ε-range of k strings, or only copies possible)
+        kept = res.groups >= 0
+        sizes = np.bincount(res.groups[kept])
+        assert sizes[sizes > 0].min() >= alg.params["k"]
+        assert len(res.output) == kept.sum() == len(strings) - res.suppressed
+        assert not set(strings) & set(res.output.strings())
+        seg = res.details["segment_of_input"]
+        for g in np.unique(res.groups[kept]):  # a group never spans two segments; pseudo-strings have its length
+            members = res.groups == g
+            assert len(set(seg[members])) == 1
+            lens = res.output.lengths[res.output.extra["groups"] == g]
+            assert len(set(lens)) == 1
+
+    check()

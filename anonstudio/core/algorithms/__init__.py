@@ -12,6 +12,7 @@ from anonstudio.core.errors import NotAvailableError, ParameterError
 
 #: name → "module:Class" of every method this version provides (imported lazily).
 _REGISTRY: dict[str, str] = {
+    "condensation": "anonstudio.core.algorithms.condensation:Condensation",
     "mst": "anonstudio.core.algorithms.mst_recoding:MSTRecoding",
     "mondrian": "anonstudio.core.algorithms.mondrian:Mondrian",
     "kmember": "anonstudio.core.algorithms.kmember:KMember",

@@ -5,11 +5,12 @@
 
 from __future__ import annotations
 
+from anonstudio.core.experiments._condensation import EXPERIMENTS as _CONDENSATION
 from anonstudio.core.experiments._mst_adult import MST_ADULT, run_mst_adult
 from anonstudio.core.params import Command
 
-EXPERIMENTS: dict[str, Command] = {
-    MST_ADULT.name: MST_ADULT,
-}
+EXPERIMENTS: dict[str, Command] = {}
+EXPERIMENTS.update(_CONDENSATION)
+EXPERIMENTS[MST_ADULT.name] = MST_ADULT
 
 __all__ = ["EXPERIMENTS", "run_mst_adult"]

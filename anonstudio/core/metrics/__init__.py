@@ -1,5 +1,19 @@
 """Information-loss and utility metrics computed from outputs (never from an algorithm's bookkeeping)."""
 
+from anonstudio.core.metrics._strings import (
+    blosum62,
+    composition,
+    compositional_difference,
+    distance_block,
+    distance_order_preserved,
+    exact_copies,
+    fragment_leak,
+    group_distance,
+    knn_accuracy,
+    knn_original_vs_pseudo,
+    longest_shared_substring,
+    needleman_wunsch,
+)
 from anonstudio.core.metrics._table_metrics import (
     cavg,
     class_sizes,
@@ -10,4 +24,24 @@ from anonstudio.core.metrics._table_metrics import (
     table_metrics,
 )
 
-__all__ = ["cavg", "class_sizes", "discernibility", "equivalence_classes", "gcp", "ncp_cells", "table_metrics"]
+__all__ = [
+    "blosum62",
+    "cavg",
+    "class_sizes",
+    "composition",
+    "compositional_difference",
+    "discernibility",
+    "distance_block",
+    "distance_order_preserved",
+    "equivalence_classes",
+    "exact_copies",
+    "fragment_leak",
+    "gcp",
+    "group_distance",
+    "knn_accuracy",
+    "knn_original_vs_pseudo",
+    "longest_shared_substring",
+    "ncp_cells",
+    "needleman_wunsch",
+    "table_metrics",
+]

@@ -65,6 +65,8 @@ class WorkbenchState:
         The chosen method's job-file name and its parameters (without ``name``).
     outcome:
         The last finished run (:class:`anonstudio.core.jobs.Outcome`) or ``None``.
+    last_report:
+        The report of the last run as stored in a project (``outcome.report`` once a run finishes here).
     project_path:
         The project file, once saved or opened.
     dirty:
@@ -80,6 +82,7 @@ class WorkbenchState:
     method: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     outcome: Any = None
+    last_report: dict[str, Any] | None = None
     project_path: Path | None = None
     dirty: bool = False
     _listeners: list[Listener] = field(default_factory=list, repr=False, compare=False)
@@ -258,14 +261,16 @@ class WorkbenchState:
     # -- results -----------------------------------------------------------------------------------------
     def set_outcome(self, outcome: Any) -> None:
         self.outcome = outcome
+        self.last_report = outcome.report if outcome is not None else self.last_report
         self._changed("outcome")
 
     def verdict_text(self) -> str:
         """The last run's verdict for the status bar, e.g. ``"k-anonymous, k = 5, verified"``."""
-        if self.outcome is None:
+        rep = self.outcome.report if self.outcome is not None else self.last_report
+        if not rep:
             return ""
-        ver = self.outcome.report.get("verification", {})
-        params = self.outcome.report.get("parameters", {})
+        ver = rep.get("verification", {}) or {}
+        params = rep.get("parameters", {}) or {}
         model = str(ver.get("model", ""))
         passed = bool(ver.get("passed"))
         bits: list[str] = []

@@ -107,6 +107,15 @@ class WorkbenchState:
         if not was:
             self.notify("dirty")
 
+    def replace_from(self, other: WorkbenchState) -> None:
+        """Take over everything ``other`` holds (a project or job just read), keeping this object — and
+        the panes bound to it — and its listeners; then notify every kind of change."""
+        for name in ("data", "data_path", "kind", "read_options", "hierarchies", "hierarchy_sources", "method",
+                     "params", "outcome", "last_report", "project_path", "dirty"):
+            setattr(self, name, getattr(other, name))
+        for what in ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty"):
+            self.notify(what)
+
     # -- data --------------------------------------------------------------------------------------------
     def set_data(
         self,

@@ -69,9 +69,8 @@ class Job:
     raw: dict[str, Any] = field(default_factory=dict)
 
     def make_algorithm(self) -> Algorithm:
-        cls = algorithms.get(self.algorithm)
         try:
-            return cls(**self.params)
+            return algorithms.get(self.algorithm)(**self.params)
         except AnonStudioError as exc:
             if exc.file is None:
                 exc.file = str(self.file) if self.file else None
@@ -126,7 +125,10 @@ def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
+        import re
+
+        found = re.search(r"\(at line (\d+)", str(exc))
+        line = int(found.group(1)) if found else None
         msg = str(exc).split(" (at line")[0]
         raise JobError(f"not valid TOML: {msg}", file=path, line=line) from None
     for o in overrides or []:

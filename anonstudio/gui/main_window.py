@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else QSettings()
         self.state = WorkbenchState()
         self.runner = TaskRunner(self)
+        self.runner.idle.connect(self._update_actions)
         self.worker: RunWorker | None = None
         self.sweep_dialog: SweepDialog | None = None
         self.panes: dict[str, QWidget] = {}
@@ -366,7 +367,6 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         self.setWindowTitle(self.state.title())
-        self.setWindowModified(self.state.dirty)
 
     def _update_status(self) -> None:
         self.size_label.setText(self.state.size_text())
@@ -667,7 +667,6 @@ class MainWindow(QMainWindow):
         worker.finished.connect(self._run_finished)
         worker.failed.connect(self._run_failed)
         worker.cancelled.connect(self._run_cancelled)
-        worker.done.connect(self._update_actions, Qt.ConnectionType.QueuedConnection)
         self.worker = worker
         self.runner.start_worker(worker)
         self._update_actions()
@@ -742,7 +741,6 @@ class MainWindow(QMainWindow):
         if metrics is not None and hasattr(metrics, "add_sweep_point"):
             worker.point.connect(metrics.add_sweep_point)
         worker.failed.connect(lambda exc: self.error("The sweep failed", exc))
-        worker.done.connect(self._update_actions, Qt.ConnectionType.QueuedConnection)
         self.worker = worker
         self.runner.start_worker(worker)
         self._update_actions()

@@ -139,7 +139,15 @@ class SweepWorker(RunWorker):
 
 
 class TaskRunner(QObject):
-    """Owns the threads of running workers; at most one task at a time per runner."""
+    """Owns the threads of running workers and stops them on close.
+
+    Signals
+    -------
+    idle():
+        The last running task's thread has finished (``busy`` is now False).
+    """
+
+    idle = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -173,6 +181,8 @@ class TaskRunner(QObject):
             if t is thread or t.isFinished():
                 del self._threads[worker]
                 t.deleteLater()
+        if not self._threads:
+            self.idle.emit()
 
     def start(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> RunWorker:
         """Run ``func(*args, progress=..., **kwargs)`` on a new thread."""

@@ -1,0 +1,181 @@
+"""The workbench window: opening data, roles from the header menu, errors, title, runs, cancel."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from anonstudio.core.data import Role
+
+pytestmark = pytest.mark.gui
+
+
+def _role_action(menu, role: str):
+    return next(a for a in menu.actions() if a.data() == ("role", role))
+
+
+def _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv):
+    assert window.open_data(adult_csv, "table")
+    pane = window.panes["Data"]
+    _role_action(pane.column_menu("sex"), "quasi-identifying").trigger()
+    _role_action(pane.column_menu("salary-class"), "sensitive").trigger()
+    assert window.panes["Hierarchies"].import_file(sex_hierarchy_csv, "sex")
+
+
+def test_window_opens_with_named_docks_and_menus(window, screenshot):
+    for name in ("Data", "Hierarchies"):
+        assert name in window.docks
+    menus = [a.text().replace("&", "") for a in window.menuBar().actions()]
+    assert menus == ["File", "Run", "View", "Help"]
+    assert window.windowTitle() == "untitled — anonstudio"
+    assert not window.act_run.isEnabled()  # nothing to run without data
+    assert window.act_run.shortcut().toString() == "F5"
+    screenshot(window, "main_window_empty")
+
+
+def test_open_table_shows_rows_and_columns(window, adult_csv, screenshot):
+    assert window.open_data(adult_csv, "table")
+    pane = window.panes["Data"]
+    assert pane.stack.currentWidget() is pane.table_view
+    assert pane.table_model.rowCount() == 10
+    assert pane.table_model.columnCount() == 4
+    assert pane.table_model.index(3, 2).data() == "11th"
+    assert window.size_label.text() == "10 rows × 4 columns"
+    assert "adult.csv" in pane.summary.text()
+    assert window.act_run.isEnabled()
+    assert str(adult_csv.resolve()) == window.recent_files()[0]
+    assert window.windowTitle().startswith("untitled*")
+    screenshot(window, "main_window_table")
+
+
+def test_header_menu_sets_role_and_type(window, adult_csv, screenshot):
+    window.open_data(adult_csv, "table")
+    pane = window.panes["Data"]
+    menu = pane.column_menu("age")
+    _role_action(menu, "quasi-identifying").trigger()
+    assert window.state.role("age") is Role.QUASI
+    assert pane.table_model.headerData(0, __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.Orientation.Horizontal) == "age [QI]"
+    # the new quasi-identifier gets a (still empty) tree in the hierarchy editor
+    editor = window.panes["Hierarchies"]
+    assert editor.attributes() == ["age"]
+    type_menu = next(a.menu() for a in pane.column_menu("age").actions() if a.menu() is not None)
+    next(a for a in type_menu.actions() if a.data() == ("type", "ordinal")).trigger()
+    assert window.state.attr_type("age").value == "ordinal"
+    _role_action(pane.column_menu("age"), "insensitive").trigger()
+    assert window.state.quasi_identifiers() == []
+    _role_action(pane.column_menu("salary-class"), "sensitive").trigger()
+    assert window.state.data.sensitive == ["salary-class"]
+    screenshot(pane, "data_pane_roles")
+
+
+def test_broken_data_file_shows_error_and_keeps_previous_data(window, adult_csv, tmp_path, messages):
+    window.open_data(adult_csv, "table")
+    before = window.state.data
+    bad = tmp_path / "broken.csv"
+    bad.write_text("a;b;c\n1;2;3\n4;5\n", encoding="utf-8")
+    assert not window.open_data(bad, "table")
+    assert window.state.data is before
+    assert window.panes["Data"].table_model.rowCount() == 10
+    [text] = messages.texts("critical")
+    assert "broken.csv" in text and "3" in text  # which file, which line
+
+
+def test_title_dirty_mark_and_close_asks(window, adult_csv, tmp_path, messages):
+    window.open_data(adult_csv, "table")
+    assert window.windowTitle() == "untitled* — anonstudio"
+    assert window.save_project_to(tmp_path / "study.anonstudio.json")
+    assert window.windowTitle() == "study — anonstudio"
+    _role_action(window.panes["Data"].column_menu("sex"), "quasi-identifying").trigger()
+    assert window.windowTitle() == "study* — anonstudio"
+    messages.answer = QMessageBox.StandardButton.Cancel
+    assert not window.close()
+    assert window.isVisible()
+    assert messages.texts("question") == ["Save the changes to study?"]
+    messages.answer = QMessageBox.StandardButton.Discard
+    assert window.close()
+
+
+def test_open_fasta_and_events(window, tmp_path, engine_io, screenshot):
+    fasta = tmp_path / "p.fasta"
+    fasta.write_text(">sp|P1 first protein\nMKVLAAGIVDEKR\n>sp|P2 second\nMKKLLPT\n", encoding="utf-8")
+    assert window.open_data(fasta, "fasta")
+    pane = window.panes["Data"]
+    assert pane.stack.currentWidget() is pane.fasta_widget
+    assert pane.records_model.rowCount() == 2
+    assert pane.records_model.index(0, 1).data() == "13"
+    assert pane.viewer.sequence == "MKVLAAGIVDEKR"
+    assert "color:" in pane.viewer.toHtml()
+    screenshot(pane, "data_pane_fasta")
+
+    events = tmp_path / "visits.csv"
+    events.write_text("PID,VID,age,dx\np1,2,30,flu\np1,1,30,cold\np2,1,40,flu\n", encoding="utf-8")
+    assert window.open_data(events, "events", {"sequence_id": "PID", "event_order": "VID"})
+    assert pane.stack.currentWidget() is pane.events_widget
+    assert pane.sequences_model.rowCount() == 2
+    assert pane.sequences_model.index(0, 1).data() == "2"
+    # the first sequence's events, in event order (VID 1 before VID 2)
+    assert [pane.events_model.index(r, 3).data() for r in range(2)] == ["cold", "flu"]
+    screenshot(pane, "data_pane_events")
+
+
+def test_run_shows_verdict_and_keeps_gui_responsive(window, adult_csv, sex_hierarchy_csv, test_method, qtbot):
+    from anonstudio.gui.workers import measure_responsiveness
+
+    _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
+    stats = measure_responsiveness(
+        lambda: window.start_run(test_method, {"k": 5, "delay": 0.01}), until=lambda: window.state.outcome is not None
+    )
+    assert window.state.outcome.report["verification"]["passed"]
+    assert window.verdict_label.text() == "k-anonymous, k = 5, verified"
+    assert stats["max_gap_ms"] < 500, stats
+    qtbot.waitUntil(lambda: not window.runner.busy)
+    assert window.act_export_data.isEnabled()
+
+
+def test_cancel_stops_the_run(window, adult_csv, sex_hierarchy_csv, test_method, qtbot):
+    _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
+    with qtbot.waitSignal(window.runFinished, timeout=10_000) as blocker:
+        worker = window.start_run(test_method, {"k": 2, "delay": 0.2})
+        qtbot.waitSignal(worker.progress, timeout=5000)
+        window.act_cancel.trigger()
+    assert blocker.args == [None]
+    assert window.state.outcome is None
+    qtbot.waitUntil(lambda: not window.runner.busy)
+    assert window.act_run.isEnabled()
+
+
+def test_failed_run_shows_the_engine_error(window, adult_csv, test_method, messages, qtbot):
+    window.open_data(adult_csv, "table")
+    _role_action(window.panes["Data"].column_menu("education"), "quasi-identifying").trigger()
+    with qtbot.waitSignal(window.runFinished, timeout=10_000):
+        window.start_run(test_method, {"k": 2})
+    [text] = messages.texts("critical")
+    assert "education" in text and "hierarchy" in text
+
+
+def test_papers_list_every_method_reference(window, test_method):
+    html = window.papers_html()
+    assert "Samarati" in html and "test-root" in html
+
+
+def test_export_after_run(window, adult_csv, sex_hierarchy_csv, test_method, tmp_path, qtbot):
+    _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
+    with qtbot.waitSignal(window.runFinished, timeout=10_000):
+        window.start_run(test_method, {"k": 2})
+    out = tmp_path / "out.csv"
+    assert window.export_data(out)
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 11 and all(";*;" in line for line in lines[1:])
+    assert window.export_report(tmp_path / "r.json")
+    assert '"passed": true' in (tmp_path / "r.json").read_text(encoding="utf-8")
+
+
+def test_demo_opens_table_with_roles(window, repo_root, engine_io, tmp_path, screenshot):
+    if not (repo_root / "resources" / "demo" / "adult-sample.csv").exists():
+        pytest.skip("resources/demo is not in this checkout yet")
+    assert window.open_demo(tmp_path / "demo")
+    assert window.state.kind == "table"
+    assert window.state.data_path.name == "adult-sample.csv"
+    assert len(window.state.quasi_identifiers()) >= 2
+    assert set(window.state.hierarchies) & set(window.state.quasi_identifiers())
+    screenshot(window, "main_window_demo")

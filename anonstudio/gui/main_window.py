@@ -210,6 +210,13 @@ class MainWindow(QMainWindow):
             self.splitDockWidget(self.docks["Method"], self.docks["Run"], Qt.Orientation.Vertical)
         if "Compare" in self.docks:
             self.docks["Compare"].raise_()
+        bottom = [d for t, d in self.docks.items() if PANES[t][2] == Qt.DockWidgetArea.BottomDockWidgetArea]
+        top = [d for t, d in self.docks.items() if PANES[t][2] != Qt.DockWidgetArea.BottomDockWidgetArea]
+        if bottom and top:
+            self.resizeDocks([top[0], bottom[0]], [560, 300], Qt.Orientation.Vertical)
+        sides = [self.docks[t] for t in ("Data", "Hierarchies", "Method") if t in self.docks]
+        if len(sides) == 3:
+            self.resizeDocks(sides, [620, 380, 400], Qt.Orientation.Horizontal)
         run = self.panes.get("Run")
         if run is not None and hasattr(run, "cancelRequested"):
             run.cancelRequested.connect(self.cancel_run)

@@ -160,6 +160,7 @@ class DataPane(QWidget):
         view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no per-row measuring
         view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         view.horizontalHeader().setDefaultSectionSize(110)
+        view.horizontalHeader().setStretchLastSection(True)
         return view
 
     # -- state -------------------------------------------------------------------------------------------

@@ -140,9 +140,9 @@ class BuilderDialog(QDialog):
 
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(f"{len(values)} distinct values of '{attribute}'"))
-        layout.addWidget(self.tabs)
+        layout.addWidget(self.tabs, 1)
         layout.addWidget(QLabel("Preview"))
-        layout.addWidget(self.preview, 1)
+        layout.addWidget(self.preview, 2)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         self.resize(640, 560)
@@ -181,7 +181,7 @@ class BuilderDialog(QDialog):
             ok.setEnabled(False)
             return
         self.hierarchy, self.spec = h, spec
-        rows = h.to_rows()
+        rows = sorted(h.to_rows(), key=lambda r: (0, float(r[0]), "") if _is_number(r[0]) else (1, 0.0, r[0]))
         shown = rows[: self.PREVIEW_ROWS]
         self.preview.clear()
         self.preview.setRowCount(len(shown))
@@ -290,8 +290,8 @@ class HierarchyEditor(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
         layout.addLayout(edit_row)
-        layout.addWidget(split, 1)
         layout.addWidget(self.status)
+        layout.addWidget(split, 1)
 
         self._validate_timer = QTimer(self, singleShot=True, interval=0)
         self._validate_timer.timeout.connect(self.validate)
@@ -405,9 +405,18 @@ class HierarchyEditor(QWidget):
             self.missing_box.setVisible(False)
             return False
         if model.rowCount() == 0:
-            self.status.setText(f"'{attr}' has no hierarchy yet: import one, build one, or add the values below as leaves.")
+            values = self.state.column_values(attr)
+            if values and all(_is_number(v) for v in values):
+                self.status.setText(
+                    f"'{attr}' is numeric and has no hierarchy: a run uses default interval bands. "
+                    "Use Build… to choose the bands, or Import… an ARX file."
+                )
+                self.status.setStyleSheet("")
+                self._show_missing([])
+                return True
+            self.status.setText(f"'{attr}' has no hierarchy yet: Import… or Build… one, or add the values below as leaves.")
             self.status.setStyleSheet(ERROR_STYLE)
-            self._show_missing(self.state.column_values(attr))
+            self._show_missing(values)
             return False
         try:
             h = model.to_hierarchy()

@@ -220,9 +220,6 @@ class MainWindow(QMainWindow):
         run = self.panes.get("Run")
         if run is not None and hasattr(run, "cancelRequested"):
             run.cancelRequested.connect(self.cancel_run)
-        params = self.panes.get("Method")
-        if params is not None and hasattr(params, "paramsChanged"):
-            params.paramsChanged.connect(self._params_changed)
         hier = self.panes.get("Hierarchies")
         data = self.panes.get("Data")
         if data is not None and hasattr(data, "roleChanged") and hier is not None:
@@ -366,12 +363,6 @@ class MainWindow(QMainWindow):
             if pane is not None and title not in ("Method",) and hasattr(pane, "clear"):
                 pane.clear()
 
-    def _params_changed(self, params: dict) -> None:
-        pane = self.panes.get("Method")
-        method = pane.method() if pane is not None else None
-        if method != self.state.method or params != self.state.params:
-            self.state.set_method(method, params)
-
     def _update_title(self) -> None:
         self.setWindowTitle(self.state.title())
 
@@ -464,7 +455,7 @@ class MainWindow(QMainWindow):
         except (AnonStudioError, OSError, ValueError) as exc:
             self.error("Cannot open project", exc)
             return False
-        self._adopt(new)
+        self.adopt_state(new)
         self.add_recent(path)
         return True
 
@@ -476,20 +467,27 @@ class MainWindow(QMainWindow):
         except (AnonStudioError, OSError, ValueError) as exc:
             self.error("Cannot open job", exc)
             return False
-        self._adopt(new)
+        self.adopt_state(new)
         self.add_recent(path)
         return True
 
-    def _adopt(self, new: WorkbenchState) -> None:
+    def adopt_state(self, new: WorkbenchState) -> None:
+        """Show a project or job just read (keeps this window's state object, which the panes hold)."""
+        method, params, dirty = new.method, dict(new.params), new.dirty
         self.state.replace_from(new)
-        params = self.panes.get("Method")
-        if params is not None and self.state.method and hasattr(params, "set_values"):
-            try:
-                params.set_values(self.state.method, self.state.params)
-            except (AnonStudioError, KeyError, ValueError) as exc:
-                self.error("Method settings", exc)
-        self.state.dirty = new.dirty
-        self._update_title()
+        # a pane that follows the data kind may have reset the method to its defaults: put the project's back
+        if (self.state.method, self.state.params) != (method, params):
+            self.state.set_method(method, params)
+        pane = self.panes.get("Method")
+        if method and pane is not None and hasattr(pane, "method") and pane.method() != method:
+            QMessageBox.warning(
+                self,
+                "Method not available",
+                f"The method '{method}' is not available for {self.state.kind} data in this version: "
+                "choose another one in the Method pane.",
+            )
+        self.state.dirty = dirty
+        self.state.notify("dirty")
 
     def open_project_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open project or job", self._last_dir(), PROJECT_FILTER)
@@ -510,7 +508,7 @@ class MainWindow(QMainWindow):
         job = out / "table-mst.toml"
         if job.exists():
             try:
-                self._adopt(proj.state_from_job(job))
+                self.adopt_state(proj.state_from_job(job))
                 return True
             except (AnonStudioError, OSError, ValueError):
                 pass  # e.g. the job's method is not in this build: open its data and hierarchies below

@@ -322,7 +322,10 @@ class SweepState:
     points: dict[str, list[tuple[float, dict[str, float]]]] = field(default_factory=dict)
 
     def add(self, method: str, x: float, metrics: dict) -> None:
-        self.points.setdefault(method, []).append((float(x), numeric_metrics(metrics)))
+        """Add a point; a second point of the same method at the same x replaces the first (a re-run)."""
+        pts = self.points.setdefault(method, [])
+        pts[:] = [p for p in pts if p[0] != float(x)]
+        pts.append((float(x), numeric_metrics(metrics)))
 
     def clear(self, x_name: str | None = None) -> None:
         self.points.clear()

@@ -31,6 +31,7 @@ class MetricsPane(QtWidgets.QWidget):
         super().__init__(parent)
         self._binding = StateBinding(self, self._on_state)
         self.sweep = SweepState()
+        self.failed_points = 0
         self.curves: dict[str, pg.PlotDataItem] = {}
 
         self.table = QtWidgets.QTableWidget(0, 3)
@@ -129,6 +130,7 @@ class MetricsPane(QtWidgets.QWidget):
     def clear_sweep(self, x_name: str | None = None) -> None:
         """Forget all points; ``x_name`` labels the swept parameter (``"k"``, ``"c"``, ``"group size"``)."""
         self.sweep.clear(x_name)
+        self.failed_points = 0
         for curve in self.curves.values():
             self.plot.removeItem(curve)
         self.curves.clear()
@@ -156,6 +158,27 @@ class MetricsPane(QtWidgets.QWidget):
         if not self.metric_box.currentText() and names:
             self.metric_box.setCurrentIndex(0)
         self._redraw()
+
+    def add_sweep_point(self, row: dict, method: str | None = None) -> None:
+        """A row as the sweep worker emits it: ``{**point, **figures}`` (e.g. ``{"k": 5, "NCP": 0.2, …}``).
+
+        The swept parameter is the current sweep's x name when the row has it, else the row's first key
+        (a new x name starts a new sweep). ``method`` defaults to the workbench state's method. Rows with
+        an ``"error"`` key (a point that failed) are counted but not plotted.
+        """
+        if not row:
+            return
+        if "error" in row:
+            self.failed_points += 1
+            self._redraw()
+            return
+        x_name = self.sweep.x_name if self.sweep.x_name in row else next(iter(row))
+        if x_name != self.sweep.x_name:
+            self.clear_sweep(x_name)
+        if method is None:
+            method = getattr(self._binding.state, "method", None) or "run"
+        figures = {k: v for k, v in row.items() if k != x_name}
+        self.add_point(method, float(row[x_name]), figures)
 
     def set_metric(self, name: str) -> None:
         i = self.metric_box.findText(name)
@@ -224,9 +247,10 @@ class MetricsPane(QtWidgets.QWidget):
         if metric:
             self.plot.setTitle(f"{metric} vs {self.sweep.x_name}", color="k", size="11pt")
         n = sum(len(p) for p in self.sweep.points.values())
+        failed = f" {self.failed_points} point(s) failed and are not shown." if self.failed_points else ""
         self.sweep_info.setText(
-            f"{n} point{'s' if n != 1 else ''} from {len(self.sweep.points)} method"
-            f"{'s' if len(self.sweep.points) != 1 else ''}." if n else "No sweep yet."
+            (f"{n} point{'s' if n != 1 else ''} from {len(self.sweep.points)} method"
+             f"{'s' if len(self.sweep.points) != 1 else ''}." if n else "No sweep yet.") + failed
         )
 
     def _export_dialog(self) -> None:

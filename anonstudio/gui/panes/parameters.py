@@ -433,7 +433,7 @@ class ParametersPane(QtWidgets.QWidget):
         n = len(errors)
         self.status.setText(
             "" if not self.method() else
-            f"<span style='color:{INVALID}'>{n} invalid parameter{'s' if n != 1 else ''}: Run is disabled</span>"
+            f"<span style='color:{INVALID}'>{n} invalid parameter{'s' if n != 1 else ''}: correct {'them' if n != 1 else 'it'} before running</span>"
             if n else ""
         )
         params = self.params()

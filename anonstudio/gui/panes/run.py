@@ -141,7 +141,7 @@ class RunPane(QtWidgets.QWidget):
         if not self.state.running:
             self.bar.setValue(1000)
             self.result.setStyleSheet(f"color: {OK_COLOUR if ver.get('passed') else INVALID};")
-            self.result.setText(text)
+            self.result.setText(f"{self.state.text}\n{text}" if self.state.text else text)
 
     def clear(self) -> None:
         self._timer.stop()

@@ -191,7 +191,7 @@ if __name__ == "__main__":
         elif pane.state.running:
             pane.progress(i / 100, f"chunk {i} of 100")
 
-    timer = QtCore.QTimer()
+    timer = QtCore.QTimer(pane)
     timer.timeout.connect(step)
     timer.start(40)
     run_preview(pane, "Run — preview")

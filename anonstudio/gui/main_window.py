@@ -149,7 +149,10 @@ class MainWindow(QMainWindow):
         Where layout and recent files are kept (default: the application's ``QSettings``).
     """
 
+    #: a run ended: the Outcome, the exception, or None when cancelled
     runFinished = Signal(object)
+    #: a sweep ended: the list of point rows
+    sweepFinished = Signal(list)
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -158,6 +161,7 @@ class MainWindow(QMainWindow):
         self.runner = TaskRunner(self)
         self.runner.idle.connect(self._update_actions)
         self.worker: RunWorker | None = None
+        self._task = "run"
         self.sweep_dialog: SweepDialog | None = None
         self.panes: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
@@ -367,8 +371,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.state.title())
 
     def _update_status(self) -> None:
-        self.size_label.setText(self.state.size_text())
-        self.verdict_label.setText(self.state.verdict_text())
+        for label, text in ((self.size_label, self.state.size_text()), (self.verdict_label, self.state.verdict_text())):
+            label.setText(text)
+            label.setMinimumWidth(label.fontMetrics().horizontalAdvance(text) + 12 if text else 0)
 
     def _update_actions(self) -> None:
         busy = self.runner.busy
@@ -664,11 +669,12 @@ class MainWindow(QMainWindow):
             self.state.set_method(method, params)
         data = proj.copy_for_run(self.state.data)
         worker = RunWorker(proj.run_method, data, dict(self.state.hierarchies), method, params)
+        self._task = "run"
         run_pane = self.panes.get("Run")
         if run_pane is not None:
             run_pane.start(f"Running {method}…")
             worker.progress.connect(run_pane.progress)
-        worker.progress.connect(lambda f, m: self.statusBar().showMessage(f"{m} ({f:.0%})"))
+        worker.progress.connect(self._show_progress)
         worker.finished.connect(self._run_finished)
         worker.failed.connect(self._run_failed)
         worker.cancelled.connect(self._run_cancelled)
@@ -676,6 +682,18 @@ class MainWindow(QMainWindow):
         self.runner.start_worker(worker)
         self._update_actions()
         return worker
+
+    def _show_progress(self, fraction: float, message: str) -> None:
+        self.statusBar().showMessage(f"{message} ({fraction:.0%})")
+
+    def _sweep_finished(self, rows: list) -> None:
+        self.worker = None
+        run_pane = self.panes.get("Run")
+        if run_pane is not None:
+            run_pane.finish(True, f"Sweep done: {len(rows)} points")
+        self.statusBar().showMessage(f"Sweep done: {len(rows)} points", 8000)
+        self._update_actions()
+        self.sweepFinished.emit(rows)
 
     def cancel_run(self) -> None:
         self.runner.cancel()
@@ -703,7 +721,7 @@ class MainWindow(QMainWindow):
         if run_pane is not None:
             run_pane.finish(False, error_text(exc))
         self._update_actions()
-        self.error("The run failed", exc)
+        self.error("The sweep failed" if self._task == "sweep" else "The run failed", exc)
         self.runFinished.emit(exc)
 
     def _run_cancelled(self) -> None:
@@ -735,17 +753,19 @@ class MainWindow(QMainWindow):
             return proj.sweep_point(data, hierarchies, method, base, point, progress)
 
         worker = SweepWorker(one, points)
+        self._task = "sweep"
         run_pane = self.panes.get("Run")
         if run_pane is not None:
             run_pane.start(f"Sweep of {method} over {len(points)} points…")
             worker.progress.connect(run_pane.progress)
-            worker.finished.connect(lambda rows: run_pane.finish(True, f"Sweep done: {len(rows)} points"))
-            worker.failed.connect(lambda exc: run_pane.finish(False, error_text(exc)))
-            worker.cancelled.connect(lambda: run_pane.finish(False, "Cancelled"))
+        # only bound methods of GUI-thread objects: their calls are queued to this thread
+        worker.progress.connect(self._show_progress)
+        worker.finished.connect(self._sweep_finished)
+        worker.failed.connect(self._run_failed)
+        worker.cancelled.connect(self._run_cancelled)
         metrics = self.panes.get("Metrics")
         if metrics is not None and hasattr(metrics, "add_sweep_point"):
             worker.point.connect(metrics.add_sweep_point)
-        worker.failed.connect(lambda exc: self.error("The sweep failed", exc))
         self.worker = worker
         self.runner.start_worker(worker)
         self._update_actions()

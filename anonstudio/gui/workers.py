@@ -16,6 +16,10 @@ Use :func:`start` (or :meth:`TaskRunner.start`) rather than building workers by 
     worker.finished.connect(show)            # progress / failed / cancelled likewise
     ...
     runner.shutdown()                        # on close: cancel, quit(), wait()
+
+Connect the signals to bound methods of objects that live in the GUI thread (widgets, panes): Qt then
+queues each call to the GUI thread. A lambda or plain function has no thread and would run on the worker
+thread, where touching a widget crashes.
 """
 
 from __future__ import annotations

@@ -179,3 +179,105 @@ def test_demo_opens_table_with_roles(window, repo_root, engine_io, tmp_path, scr
     assert len(window.state.quasi_identifiers()) >= 2
     assert set(window.state.hierarchies) & set(window.state.quasi_identifiers())
     screenshot(window, "main_window_demo")
+
+
+def test_million_row_table_scrolls_without_copying(qtbot):
+    """The table model reads only visible cells: a 1M-row table opens and jumps to its end quickly."""
+    import time
+
+    import numpy as np
+    import pandas as pd
+
+    from anonstudio.core.data import Table
+    from anonstudio.gui.panes.data import DataPane
+    from anonstudio.gui.state import WorkbenchState
+
+    n = 1_000_000
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(str), "zip": rng.integers(10000, 99999, n).astype(str)})
+    state = WorkbenchState()
+    state.set_data(Table(df), "big.csv")
+    pane = DataPane()
+    qtbot.addWidget(pane)
+    pane.resize(600, 400)
+    pane.show()
+    start = time.perf_counter()
+    pane.set_state(state)
+    pane.grab()
+    view = pane.table_view
+    times = []
+    for frac in (0.25, 0.5, 0.75, 1.0):
+        t = time.perf_counter()
+        view.verticalScrollBar().setValue(int(view.verticalScrollBar().maximum() * frac))
+        pane.grab()
+        times.append(time.perf_counter() - t)
+    total = time.perf_counter() - start
+    assert pane.table_model.rowCount() == n
+    last = view.rowAt(view.viewport().height() - 2)
+    assert last >= n - 30
+    assert view.model().index(n - 1, 1).data() == df["zip"].iloc[-1]
+    assert max(times) < 0.5 and total < 3.0, (times, total)
+
+
+def test_sweep_emits_each_point(window, adult_csv, sex_hierarchy_csv, test_method, qtbot):
+    _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
+    points = []
+    with qtbot.waitSignal(window.runner.idle, timeout=15_000):
+        worker = window.start_sweep([{"k": 2}, {"k": 5}, {"k": 0}], test_method, {"delay": 0.0})
+        worker.point.connect(points.append)
+    assert [p["k"] for p in points] == [2, 5, 0]
+    assert points[0]["verified"] is True and points[0]["groups"] == 1
+    assert "error" in points[2] and "'k'" in points[2]["error"]  # a bad point is reported, the sweep goes on
+    assert "Sweep done: 3 points" in window.statusBar().currentMessage()
+
+
+def test_worker_reports_failure_and_cancel_before_start(qtbot):
+    from anonstudio.gui.workers import TaskRunner
+
+    runner = TaskRunner()
+
+    def boom(progress=None):
+        progress(0.5, "half")
+        raise ValueError("bad thing")
+
+    with qtbot.waitSignal(runner.idle, timeout=5000):
+        worker = runner.start(boom)
+        with qtbot.waitSignal(worker.failed, timeout=5000) as failed:
+            pass
+    assert isinstance(failed.args[0], ValueError)
+
+    def never(progress=None):
+        raise AssertionError("must not run")
+
+    from anonstudio.gui.workers import RunWorker
+
+    worker = RunWorker(never)
+    worker.cancel()
+    with qtbot.waitSignal(worker.cancelled, timeout=5000):
+        runner.start_worker(worker)
+    qtbot.waitUntil(lambda: not runner.busy)
+    assert runner.shutdown()
+
+
+def test_app_main_opens_file_and_returns_exit_code(adult_csv, qtbot, monkeypatch, tmp_path):
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from anonstudio.gui import app as app_module
+    from anonstudio.gui import main_window
+
+    monkeypatch.setattr(main_window, "QSettings", lambda: QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    seen = {}
+
+    def check_and_quit():
+        w = next(w for w in QApplication.topLevelWidgets() if isinstance(w, main_window.MainWindow) and w.isVisible())
+        seen["rows"] = w.panes["Data"].table_model.rowCount()
+        seen["title"] = w.windowTitle()
+        w.state.dirty = False
+        w.close()
+        QApplication.instance().quit()
+
+    QTimer.singleShot(300, check_and_quit)
+    assert app_module.main(file=str(adult_csv)) == 0
+    assert seen == {"rows": 10, "title": "untitled* — anonstudio"}
+    assert QApplication.instance().applicationName() == "anonstudio"

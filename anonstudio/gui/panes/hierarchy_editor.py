@@ -268,6 +268,8 @@ class HierarchyEditor(QWidget):
 
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.setMinimumHeight(self.status.fontMetrics().lineSpacing() * 3 + 4)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.missing_label = QLabel()
         self.missing_list = QListWidget()
         self.missing_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)

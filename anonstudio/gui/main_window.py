@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -401,11 +402,14 @@ class MainWindow(QMainWindow):
 
     def open_data(self, path: str | Path, kind: str = "table", options: dict[str, Any] | None = None) -> bool:
         """Read a data file; on error show a dialog and keep the current data."""
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             data = proj.read_data(path, kind, options)
         except (AnonStudioError, OSError, ValueError) as exc:
+            QApplication.restoreOverrideCursor()
             self.error("Cannot open data", exc)
             return False
+        QApplication.restoreOverrideCursor()
         self.state.set_data(data, Path(path).resolve(), read_options=options)
         self.add_recent(path)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)

@@ -68,6 +68,10 @@ def screenshot():
     """``screenshot(widget, name)`` saves ``artifacts/screenshots/<name>.png`` and returns its path."""
 
     def save(widget, name: str) -> Path:
+        from PySide6.QtWidgets import QApplication
+
+        for _ in range(3):  # let pending layouts settle first
+            QApplication.processEvents()
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
         assert widget.grab().save(str(path)), f"could not save {path}"

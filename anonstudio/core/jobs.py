@@ -12,22 +12,24 @@ Nothing is written unless the independent verifier passes (:class:`PrivacyError`
 
 from __future__ import annotations
 
+import re
 import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from anonstudio import __version__
-from anonstudio.core import algorithms
+from anonstudio.core import algorithms, io
 from anonstudio.core.algorithms import Algorithm, Result
-from anonstudio.core.data import EventLog, SequenceSet, Table
+from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError, JobError, PrivacyError
+from anonstudio.core.io import FORMATS, format_of, to_jsonable
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
-FORMATS = ("table", "events", "fasta")
-_TABLE_EXT = {".csv", ".tsv", ".txt", ".parquet", ".pq"}
-_FASTA_EXT = {".fasta", ".fa", ".faa", ".fna", ".fas"}
 
 _INPUT_KEYS = {
     "path", "format", "quasi_identifiers", "sensitive", "identifying", "sequence_id", "event_order",
@@ -43,6 +45,9 @@ class InputSpec:
 
     path: Path
     format: str
+    #: FASTA only: more files, each one class (``labels`` gives the class of ``[path, *more_paths]``)
+    more_paths: list[Path] = field(default_factory=list)
+    labels: list[str] | None = None
     quasi_identifiers: list[str] = field(default_factory=list)
     sensitive: list[str] = field(default_factory=list)
     identifying: list[str] = field(default_factory=list)
@@ -125,8 +130,6 @@ def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        import re
-
         found = re.search(r"\(at line (\d+)", str(exc))
         line = int(found.group(1)) if found else None
         msg = str(exc).split(" (at line")[0]
@@ -152,13 +155,15 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     for key in inp:
         if key not in _INPUT_KEYS:
             raise err(f"unknown key 'input.{key}' (known: {', '.join(sorted(_INPUT_KEYS))})", f"input.{key}")
-    if "path" not in inp or not isinstance(inp["path"], str):
-        raise err("input.path is required (the data file, relative to the job file)", "input.path")
-    in_path = (base / inp["path"]).resolve() if not Path(inp["path"]).is_absolute() else Path(inp["path"])
+    paths = inp.get("path")
+    paths = [paths] if isinstance(paths, str) else paths
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+        raise err("input.path is required: the data file (or, for FASTA, a list of files), relative to the job file", "input.path")
+    resolved_paths = [Path(p) if Path(p).is_absolute() else (base / p).resolve() for p in paths]
+    in_path = resolved_paths[0]
     fmt = inp.get("format")
     if fmt is None:
-        ext = in_path.suffix.lower()
-        fmt = "fasta" if ext in _FASTA_EXT else "table" if ext in _TABLE_EXT else None
+        fmt = format_of(in_path)
         if fmt is None:
             raise err(f"cannot tell the format of '{in_path.name}' from its extension: set input.format", "input.format")
     if fmt not in FORMATS:
@@ -186,6 +191,13 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
         missing=str_list("missing") if "missing" in inp else None,
         alphabet=inp.get("alphabet"),
     )
+    spec.more_paths = resolved_paths[1:]
+    if "labels" in inp:
+        spec.labels = str_list("labels")
+        if len(spec.labels) != len(resolved_paths):
+            raise err(f"input.labels has {len(spec.labels)} labels for {len(resolved_paths)} files", "input.labels")
+    if spec.more_paths and fmt != "fasta":
+        raise err("several input files are only for FASTA (one class per file)", "input.path")
     if fmt == "events" and (not spec.sequence_id or not spec.event_order):
         raise err("events input needs input.sequence_id and input.event_order", "input.sequence_id")
     if fmt == "table" and not spec.quasi_identifiers and raw["algorithm"].get("name") not in (None, "condensation"):
@@ -217,7 +229,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     out_path = Path(out["path"]) if Path(out["path"]).is_absolute() else (base / out["path"]).resolve()
     rep = out.get("report")
     rep_path = None if rep is None else (Path(rep) if Path(rep).is_absolute() else (base / rep).resolve())
-    if out_path == in_path:
+    if out_path in resolved_paths:
         raise err("output.path is the input file: inputs are never overwritten", "output.path")
     job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw)
     job.make_algorithm()  # validates method name and parameters now, before any data is read
@@ -228,8 +240,6 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
 # running
 def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
     """Read the job's input with its roles set."""
-    from anonstudio.core import io
-
     if spec.format == "table":
         table = io.read_table(spec.path, delimiter=spec.delimiter, encoding=spec.encoding, missing=spec.missing)
         return table.with_roles(spec.quasi_identifiers, spec.sensitive, spec.identifying)
@@ -243,7 +253,11 @@ def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
             delimiter=spec.delimiter,
             encoding=spec.encoding,
         )
-    return io.read_fasta(spec.path, alphabet=spec.alphabet or "protein-25", label_pattern=spec.label_pattern)
+    alphabet = spec.alphabet or "protein-25"
+    sets = [io.read_fasta(p, alphabet=alphabet, label_pattern=spec.label_pattern) for p in [spec.path, *spec.more_paths]]
+    if len(sets) == 1 and spec.labels is None:
+        return sets[0]
+    return SequenceSet.concat(sets, spec.labels)
 
 
 def hierarchy_attributes(data: Any) -> list[str]:
@@ -257,8 +271,6 @@ def load_hierarchies(specs: dict[str, Any], data: Any) -> tuple[dict, list[str]]
     """Build every quasi-identifier's hierarchy from a file or a builder spec, check it covers the data,
     and give numeric attributes without one a default interval hierarchy. Returns ``(hierarchies, notes)``."""
     from anonstudio.core import hierarchy as hmod
-    from anonstudio.core import io
-    from anonstudio.core.data import AttrType
 
     needed = hierarchy_attributes(data)
     frame = data.df if isinstance(data, (Table, EventLog)) else None
@@ -277,8 +289,6 @@ def load_hierarchies(specs: dict[str, Any], data: Any) -> tuple[dict, list[str]]
         else:
             numeric = isinstance(data, Table) and data.types.get(attr) is AttrType.NUMERIC
             if not numeric and isinstance(data, EventLog):
-                import pandas as pd
-
                 numeric = bool(pd.to_numeric(frame[attr].dropna(), errors="coerce").notna().all())
             if not numeric:
                 raise JobError(
@@ -319,8 +329,6 @@ def run(
     metrics = dict(result.metrics)
     metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(progress, 0.85, 1.0)))
     groups = result.groups[result.groups >= 0]
-    import numpy as np
-
     sizes = np.bincount(np.unique(groups, return_inverse=True)[1]) if len(groups) else np.zeros(0, dtype=int)
     rep = {
         "anonstudio_version": __version__,
@@ -336,7 +344,7 @@ def run(
         },
         "runtime_s": round(runtime, 4),
         "verification": verification.as_dict(),
-        "metrics": _jsonable(metrics),
+        "metrics": to_jsonable(metrics),
         "notes": list(notes or []) + list(result.notes),
     }
     report(progress, 1.0, "done")
@@ -345,8 +353,6 @@ def run(
 
 def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None) -> list[Path]:
     """Write the verified output (and side outputs, and the report) atomically; returns the paths."""
-    from anonstudio.core import io
-
     written = io.write_output(outcome.result.output, output_path)
     for suffix, frame in outcome.result.side_outputs.items():
         side = output_path.with_name(f"{output_path.stem}.{suffix}{output_path.suffix}")
@@ -375,7 +381,7 @@ def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
 
 def verify_job(job: Job):
     """Re-check an existing output against the job's input, hierarchies and privacy model."""
-    from anonstudio.core import io, privacy
+    from anonstudio.core import privacy
 
     data = load_data(job.input)
     hierarchies, _ = load_hierarchies(job.hierarchies, data)
@@ -401,22 +407,6 @@ def _records(data: Any) -> int:
     if hasattr(data, "df"):
         return len(data.df)
     return len(data)
-
-
-def _jsonable(obj: Any) -> Any:
-    import numpy as np
-
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, Path):
-        return str(obj)
-    return obj
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -476,11 +466,9 @@ def job_to_toml(raw: dict[str, Any]) -> str:
 
 def save_job(raw: dict[str, Any], path: str | Path) -> Path:
     """Validate ``raw`` (as :func:`parse_job` would read it beside ``path``) and write it atomically."""
-    from anonstudio.core.io import atomic_write
-
     path = Path(path)
     text = job_to_toml(raw)
     parse_job(tomllib.loads(text), base=path.parent, file=path)
-    with atomic_write(path, "w", encoding="utf-8") as fh:
+    with io.atomic_write(path, "w", encoding="utf-8") as fh:
         fh.write(text)
     return path

@@ -111,3 +111,30 @@ def test_cli_bad_set_syntax(tmp_path, toy, capsys):
     path = write_job(tmp_path, GOOD)
     assert main(["run", str(path), "--set", "k10"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_fasta_job_with_one_label_per_file(tmp_path):
+    from anonstudio.core.jobs import load_data, parse_job
+
+    (tmp_path / "a.fasta").write_text(">a1\nACDE\n>a2\nACDF\n")
+    (tmp_path / "b.fasta").write_text(">b1\nWWYY\n")
+    raw = {
+        "input": {"path": ["a.fasta", "b.fasta"], "labels": ["yeast", "mouse"]},
+        "algorithm": {"name": "cbmsa"},
+        "output": {"path": "out.fasta"},
+    }
+    with pytest.raises(NotAvailableError):  # parsing validates the method last: paths and labels passed
+        parse_job(raw, base=tmp_path)
+    raw["input"]["labels"] = ["yeast"]
+    with pytest.raises(JobError, match="1 labels for 2 files"):
+        parse_job(raw, base=tmp_path)
+    from anonstudio.core.jobs import InputSpec
+
+    spec = InputSpec(path=tmp_path / "a.fasta", format="fasta", more_paths=[tmp_path / "b.fasta"], labels=["yeast", "mouse"])
+    data = load_data(spec)
+    assert data.ids == ["a1", "a2", "b1"] and data.labels == ["yeast", "yeast", "mouse"]
+    assert data.sequence(2) == "WWYY"
+    (tmp_path / "c.fasta").write_text(">a1\nAAAA\n")
+    spec.more_paths = [tmp_path / "c.fasta"]
+    with pytest.raises(Exception, match="'a1' appears in two files"):
+        load_data(spec)

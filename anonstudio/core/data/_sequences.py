@@ -133,3 +133,41 @@ class SequenceSet:
 
     def strings(self) -> list[str]:
         return [self.sequence(i) for i in range(len(self))]
+
+    @classmethod
+    def concat(cls, sets: list[SequenceSet], labels: list[str] | None = None) -> SequenceSet:
+        """Join sets over the same alphabet; ``labels`` gives every record of ``sets[i]`` the label
+        ``labels[i]`` (one class per input file). Ids must stay unique across the sets."""
+        if not sets:
+            raise InputError("no sequence sets to join")
+        alphabet = sets[0].alphabet
+        seen: dict[str, Path | None] = {}
+        for s in sets:
+            if s.alphabet != alphabet:
+                raise InputError(f"alphabet {s.alphabet.name} differs from {alphabet.name}", file=s.source)
+            for rid in s.ids:
+                if rid in seen:
+                    raise InputError(f"id '{rid}' appears in two files (also in {seen[rid]})", file=s.source, record=rid)
+                seen[rid] = s.source
+        if labels is not None:
+            if len(labels) != len(sets):
+                raise InputError(f"{len(labels)} labels for {len(sets)} files")
+            all_labels = [lab for s, lab in zip(sets, labels) for _ in range(len(s))]
+        elif all(s.labels is not None for s in sets):
+            all_labels = [lab for s in sets for lab in s.labels]
+        else:
+            all_labels = None
+        offsets = [np.zeros(1, dtype=np.int64)]
+        base = 0
+        for s in sets:
+            offsets.append(s.offsets[1:] + base)
+            base += int(s.offsets[-1])
+        return cls(
+            ids=[i for s in sets for i in s.ids],
+            headers=[h for s in sets for h in s.headers],
+            codes=np.concatenate([s.codes for s in sets]).astype(alphabet.code_dtype, copy=False),
+            offsets=np.concatenate(offsets),
+            alphabet=alphabet,
+            labels=all_labels,
+            source=sets[0].source,
+        )

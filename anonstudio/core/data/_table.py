@@ -133,7 +133,7 @@ class Table:
 
     def _infer_type(self, column: str) -> AttrType:
         col = self.df[column]
-        present = col.dropna()
+        present = pd.Series(col.dropna().unique())  # distinct values only: same answer, much faster
         if len(present) and pd.to_numeric(present, errors="coerce").notna().all():
             return AttrType.NUMERIC
         return AttrType.CATEGORICAL

@@ -1,5 +1,55 @@
-"""Readers and writers. Every error is an AnonStudioError naming the file and line/record."""
+"""Readers and writers: delimited tables and Parquet, FASTA, event CSV, ARX hierarchy CSV, JSON reports.
+
+Inputs are only ever opened for reading; outputs are written to a temporary file beside the target and
+renamed (:func:`atomic_write`), never half-written. Every error a user can cause is an
+:class:`~anonstudio.core.errors.InputError` (or :class:`~anonstudio.core.errors.HierarchyError`) naming the
+file and the line or record.
+"""
 
 from anonstudio.core.io._atomic import atomic_write
+from anonstudio.core.io._dispatch import (
+    FORMATS,
+    TABLE_SUFFIXES,
+    format_of,
+    read_data,
+    read_output_like,
+    to_jsonable,
+    write_json,
+    write_output,
+)
+from anonstudio.core.io._events import read_events, write_events
+from anonstudio.core.io._fasta import FASTA_SUFFIXES, read_fasta, write_fasta
+from anonstudio.core.io._hierarchy_csv import read_hierarchy, write_hierarchy
+from anonstudio.core.io._table import (
+    DEFAULT_MISSING,
+    PARQUET_SUFFIXES,
+    SNIFFED_DELIMITERS,
+    read_table,
+    sniff_delimiter,
+    write_table,
+)
 
-__all__ = ["atomic_write"]
+__all__ = [
+    "DEFAULT_MISSING",
+    "FASTA_SUFFIXES",
+    "FORMATS",
+    "PARQUET_SUFFIXES",
+    "SNIFFED_DELIMITERS",
+    "TABLE_SUFFIXES",
+    "atomic_write",
+    "format_of",
+    "read_data",
+    "read_events",
+    "read_fasta",
+    "read_hierarchy",
+    "read_output_like",
+    "read_table",
+    "sniff_delimiter",
+    "to_jsonable",
+    "write_events",
+    "write_fasta",
+    "write_hierarchy",
+    "write_json",
+    "write_output",
+    "write_table",
+]

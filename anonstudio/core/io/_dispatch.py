@@ -1,0 +1,165 @@
+"""Choosing a reader or writer by type or file name, reading an output back for ``verify``, JSON reports."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import enum
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.data import EventLog, SequenceSet, Table
+from anonstudio.core.errors import InputError
+from anonstudio.core.io._atomic import atomic_write
+from anonstudio.core.io._events import read_events, write_events
+from anonstudio.core.io._fasta import FASTA_SUFFIXES, read_fasta, write_fasta
+from anonstudio.core.io._table import PARQUET_SUFFIXES, read_table, write_table
+
+TABLE_SUFFIXES = frozenset({".csv", ".tsv", ".txt"}) | PARQUET_SUFFIXES
+FORMATS = ("table", "events", "fasta")
+
+
+def format_of(path: str | Path) -> str | None:
+    """``"table"`` or ``"fasta"`` from the file name's extension, else ``None`` (events must be asked for)."""
+    suffix = Path(path).suffix.lower()
+    if suffix in TABLE_SUFFIXES:
+        return "table"
+    if suffix in FASTA_SUFFIXES:
+        return "fasta"
+    return None
+
+
+def read_data(path: str | Path, *, format: str | None = None, **options: Any) -> Table | EventLog | SequenceSet:
+    """Read a data file by its extension (``.csv .tsv .txt .parquet .pq`` → :func:`read_table`,
+    ``.fasta .fa .faa .fna .fas`` → :func:`read_fasta`) or by ``format`` (``table | events | fasta``);
+    ``options`` go to that reader (``events`` needs ``sequence_id`` and ``event_order``)."""
+    path = Path(path)
+    kind = format or format_of(path)
+    if kind is None:
+        raise InputError(
+            f"cannot tell the format from the extension '{path.suffix}'; give format= one of {', '.join(FORMATS)}",
+            file=path,
+        )
+    if kind == "table":
+        return read_table(path, **options)
+    if kind == "fasta":
+        return read_fasta(path, **options)
+    if kind == "events":
+        if "sequence_id" not in options or "event_order" not in options:
+            raise InputError("an event file needs sequence_id and event_order", file=path)
+        return read_events(path, **options)
+    raise InputError(f"unknown format '{kind}' (known: {', '.join(FORMATS)})", file=path)
+
+
+def _layout_of(obj: Any) -> tuple[str | None, str | None]:
+    if isinstance(obj, (Table, EventLog)):
+        return obj.delimiter, obj.encoding
+    return None, None
+
+
+def write_output(obj: Any, path: str | Path, like: Any = None) -> list[Path]:
+    """Write an anonymized result atomically by its type; returns the paths written.
+
+    A :class:`Table` is written with its own delimiter and encoding (``like``'s, if given, e.g. the input),
+    without identifying columns; a DataFrame with ``like``'s layout (else tab for ``.tsv``, comma otherwise);
+    an :class:`EventLog` with :func:`write_events`; a :class:`SequenceSet` as FASTA, 60 letters a line.
+    """
+    path = Path(path)
+    like_delim, like_enc = _layout_of(like)
+    if isinstance(obj, Table):
+        write_table(obj, path, delimiter=like_delim or obj.delimiter, encoding=like_enc or obj.encoding)
+    elif isinstance(obj, EventLog):
+        write_events(obj, path, delimiter=like_delim or obj.delimiter, encoding=like_enc or obj.encoding)
+    elif isinstance(obj, pd.DataFrame):
+        default = "\t" if path.suffix.lower() == ".tsv" else ","
+        write_table(obj, path, delimiter=like_delim or default, encoding=like_enc or "utf-8")
+    elif isinstance(obj, SequenceSet):
+        write_fasta(obj, path)
+    else:
+        raise TypeError(f"cannot write a {type(obj).__name__}: expected Table, DataFrame, EventLog or SequenceSet")
+    return [path]
+
+
+def read_output_like(input_data: Any, path: str | Path) -> Table | EventLog | SequenceSet:
+    """Read an anonymized output back as the same kind as ``input_data`` (for ``anonstudio verify``).
+
+    Table: read with the input's delimiter and encoding, the input's roles on the columns present.
+    EventLog: the input's column roles. SequenceSet: FASTA with alphabet ``"as-found"`` (an empty file is
+    an empty set: every string may have been removed).
+    """
+    path = Path(path)
+    if isinstance(input_data, Table):
+        delim = None if path.suffix.lower() in PARQUET_SUFFIXES else input_data.delimiter
+        out = read_table(path, delimiter=delim, encoding=input_data.encoding)
+        roles = {c: r for c, r in input_data.roles.items() if c in out.df.columns}
+        return Table(out.df, roles=roles, source=out.source, delimiter=out.delimiter, encoding=out.encoding,
+                     header_lines=out.header_lines)
+    if isinstance(input_data, EventLog):
+        return read_events(
+            path,
+            sequence_id=input_data.sequence_id,
+            event_order=input_data.event_order,
+            quasi_identifiers=list(input_data.quasi_identifiers),
+            sensitive=input_data.sensitive,
+            delimiter=input_data.delimiter,
+            encoding=input_data.encoding,
+        )
+    if isinstance(input_data, SequenceSet):
+        if path.is_file() and path.read_bytes().strip() == b"":
+            return SequenceSet.from_strings([], ids=[], headers=[], alphabet="as-found", source=path)
+        return read_fasta(path, alphabet="as-found")
+    raise TypeError(f"not a data container: {type(input_data).__name__}")
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Plain JSON values: numpy scalars/arrays, paths, enums, dates, dataclasses converted; NaN/inf → null."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        value = float(obj)
+        return value if math.isfinite(value) else None
+    if isinstance(obj, dict):
+        return {str(to_jsonable(k)) if not isinstance(k, str) else k: to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, (set, frozenset)):
+        items = [to_jsonable(v) for v in obj]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return to_jsonable(obj.item())
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, enum.Enum):
+        return to_jsonable(obj.value)
+    if isinstance(obj, (_dt.datetime, _dt.date, pd.Timestamp)):
+        return obj.isoformat()
+    if obj is pd.NA or obj is pd.NaT:
+        return None
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return to_jsonable(dataclasses.asdict(obj))
+    if hasattr(obj, "as_dict"):
+        return to_jsonable(obj.as_dict())
+    raise TypeError(f"cannot write a {type(obj).__name__} to JSON")
+
+
+def write_json(obj: Any, path: str | Path) -> Path:
+    """Write ``obj`` as JSON atomically: UTF-8, indent 2, a final line break; numpy values converted."""
+    path = Path(path)
+    text = json.dumps(to_jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    with atomic_write(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    return path

@@ -1,0 +1,319 @@
+"""Delimited tables (CSV / TSV / ``;``-separated) and Parquet, read into a :class:`Table` of strings.
+
+Cells are kept as the exact strings of the file (missing-value tokens become ``pd.NA``), so that a table
+written back reproduces the input's formatting. The happy path parses with pandas' C parser; a precise
+pass with the :mod:`csv` module locates problems (ragged rows, blank lines) and parses quoted files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from anonstudio.core.data import Table
+from anonstudio.core.errors import InputError
+from anonstudio.core.io._atomic import atomic_write
+from anonstudio.core.io._common import decode, delimiter_name, normalize_delimiter, read_bytes
+
+#: Cells equal to one of these are missing (``pd.NA``) unless the caller gives its own list.
+DEFAULT_MISSING: tuple[str, ...] = ("", "NA", "?")
+#: Delimiters tried when none is given, in order of preference on a tie.
+SNIFFED_DELIMITERS: tuple[str, ...] = (";", ",", "\t")
+_PLAUSIBLE = (";", ",", "\t", "|")
+PARQUET_SUFFIXES = frozenset({".parquet", ".pq"})
+_SNIFF_CHARS = 65536
+
+
+def _missing_tokens(missing: Sequence[str] | str | None) -> list[str]:
+    if missing is None:
+        return list(DEFAULT_MISSING)
+    if isinstance(missing, str):
+        return [missing]
+    return [str(m) for m in missing]
+
+
+def _strip_trailing_blank_lines(text: str) -> str:
+    """Drop empty lines at the end, keeping one final line break if there was one. (A last line of spaces
+    is data, and so a ragged row.)"""
+    stripped = text.rstrip("\r\n")
+    return stripped + "\n" if len(stripped) < len(text) else stripped
+
+
+def sniff_delimiter(text: str) -> str | None:
+    """The candidate among ``;`` ``,`` tab that splits the header into more than one column and the
+    sampled rows into as many fields as the header; ``None`` if none splits the header."""
+    sample = text[:_SNIFF_CHARS]
+    truncated = len(text) > _SNIFF_CHARS
+    best: tuple[float, int, int] | None = None
+    choice: str | None = None
+    for rank, cand in enumerate(SNIFFED_DELIMITERS):
+        try:
+            rows = [r for r in csv.reader(io.StringIO(sample, newline=""), delimiter=cand) if r]
+        except csv.Error:
+            continue
+        if truncated and len(rows) > 1:
+            rows = rows[:-1]
+        if not rows or len(rows[0]) < 2:
+            continue
+        width = len(rows[0])
+        body = rows[1:]
+        consistency = sum(len(r) == width for r in body) / len(body) if body else 1.0
+        score = (consistency, width, -rank)
+        if best is None or score > best:
+            best, choice = score, cand
+    return choice
+
+
+def _names_split(header: str, delimiter: str) -> bool:
+    parts = header.split(delimiter)
+    return len(parts) > 1 and all(p.strip() for p in parts)
+
+
+def _check_header(header: list[str], path: Path, header_line: int) -> None:
+    seen: dict[str, int] = {}
+    for i, name in enumerate(header, start=1):
+        if name.strip() == "":
+            raise InputError(
+                f"column {i} of the header has no name: every column needs a name",
+                file=path,
+                line=header_line,
+            )
+        if name in seen:
+            raise InputError(
+                f"column name '{name}' appears twice in the header (columns {seen[name]} and {i})",
+                file=path,
+                line=header_line,
+                column=name,
+            )
+        seen[name] = i
+
+
+def _ragged(path: Path, line: int, got: int, expected: int, delimiter: str) -> InputError:
+    if got == 0:
+        return InputError(
+            f"line is blank but the header has {expected} fields (blank lines are allowed only at the end)",
+            file=path,
+            line=line,
+        )
+    return InputError(
+        f"row has {got} field{'s' if got != 1 else ''} but the header has {expected} "
+        f"(delimiter {delimiter_name(delimiter)})",
+        file=path,
+        line=line,
+    )
+
+
+def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame | None:
+    """pandas' C parser, after a field count per line (exact when the text has no quotes)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    want = n - 1
+    for i in range(1, len(lines)):
+        got = lines[i].count(delimiter)
+        if got != want:
+            blank = lines[i].rstrip("\r") == ""
+            raise _ragged(path, i + 1, 0 if blank else got + 1, n, delimiter)
+    df = pd.read_csv(
+        io.StringIO(text),
+        sep=delimiter,
+        header=0,
+        dtype=object,
+        na_filter=False,
+        skip_blank_lines=False,
+        index_col=False,
+        engine="c",
+        quoting=csv.QUOTE_NONE,
+    )
+    if df.shape != (len(lines) - 1, n):
+        return None  # pandas disagrees with the line count: let the precise pass decide
+    return df
+
+
+def _parse_precise(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame:
+    """The :mod:`csv` module, record by record, with the line each record starts on."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows: list[list[str]] = []
+    start = 1
+    try:
+        next(reader)  # header, already checked
+        start = reader.line_num + 1
+        for row in reader:
+            if len(row) != n:
+                if not row and n == 1:
+                    row = [""]
+                else:
+                    raise _ragged(path, start, len(row), n, delimiter)
+            rows.append(row)
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        if "unexpected end of data" in str(exc):
+            raise InputError("a quoted field starting on this line is never closed", file=path, line=start) from None
+        raise InputError(f"malformed quoting: {exc}", file=path, line=reader.line_num) from None
+    df = pd.DataFrame(rows, columns=range(n), dtype=object) if rows else pd.DataFrame(
+        {i: pd.Series([], dtype=object) for i in range(n)}
+    )
+    return df
+
+
+def _apply_missing(df: pd.DataFrame, tokens: list[str]) -> pd.DataFrame:
+    if not tokens or df.empty:
+        return df
+    mask = df.isin(tokens)
+    if mask.to_numpy().any():
+        df = df.astype(object).mask(mask, pd.NA)
+    return df
+
+
+def read_table(
+    path: str | Path,
+    *,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    missing: Sequence[str] | str | None = None,
+) -> Table:
+    """Read a delimited text table (or Parquet) into a :class:`Table` whose cells are the exact strings read.
+
+    Parameters
+    ----------
+    path:
+        ``.csv``/``.tsv``/``.txt`` (any name) or ``.parquet``/``.pq``.
+    delimiter:
+        One character (``"\\t"``/``"tab"`` for a tab); ``None`` sniffs among ``;`` ``,`` tab.
+    encoding:
+        ``None`` tries UTF-8 (with or without a byte-order mark) and falls back to latin-1; the encoding used
+        is reported in ``Table.encoding``.
+    missing:
+        Cell values read as missing (``pd.NA``); default ``["", "NA", "?"]``. ``[]`` keeps every cell.
+
+    Raises
+    ------
+    InputError
+        Empty file, no header, an empty or duplicate column name, a row with a different number of fields
+        than the header (naming its 1-based line and both counts), a one-column header that contains
+        another plausible delimiter ("wrong delimiter?"), undecodable bytes, malformed quoting.
+    """
+    path = Path(path)
+    tokens = _missing_tokens(missing)
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        return _read_parquet(path, tokens)
+    given = normalize_delimiter(delimiter, path)
+    raw = read_bytes(path)
+    text, enc = decode(raw, path, encoding)
+    text = _strip_trailing_blank_lines(text)
+    if text.strip() == "":
+        raise InputError("the file is empty: a header line naming the columns is required", file=path, line=1)
+    first_line = text.split("\n", 1)[0].rstrip("\r")
+    if first_line.strip() == "":
+        raise InputError("the first line is blank: it must be the header naming the columns", file=path, line=1)
+
+    delim = given if given is not None else (sniff_delimiter(text) or ",")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
+    try:
+        header = next(reader)
+    except csv.Error as exc:
+        raise InputError(f"malformed quoting in the header: {exc}", file=path, line=1) from None
+    header_lines = reader.line_num
+    if len(header) == 1 and not first_line.lstrip().startswith('"'):
+        # plausible: splitting the header by it gives several non-empty names
+        others = [c for c in _PLAUSIBLE if c != delim and _names_split(header[0], c)]
+        if others:
+            how = "given" if given is not None else "sniffed among ';' ',' tab"
+            raise InputError(
+                f"wrong delimiter? the header reads as one column with delimiter {delimiter_name(delim)} ({how}) "
+                f"but contains {delimiter_name(others[0])}; give delimiter={others[0]!r}",
+                file=path,
+                line=1,
+            )
+    _check_header(header, path, 1)
+    n = len(header)
+
+    df: pd.DataFrame | None = None
+    lone_cr = text.count("\r") != text.count("\r\n")
+    if '"' not in text and not lone_cr and n > 1 and header_lines == 1:
+        df = _parse_fast(text, delim, n, path)
+    if df is None:
+        df = _parse_precise(text, delim, n, path)
+    df.columns = pd.Index(header, dtype=object)
+    df = _apply_missing(df.reset_index(drop=True), tokens)
+    return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines)
+
+
+def _read_parquet(path: Path, tokens: list[str]) -> Table:
+    if not path.is_file():
+        read_bytes(path)  # raises the right "not found / folder" error
+    try:
+        frame = pd.read_parquet(path, dtype_backend="numpy_nullable")
+    except ImportError as exc:
+        raise InputError(f"reading Parquet needs pyarrow: {exc}", file=path) from None
+    except Exception as exc:  # pyarrow raises its own types for a corrupt or non-Parquet file
+        raise InputError(f"not a readable Parquet file: {exc}", file=path) from None
+    header = [str(c) for c in frame.columns]
+    _check_header(header, path, 1)
+    cols = {}
+    for name, col in zip(header, frame.columns):
+        s = frame[col]
+        present = s.notna().to_numpy()
+        out = pd.Series([pd.NA] * len(s), dtype=object)
+        out[present] = s[present].astype(str).to_numpy(dtype=object)
+        cols[name] = out
+    df = pd.DataFrame(cols, columns=header) if cols else pd.DataFrame()
+    df = _apply_missing(df, tokens)
+    return Table(df, source=path, delimiter=",", encoding="utf-8", header_lines=0)
+
+
+def _csv_text(frame: pd.DataFrame, delimiter: str) -> str:
+    """CSV text quoting every field that holds the delimiter, a quote, CR or LF (missing → empty)."""
+    special = (delimiter, '"', "\r", "\n")
+
+    def field(value: object) -> str:
+        if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and value != value):
+            return ""
+        text = value if isinstance(value, str) else str(value)
+        return '"' + text.replace('"', '""') + '"' if any(ch in text for ch in special) else text
+
+    single = frame.shape[1] == 1
+    lines = []
+    for row in [list(frame.columns), *frame.itertuples(index=False, name=None)]:
+        cells = [field(v) for v in row]
+        lines.append('""' if single and cells[0] == "" else delimiter.join(cells))
+    return "".join(line + "\n" for line in lines)
+
+
+def write_table(
+    df_or_table: Table | pd.DataFrame,
+    path: str | Path,
+    *,
+    delimiter: str = ",",
+    encoding: str = "utf-8",
+) -> Path:
+    """Write a table atomically: header, then one line per row, LF line endings, missing cells empty.
+
+    A :class:`Table` is written without its identifying columns (:meth:`Table.output_frame`), in its column
+    order. ``.parquet``/``.pq`` paths are written as Parquet (string columns). Returns the path.
+    """
+    path = Path(path)
+    frame = df_or_table.output_frame() if isinstance(df_or_table, Table) else df_or_table
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"write_table needs a Table or a DataFrame, got {type(frame).__name__}")
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        out = frame.astype(object).where(frame.notna(), None)
+        out.columns = [str(c) for c in out.columns]
+        with atomic_write(path, "wb") as fh:
+            out.to_parquet(fh, index=False)
+        return path
+    delim = normalize_delimiter(delimiter, path) or ","
+    text = frame.to_csv(None, sep=delim, index=False, na_rep="", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    if "\r" in text:  # the csv writer does not quote a lone CR when lines end in LF: quote it ourselves
+        text = _csv_text(frame, delim)
+    try:
+        with atomic_write(path, "w", encoding=encoding, newline="") as fh:
+            fh.write(text)
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise InputError(f"the text {bad!r} cannot be written in encoding {encoding}", file=path) from None
+    return path

@@ -152,11 +152,22 @@ class GeneraliseAll(Algorithm):
 
 
 @pytest.fixture
-def test_method(monkeypatch) -> str:
+def registered_method(monkeypatch) -> str:
+    """The name of :class:`GeneraliseAll`, registered for this test."""
     from anonstudio.core import algorithms
 
     monkeypatch.setitem(algorithms._REGISTRY, GeneraliseAll.name, f"{__name__}:GeneraliseAll")
     return GeneraliseAll.name
+
+
+@pytest.fixture
+def test_method(registered_method) -> str:
+    """As ``registered_method``, for tests that run it (which needs the engine's verifiers)."""
+    from anonstudio.core import privacy
+
+    if not hasattr(privacy, "verify_output"):
+        pytest.skip("core.privacy verifiers are not in this checkout yet")
+    return registered_method
 
 
 @pytest.fixture

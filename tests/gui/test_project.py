@@ -80,11 +80,11 @@ def test_project_with_missing_data_file_names_it(adult_csv, sex_hierarchy_csv, t
 
 @pytest.mark.gui
 def test_window_project_round_trip_and_broken_project_keeps_state(window, adult_csv, sex_hierarchy_csv, tmp_path,
-                                                                  settings, qtbot, messages, test_method):
+                                                                  settings, qtbot, messages, registered_method):
     from anonstudio.gui.main_window import MainWindow
 
     state = _state(adult_csv, sex_hierarchy_csv)
-    state.set_method(test_method, {"k": 3, "delay": 0.0})
+    state.set_method(registered_method, {"k": 3, "delay": 0.0})
     window.adopt_state(state)
     target = tmp_path / "study.anonstudio.json"
     assert window.save_project_to(target)
@@ -102,7 +102,7 @@ def test_window_project_round_trip_and_broken_project_keeps_state(window, adult_
     assert str(target.resolve()) == second.recent_files()[0]
     method_pane = second.panes.get("Method")
     if method_pane is not None:
-        assert method_pane.method() == test_method and method_pane.params()["k"] == 3
+        assert method_pane.method() == registered_method and method_pane.params()["k"] == 3
 
     broken = tmp_path / "broken.anonstudio.json"
     broken.write_text('{"format": "anonstudio-project", "data": {"path": "missing.csv", "kind": "table"}}', encoding="utf-8")

@@ -52,12 +52,12 @@ def align_for_display(
     symbols = {s: i for i, s in enumerate(dict.fromkeys(a + b))}
     ca = np.array([symbols[s] for s in a], dtype=np.int64)
     cb = np.array([symbols[s] for s in b], dtype=np.int64)
-    H = np.empty((n + 1, m + 1), dtype=np.int64)
-    jg = gap * np.arange(m + 1, dtype=np.int64)
+    H = np.empty((n + 1, m + 1), dtype=np.int32)
+    jg = gap * np.arange(m + 1, dtype=np.int32)
     H[0] = jg
     for i in range(1, n + 1):
         sub = np.where(cb == ca[i - 1], match, mismatch)
-        t = np.empty(m + 1, dtype=np.int64)
+        t = np.empty(m + 1, dtype=np.int32)
         t[0] = gap * i
         t[1:] = np.maximum(H[i - 1, :-1] + sub, H[i - 1, 1:] + gap)
         H[i] = jg + np.maximum.accumulate(t - jg)

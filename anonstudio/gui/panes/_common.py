@@ -25,6 +25,22 @@ OK_COLOUR = "#2e7d32"
 SERIES_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 
 
+_BRUSH_CHANGED = QtGui.QBrush(CHANGED)
+_BRUSH_GROUP = QtGui.QBrush(GROUP)
+_BRUSH_GROUP_CHANGED = QtGui.QBrush(GROUP_CHANGED)
+_DISPLAY = QtCore.Qt.DisplayRole
+_EDIT = QtCore.Qt.EditRole
+_BACKGROUND = QtCore.Qt.BackgroundRole
+_TOOLTIP = QtCore.Qt.ToolTipRole
+_FONT = QtCore.Qt.FontRole
+
+
+def _bold_font() -> QtGui.QFont:
+    font = QtGui.QFont()
+    font.setBold(True)
+    return font
+
+
 class StateBinding:
     """Calls ``callback(what)`` on every change of a :class:`~anonstudio.gui.state.WorkbenchState` for as
     long as ``widget`` lives (the listener only holds a weak reference and removes itself afterwards)."""
@@ -66,6 +82,7 @@ class FrameModel(QtCore.QAbstractTableModel):
         self._changed: np.ndarray | None = None
         self._highlight = np.zeros(0, dtype=bool)
         self._tooltips: list[str] | None = None
+        self._bold: QtGui.QFont | None = None
 
     def set_frame(
         self,
@@ -114,24 +131,22 @@ class FrameModel(QtCore.QAbstractTableModel):
         return 0 if parent.isValid() else len(self._columns)
 
     def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        r, c = index.row(), index.column()
-        if role in (QtCore.Qt.DisplayRole, QtCore.Qt.EditRole):
-            return self._values[r, c]
-        if role == QtCore.Qt.BackgroundRole:
-            changed = self.is_changed(r, c)
+        if role == _DISPLAY or role == _EDIT:
+            return self._values[index.row(), index.column()]
+        if role == _BACKGROUND:
+            r, c = index.row(), index.column()
+            changed = self._changed is not None and self._changed[r, c]
             if self._highlight[r]:
-                return QtGui.QBrush(GROUP_CHANGED if changed else GROUP)
-            if changed:
-                return QtGui.QBrush(CHANGED)
+                return _BRUSH_GROUP_CHANGED if changed else _BRUSH_GROUP
+            return _BRUSH_CHANGED if changed else None
+        if role == _FONT:
+            if self._changed is not None and self._changed[index.row(), index.column()]:
+                if self._bold is None:
+                    self._bold = _bold_font()
+                return self._bold
             return None
-        if role == QtCore.Qt.ToolTipRole and self._tooltips is not None:
-            return self._tooltips[r]
-        if role == QtCore.Qt.FontRole and self.is_changed(r, c):
-            font = QtGui.QFont()
-            font.setBold(True)
-            return font
+        if role == _TOOLTIP and self._tooltips is not None:
+            return self._tooltips[index.row()]
         return None
 
     def headerData(self, section: int, orientation: QtCore.Qt.Orientation, role: int = QtCore.Qt.DisplayRole) -> Any:

@@ -98,6 +98,7 @@ class _SyncedPair(QtWidgets.QSplitter):
         view.setVerticalScrollMode(QtWidgets.QAbstractItemView.ScrollPerItem)
         view.verticalHeader().setDefaultSectionSize(22)
         view.horizontalHeader().setStretchLastSection(True)
+        view.horizontalHeader().setResizeContentsPrecision(200)  # size columns from the first 200 rows
         return view
 
     def fit_columns(self) -> None:

@@ -36,7 +36,7 @@ def main(file: str | Path | None = None, demo: bool = False) -> int:
     if demo:
         window.open_demo()
     elif file is not None:
-        window.open_path(file)
+        window.open_path(file, wait=False)
     return int(app.exec())
 
 

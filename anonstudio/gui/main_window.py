@@ -154,6 +154,8 @@ class MainWindow(QMainWindow):
     runFinished = Signal(object)
     #: a sweep ended: the list of point rows
     sweepFinished = Signal(list)
+    #: a data file was read and is shown (its path)
+    dataOpened = Signal(str)
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -163,6 +165,7 @@ class MainWindow(QMainWindow):
         self.runner.idle.connect(self._update_actions)
         self.worker: RunWorker | None = None
         self._task = "run"
+        self._pending_open: tuple[str, str, dict | None] | None = None
         self.sweep_dialog: SweepDialog | None = None
         self.panes: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
@@ -334,7 +337,7 @@ class MainWindow(QMainWindow):
         for i, f in enumerate(files):
             act = self.recent_menu.addAction(f"&{i + 1} {Path(f).name}")
             act.setToolTip(f)
-            act.triggered.connect(lambda _=False, f=f: self.open_path(f))
+            act.triggered.connect(lambda _=False, f=f: self.open_path(f, wait=False))
         self.recent_menu.setEnabled(bool(files))
 
     # -- state ----------------------------------------------------------------------------------------------
@@ -391,17 +394,20 @@ class MainWindow(QMainWindow):
         QMessageBox.critical(self, title, exc if isinstance(exc, str) else error_text(exc))
 
     # -- opening ---------------------------------------------------------------------------------------------
-    def open_path(self, path: str | Path) -> bool:
-        """Open whatever ``path`` is: a project, a job, FASTA or a table."""
+    def open_path(self, path: str | Path, *, wait: bool = True) -> bool:
+        """Open whatever ``path`` is: a project, a job, FASTA or a table (``wait=False``: data files are
+        read on a worker thread)."""
         kind = proj.guess_kind(path)
         if kind == "project":
             return self.open_project(path)
         if kind == "job":
             return self.open_job(path)
+        if not wait:
+            return self.open_data_async(path, kind) is not None
         return self.open_data(path, kind)
 
     def open_data(self, path: str | Path, kind: str = "table", options: dict[str, Any] | None = None) -> bool:
-        """Read a data file; on error show a dialog and keep the current data."""
+        """Read a data file now (blocking); on error show a dialog and keep the current data."""
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             data = proj.read_data(path, kind, options)
@@ -410,22 +416,52 @@ class MainWindow(QMainWindow):
             self.error("Cannot open data", exc)
             return False
         QApplication.restoreOverrideCursor()
+        self._show_data(data, path, options)
+        return True
+
+    def open_data_async(self, path: str | Path, kind: str = "table", options: dict[str, Any] | None = None) -> RunWorker | None:
+        """Read a data file on a worker thread (large files do not freeze the window); ``dataOpened`` or an
+        error dialog follows. What the menus use."""
+        if self._pending_open is not None:
+            return None
+        self._pending_open = (str(path), kind, options)
+        worker = RunWorker(proj.read_data, path, kind, options, progress_kw="")
+        worker.finished.connect(self._data_read)
+        worker.failed.connect(self._data_failed)
+        self.statusBar().showMessage(f"Reading {Path(path).name}…")
+        QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+        self.runner.start_worker(worker)
+        return worker
+
+    def _data_read(self, data: Any) -> None:
+        QApplication.restoreOverrideCursor()
+        pending, self._pending_open = self._pending_open, None
+        if pending is not None:
+            self._show_data(data, pending[0], pending[2])
+
+    def _data_failed(self, exc: BaseException) -> None:
+        QApplication.restoreOverrideCursor()
+        self._pending_open = None
+        self.statusBar().clearMessage()
+        self.error("Cannot open data", exc)
+
+    def _show_data(self, data: Any, path: str | Path, options: dict[str, Any] | None) -> None:
         self.state.set_data(data, Path(path).resolve(), read_options=options)
         self.add_recent(path)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
-        return True
+        self.dataOpened.emit(str(path))
 
     def open_table_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open table", self._last_dir(), DATA_FILTER)
         if path:
             self._remember_dir(path)
-            self.open_data(path, "table")
+            self.open_data_async(path, "table")
 
     def open_fasta_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open FASTA", self._last_dir(), FASTA_FILTER)
         if path:
             self._remember_dir(path)
-            self.open_data(path, "fasta")
+            self.open_data_async(path, "fasta")
 
     def open_events_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open event sequences", self._last_dir(), DATA_FILTER)
@@ -439,7 +475,7 @@ class MainWindow(QMainWindow):
             return
         dialog = EventColumnsDialog(columns, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.open_data(path, "events", {"sequence_id": dialog.sequence_id.currentText(), "event_order": dialog.event_order.currentText()})
+            self.open_data_async(path, "events", {"sequence_id": dialog.sequence_id.currentText(), "event_order": dialog.event_order.currentText()})
 
     def _confirm_discard(self) -> bool:
         """True when there are no unsaved changes or the user saved or discarded them."""

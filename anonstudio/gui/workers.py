@@ -96,7 +96,7 @@ class RunWorker(QObject):
             if self._cancel.is_set():
                 raise Cancelled("cancelled before it started")
             kwargs = dict(self._kwargs)
-            if self._progress_kw:
+            if self._progress_kw:  # "" or None: the function takes no progress callback
                 kwargs[self._progress_kw] = self._callback
             result = self._func(*self._args, **kwargs)
         except Cancelled:

@@ -260,24 +260,44 @@ def test_worker_reports_failure_and_cancel_before_start(qtbot):
 
 
 def test_app_main_opens_file_and_returns_exit_code(adult_csv, qtbot, monkeypatch, tmp_path):
-    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from anonstudio.gui import app as app_module
     from anonstudio.gui import main_window
 
     monkeypatch.setattr(main_window, "QSettings", lambda: QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    real_app = app_module.make_application()
     seen = {}
 
-    def check_and_quit():
-        w = next(w for w in QApplication.topLevelWidgets() if isinstance(w, main_window.MainWindow) and w.isVisible())
-        seen["rows"] = w.panes["Data"].table_model.rowCount()
-        seen["title"] = w.windowTitle()
-        w.state.dirty = False
-        w.close()
-        QApplication.instance().quit()
+    class App:
+        """The real application, except that exec() returns once the file is shown (no global quit(),
+        which would also end the event loops of later tests)."""
 
-    QTimer.singleShot(300, check_and_quit)
+        def exec(self):
+            w = next(w for w in QApplication.topLevelWidgets() if isinstance(w, main_window.MainWindow) and w.isVisible())
+            qtbot.waitUntil(lambda: w.state.data is not None, timeout=10_000)  # read on a worker thread
+            seen["rows"] = w.panes["Data"].table_model.rowCount()
+            seen["title"] = w.windowTitle()
+            w.state.dirty = False
+            w.close()
+            return 0
+
+    monkeypatch.setattr(app_module, "make_application", lambda: App())
     assert app_module.main(file=str(adult_csv)) == 0
     assert seen == {"rows": 10, "title": "untitled* — anonstudio"}
-    assert QApplication.instance().applicationName() == "anonstudio"
+    assert real_app.applicationName() == "anonstudio" and real_app.organizationName() == "anonstudio"
+
+
+def test_open_data_async_reads_on_a_worker_thread(window, adult_csv, tmp_path, qtbot, messages):
+    with qtbot.waitSignal(window.dataOpened, timeout=10_000) as opened:
+        assert window.open_data_async(adult_csv, "table") is not None
+    assert opened.args == [str(adult_csv)]
+    assert window.panes["Data"].table_model.rowCount() == 10
+    bad = tmp_path / "ragged.csv"
+    bad.write_text("a,b\n1,2\n3\n", encoding="utf-8")
+    before = window.state.data
+    window.open_data_async(bad, "table")
+    qtbot.waitUntil(lambda: bool(messages.calls), timeout=10_000)
+    assert "ragged.csv" in messages.texts("critical")[0]
+    assert window.state.data is before

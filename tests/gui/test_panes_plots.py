@@ -200,7 +200,11 @@ def test_privacy_failed_verdict_and_string_leaks(qtbot, screenshot):
     pane.show_outcome(outcome)
     assert pane.leak_box.isVisibleTo(pane)
     figures = {pane.leaks.item(r, 0).text(): pane.leaks.item(r, 1).text() for r in range(pane.leaks.rowCount())}
-    assert figures["longest_shared_fragment"] == str(outcome.report["metrics"]["longest_shared_fragment"])
+    leak = outcome.report["metrics"]["longest_shared_substring"]
+    assert figures["longest_shared_substring.pseudo_max"] == str(leak["pseudo_max"])
+    assert figures["exact_copies"] == "0"
+    meanings = [pane.leaks.item(r, 2).text() for r in range(pane.leaks.rowCount())]
+    assert any("identical to an input" in m for m in meanings)
     screenshot(pane, "privacy_strings")
     failed = _samples.table_outcome(k=3)
     failed.verification = {"passed": False, "model": "k-anonymity", "details": {"k": 10},

@@ -143,3 +143,12 @@ def test_sample_outcomes_are_k_anonymous_and_consistent():
     for g in np.unique(o.result.groups):
         rows = out[o.result.groups == g][["age", "zip", "sex"]]
         assert len(rows.drop_duplicates()) == 1  # one generalized tuple per class
+
+
+def test_mst_view_accepts_removed_edges_as_a_boolean_mask():
+    outcome, removed = _tree_outcome(120, 8)
+    mask = np.zeros(119, dtype=bool)
+    mask[removed] = True
+    outcome.result.details["removed_edges"] = mask
+    view = R.mst_view(outcome)
+    assert len(view.removed) == len(removed) and len(view.kept) == 119 - len(removed)

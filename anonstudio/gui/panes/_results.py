@@ -128,10 +128,12 @@ def sequence_rows(log: EventLog, ids: list[str] | None = None) -> SequenceRows:
 # ---------------------------------------------------------------------------------------------------------
 # strings: pseudo-string groups and compositions
 def pseudo_groups(output: SequenceSet, details: dict | None = None) -> np.ndarray:
-    """The group of every pseudo-string: ``details["pseudo_groups"]`` when the method gave it, else the
-    ``group=<g>`` field of each FASTA header (``-1`` when neither says)."""
+    """The group of every pseudo-string: ``details["pseudo_groups"]`` or ``output.extra["groups"]`` when the
+    method gave them, else the ``group=<g>`` field of each FASTA header (``-1`` when neither says)."""
     details = details or {}
     given = details.get("pseudo_groups")
+    if given is None:
+        given = (getattr(output, "extra", None) or {}).get("groups")
     if given is not None and len(given) == len(output):
         return np.asarray(given, dtype=np.int64)
     out = np.full(len(output), -1, dtype=np.int64)
@@ -228,18 +230,28 @@ def verification_dict(outcome: Any) -> dict[str, Any]:
 
 
 #: report metric names (substrings, lower case) that describe leaks of original string fragments
-LEAK_WORDS = ("leak", "fragment", "copied", "common_substring", "longest_match", "shared_kmer")
+LEAK_WORDS = ("leak", "fragment", "copied", "copies", "shared_substring", "common_substring", "longest_match",
+              "shared_kmer")
+
+#: what the condensation report's fragment figures mean
+LEAK_MEANINGS = {
+    "exact_copies": "pseudo-strings identical to an input string (must be 0)",
+    "longest_shared_substring.pseudo_mean": "mean length of the longest fragment a pseudo-string shares with an input",
+    "longest_shared_substring.pseudo_max": "longest fragment any pseudo-string shares with an input",
+    "longest_shared_substring.random_mean": "the same mean for random strings of the inputs' composition (chance level)",
+    "longest_shared_substring.random_max": "the same maximum for random strings of the inputs' composition (chance)",
+}
 
 
-def leak_metrics(report: dict) -> list[tuple[str, str]]:
-    """The report's fragment-leak figures for strings, as ``(name, value)`` rows."""
-    rows: list[tuple[str, str]] = []
+def leak_metrics(report: dict) -> list[tuple[str, str, str]]:
+    """The report's fragment-leak figures for strings, as ``(name, value, meaning)`` rows."""
+    rows: list[tuple[str, str, str]] = []
     for key, value in flatten_dict(report.get("metrics", {})):
         if any(w in key.lower() for w in LEAK_WORDS):
-            rows.append((key, format_value(value)))
+            rows.append((key, format_value(value), LEAK_MEANINGS.get(key, "")))
     for key, value in flatten_dict(report.get("verification", {}).get("details", {}) or {}):
         if any(w in key.lower() for w in LEAK_WORDS):
-            rows.append((f"verification.{key}", format_value(value)))
+            rows.append((f"verification.{key}", format_value(value), "checked by the independent verifier"))
     return rows
 
 
@@ -382,7 +394,7 @@ def mst_view(outcome: Any, *, max_nodes: int = MST_MAX_NODES, seed: int = 0) -> 
 
     Nodes are records, or distinct quasi-identifier tuples when ``details["tuple_of_record"]`` maps records
     to tuples. ``details["removed_edges"]`` is either indices into ``mst_edges`` or an m×2 array of node
-    pairs. Above ``max_nodes`` nodes, whole classes are sampled at random (fixed seed) until the limit.
+    pairs, or a boolean mask over ``mst_edges``. Above ``max_nodes`` nodes, whole classes are sampled at random (fixed seed) until the limit.
     Layout: :func:`force_layout` of the drawn MST forest, edges weighted by ``1 / (1 + weight)``.
     """
     result = outcome.result
@@ -396,8 +408,11 @@ def mst_view(outcome: Any, *, max_nodes: int = MST_MAX_NODES, seed: int = 0) -> 
     removed_raw = details.get("removed_edges")
     removed_mask = np.zeros(len(edges), dtype=bool)
     if removed_raw is not None and np.size(removed_raw):
-        r = np.asarray(removed_raw, dtype=np.int64)
-        if r.ndim == 2:
+        raw = np.asarray(removed_raw)
+        r = raw.astype(np.int64)
+        if raw.dtype == bool and raw.ndim == 1 and len(raw) == len(edges):  # a mask over mst_edges
+            removed_mask = raw.copy()
+        elif r.ndim == 2:
             pairs = {(min(a, b), max(a, b)) for a, b in r}
             removed_mask = np.array([(min(a, b), max(a, b)) in pairs for a, b in edges], dtype=bool)
         else:

@@ -7,7 +7,8 @@ a point shows its record and class. Above :data:`~anonstudio.gui.panes._results.
 whole classes are sampled and the sample size is stated.
 
 The method's ``Result.details`` must carry ``mst_edges`` (m×2 vertex indices), optionally
-``mst_weights`` (m), ``removed_edges`` (indices into ``mst_edges``, or m'×2 vertex pairs) and
+``mst_weights`` (m), ``removed_edges`` (a boolean mask over ``mst_edges``, indices into it, or m'×2
+vertex pairs) and
 ``tuple_of_record`` (per record, its vertex when vertices are distinct tuples).
 """
 

@@ -46,7 +46,7 @@ class PrivacyPane(QtWidgets.QWidget):
         self.verdict.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
         self.details = self._table(["check", "value"])
         self.details.setObjectName("verification_details")
-        self.leaks = self._table(["figure", "value"])
+        self.leaks = self._table(["figure", "value", "meaning"])
         self.leaks.setObjectName("leaks")
         self.leak_box = QtWidgets.QGroupBox("Fragments of originals in the pseudo-strings")
         QtWidgets.QVBoxLayout(self.leak_box).addWidget(self.leaks)
@@ -138,7 +138,7 @@ class PrivacyPane(QtWidgets.QWidget):
         leaks = leak_metrics(outcome.report)
         is_strings = isinstance(outcome.data, SequenceSet)
         self.leak_box.setVisible(is_strings or bool(leaks))
-        self._fill(self.leaks, leaks if leaks else [("(none reported)", "the report has no fragment-leak figure")])
+        self._fill(self.leaks, leaks if leaks else [("(none reported)", "", "the report has no fragment-leak figure")])
         self.stack.setCurrentIndex(1)
 
     def verdict_passed(self) -> bool | None:

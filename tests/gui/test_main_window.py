@@ -301,3 +301,43 @@ def test_open_data_async_reads_on_a_worker_thread(window, adult_csv, tmp_path, q
     qtbot.waitUntil(lambda: bool(messages.calls), timeout=10_000)
     assert "ragged.csv" in messages.texts("critical")[0]
     assert window.state.data is before
+
+
+def test_broken_job_shows_error_and_keeps_state(window, adult_csv, tmp_path, messages):
+    window.open_data(adult_csv, "table")
+    before = window.state.data
+    job = tmp_path / "bad.toml"
+    job.write_text('[input]\npath = "adult.csv"\n[algorithm\nname = "mst"\n', encoding="utf-8")
+    assert not window.open_path(job)
+    [text] = messages.texts("critical")
+    assert "bad.toml" in text and ":3" in text
+    assert window.state.data is before
+
+
+def test_event_roles_from_header_menu_reach_the_hierarchy_editor(window, tmp_path, engine_io):
+    events = tmp_path / "visits.csv"
+    events.write_text("PID,VID,age,dx\np1,2,30,flu\np1,1,30,cold\np2,1,40,flu\n", encoding="utf-8")
+    window.open_data(events, "events", {"sequence_id": "PID", "event_order": "VID"})
+    pane = window.panes["Data"]
+    fixed = pane.column_menu("PID")
+    assert not _role_action(fixed, "quasi-identifying").isEnabled()  # the sequence id keeps its role
+    _role_action(pane.column_menu("age"), "quasi-identifying").trigger()
+    _role_action(pane.column_menu("dx"), "sensitive").trigger()
+    assert window.state.data.quasi_identifiers == ["age"] and window.state.data.sensitive == "dx"
+    assert window.panes["Hierarchies"].attributes() == ["age"]
+
+
+def test_layout_and_recent_files_persist(window, adult_csv, settings, qtbot):
+    from anonstudio.gui.main_window import MainWindow
+
+    window.open_data(adult_csv, "table")
+    window.docks["Hierarchies"].hide()
+    window.state.dirty = False
+    assert window.close()
+    again = MainWindow(settings=settings)
+    qtbot.addWidget(again)
+    assert again.recent_files()[0] == str(adult_csv.resolve())
+    assert again.docks["Hierarchies"].isHidden()
+    assert [a.text() for a in again.recent_menu.actions()] == ["&1 adult.csv"]
+    again.reset_layout()
+    assert not again.docks["Hierarchies"].isHidden()

@@ -401,8 +401,13 @@ class HierarchyEditor(QWidget):
         attr, model = self.attribute, self.model
         self.missing_list.clear()
         if model is None or self.state is None:
-            self.status.setText("Set a column's role to quasi-identifying (Data pane, right-click its header) to give it a hierarchy."
-                                if self.state is not None and self.state.data is not None else "No data loaded.")
+            if self.state is None or self.state.data is None:
+                text = "No data loaded."
+            elif self.state.kind == "fasta":
+                text = "Strings (FASTA) need no hierarchies: their methods work on the letters themselves."
+            else:
+                text = "Set a column's role to quasi-identifying (Data pane, right-click its header) to give it a hierarchy."
+            self.status.setText(text)
             self.status.setStyleSheet("")
             self.missing_box.setVisible(False)
             return False

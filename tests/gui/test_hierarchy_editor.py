@@ -149,3 +149,20 @@ def test_text_parsers():
     assert parse_groups("a: 1, 2\nb: 3\n---\nall: a, b\n") == [{"a": ["1", "2"], "b": ["3"]}, {"all": ["a", "b"]}]
     with pytest.raises(ValueError):
         parse_groups("no colon here")
+
+
+def test_drag_and_drop_moves_a_subtree(editor, window, education_hierarchy_csv, qtbot):
+    """What the tree view does on a drop: the model takes the dragged rows' MIME data under the target,
+    then the view removes the source rows."""
+    from PySide6.QtCore import Qt
+
+    editor.import_file(education_hierarchy_csv, "education")
+    model = editor.model
+    assert editor.tree.dragDropMode() == editor.tree.DragDropMode.InternalMove
+    source = model.index_of(model.find("11th"))
+    target = model.index_of(model.find("Higher"))
+    mime = model.mimeData([source])
+    assert model.canDropMimeData(mime, Qt.DropAction.MoveAction, -1, 0, target)
+    assert model.dropMimeData(mime, Qt.DropAction.MoveAction, -1, 0, target)
+    model.removeRow(source.row(), source.parent())
+    qtbot.waitUntil(lambda: window.state.hierarchies["education"].ancestors_of("11th") == ["11th", "Higher", "*"])

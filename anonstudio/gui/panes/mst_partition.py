@@ -115,7 +115,8 @@ class MstPartitionPane(QtWidgets.QWidget):
         self.view = view
         x, y = view.pos[:, 0], view.pos[:, 1]
         brushes = [class_brush(int(c)) for c in view.node_class]
-        self.points.setData(x=x, y=y, brush=brushes, data=np.arange(len(x)))
+        size = 10 if len(x) <= 200 else 7 if len(x) <= 600 else 5
+        self.points.setData(x=x, y=y, brush=brushes, size=size, data=np.arange(len(x)))
         self.kept_item.setData(*edge_segments(view.pos, view.kept))
         self.removed_item.setData(*edge_segments(view.pos, view.removed))
         n_classes = len(np.unique(view.node_class[view.node_class >= 0]))

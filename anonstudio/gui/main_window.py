@@ -747,10 +747,11 @@ class MainWindow(QMainWindow):
             run_pane.finish(True, verdict)
         for title in RESULT_PANES:
             pane = self.panes.get(title)
-            if pane is not None and title != "Run" and hasattr(pane, "show_outcome"):
-                pane.show_outcome(outcome)
-        if run_pane is not None and hasattr(run_pane, "show_outcome"):
-            run_pane.show_outcome(outcome)
+            if pane is None or not hasattr(pane, "show_outcome"):
+                continue
+            if getattr(pane, "outcome", None) is outcome:
+                continue  # the pane follows the state and already shows this outcome: do not redo its work
+            pane.show_outcome(outcome)
         self.statusBar().showMessage(f"Done: {verdict}", 8000)
         self._update_actions()
         self.runFinished.emit(outcome)

@@ -1,7 +1,7 @@
 """A virtual table model over a pandas DataFrame (a :class:`~anonstudio.core.data.Table`'s ``df``).
 
-``data()`` reads only the cell asked for, from a per-column numpy array fetched on first use, so the
-view's cost depends on the visible cells, not on the number of rows.
+``data()`` reads only the cell asked for, from blocks of rows fetched on first use (a bounded cache), so
+the view's cost and memory depend on the visible cells, not on the number of rows.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class FrameModel(QAbstractTableModel):
         self._rows = rows
         self._role_of = role_of
         self._type_of = type_of
-        self._columns: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._columns: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._na_font = QFont()
         self._na_font.setItalic(True)
 
@@ -78,14 +78,20 @@ class FrameModel(QAbstractTableModel):
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
             self.dataChanged.emit(self.index(0, 0), self.index(max(0, self.rowCount() - 1), self.columnCount() - 1))
 
-    def _column(self, col: int) -> tuple[np.ndarray, np.ndarray]:
-        cached = self._columns.get(col)
+    #: rows fetched from the frame at a time, and how many such blocks are kept
+    BLOCK = 2048
+    MAX_BLOCKS = 512
+
+    def _block(self, col: int, block: int) -> tuple[np.ndarray, np.ndarray]:
+        """Cells ``[block*BLOCK, (block+1)*BLOCK)`` of frame column ``col`` (values, missing mask)."""
+        key = (col, block)
+        cached = self._columns.get(key)
         if cached is None:
-            series = self._frame.iloc[:, col]
-            values = series.to_numpy(dtype=object)
-            na = series.isna().to_numpy()
-            cached = (values, na)
-            self._columns[col] = cached
+            if len(self._columns) >= self.MAX_BLOCKS:
+                self._columns.clear()
+            part = self._frame.iloc[block * self.BLOCK : (block + 1) * self.BLOCK, col]
+            cached = (part.to_numpy(dtype=object), part.isna().to_numpy())
+            self._columns[key] = cached
         return cached
 
     def column_name(self, col: int) -> str:
@@ -93,9 +99,10 @@ class FrameModel(QAbstractTableModel):
 
     def cell_text(self, row: int, col: int) -> str | None:
         """The cell as shown (``None`` for a missing value)."""
-        values, na = self._column(col)
         r = int(self._rows[row]) if self._rows is not None else row
-        return None if na[r] else str(values[r])
+        values, na = self._block(col, r // self.BLOCK)
+        i = r % self.BLOCK
+        return None if na[i] else str(values[i])
 
     # -- Qt model API ------------------------------------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008

@@ -581,6 +581,10 @@ class MainWindow(QMainWindow):
                 if isinstance(spec, str):
                     path = (job.parent / spec).resolve()
                     self.state.set_hierarchy(attr, proj.read_hierarchy_file(path, attr), str(path))
+                elif isinstance(spec, dict):
+                    from anonstudio.gui.panes.hierarchy_editor import build_from_spec
+
+                    self.state.set_hierarchy(attr, build_from_spec(attr, spec, self.state.column_values(attr)), spec)
         except (AnonStudioError, OSError, ValueError, KeyError) as exc:
             self.error("Demo job", exc)
 

@@ -201,10 +201,11 @@ def test_privacy_failed_verdict_and_string_leaks(qtbot, screenshot):
     assert pane.leak_box.isVisibleTo(pane)
     figures = {pane.leaks.item(r, 0).text(): pane.leaks.item(r, 1).text() for r in range(pane.leaks.rowCount())}
     leak = outcome.report["metrics"]["longest_shared_substring"]
-    assert figures["longest_shared_substring.pseudo_max"] == str(leak["pseudo_max"])
-    assert figures["exact_copies"] == "0"
-    meanings = [pane.leaks.item(r, 2).text() for r in range(pane.leaks.rowCount())]
-    assert any("identical to an input" in m for m in meanings)
+    assert figures["longest fragment shared with an input, max"] == str(leak["pseudo_max"])
+    assert figures["pseudo-strings equal to an input (must be 0)"] == "0"
+    assert pane.smallest.horizontalHeaderItem(3).text() == "pseudo-strings"
+    assert pane.smallest.item(0, 3).text() == "6"  # each sample group has 6 pseudo-strings
+    assert "k = 6" in pane.k_line.label.toPlainText()
     screenshot(pane, "privacy_strings")
     failed = _samples.table_outcome(k=3)
     failed.verification = {"passed": False, "model": "k-anonymity", "details": {"k": 10},

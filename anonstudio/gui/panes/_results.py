@@ -235,11 +235,11 @@ LEAK_WORDS = ("leak", "fragment", "copied", "copies", "shared_substring", "commo
 
 #: what the condensation report's fragment figures mean
 LEAK_MEANINGS = {
-    "exact_copies": "pseudo-strings identical to an input string (must be 0)",
-    "longest_shared_substring.pseudo_mean": "mean length of the longest fragment a pseudo-string shares with an input",
-    "longest_shared_substring.pseudo_max": "longest fragment any pseudo-string shares with an input",
-    "longest_shared_substring.random_mean": "the same mean for random strings of the inputs' composition (chance level)",
-    "longest_shared_substring.random_max": "the same maximum for random strings of the inputs' composition (chance)",
+    "exact_copies": "pseudo-strings equal to an input (must be 0)",
+    "longest_shared_substring.pseudo_mean": "longest fragment shared with an input, mean",
+    "longest_shared_substring.pseudo_max": "longest fragment shared with an input, max",
+    "longest_shared_substring.random_mean": "same for random strings (chance level), mean",
+    "longest_shared_substring.random_max": "same for random strings (chance level), max",
 }
 
 

@@ -22,6 +22,7 @@ from anonstudio.gui.panes._results import (
     format_value,
     frame_of,
     leak_metrics,
+    pseudo_groups,
     size_histogram,
     verification_dict,
 )
@@ -46,7 +47,7 @@ class PrivacyPane(QtWidgets.QWidget):
         self.verdict.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
         self.details = self._table(["check", "value"])
         self.details.setObjectName("verification_details")
-        self.leaks = self._table(["figure", "value", "meaning"])
+        self.leaks = self._table(["figure", "value"])
         self.leaks.setObjectName("leaks")
         self.leak_box = QtWidgets.QGroupBox("Fragments of originals in the pseudo-strings")
         QtWidgets.QVBoxLayout(self.leak_box).addWidget(self.leaks)
@@ -138,7 +139,15 @@ class PrivacyPane(QtWidgets.QWidget):
         leaks = leak_metrics(outcome.report)
         is_strings = isinstance(outcome.data, SequenceSet)
         self.leak_box.setVisible(is_strings or bool(leaks))
-        self._fill(self.leaks, leaks if leaks else [("(none reported)", "", "the report has no fragment-leak figure")])
+        self._fill(self.leaks, [(meaning or name, value) for name, value, meaning in leaks]
+                   or [("(none reported)", "the report has no fragment-leak figure")])
+        for r, (name, _, _) in enumerate(leaks):
+            self.leaks.item(r, 0).setToolTip(f"report key: {name}")
+        self.leaks.horizontalHeader().setSectionResizeMode(0, QtWidgets.QHeaderView.Stretch)
+        self.leaks.horizontalHeader().setStretchLastSection(False)
+        self.leaks.resizeColumnToContents(1)
+        self.leaks.setWordWrap(True)
+        self.leaks.resizeRowsToContents()
         self.stack.setCurrentIndex(1)
 
     def verdict_passed(self) -> bool | None:
@@ -191,9 +200,10 @@ class PrivacyPane(QtWidgets.QWidget):
         else:
             self.hist.setTitle("No classes (every record was suppressed)", color="k", size="10pt")
         if k is not None:
-            self.k_line.setValue(k - 0.5)
+            self.k_line.show()  # before the text changes: a hidden label does not update
             self.k_line.label.setFormat(f"k = {k}")
-            self.k_line.show()
+            self.k_line.setValue(k - 0.5)
+            self.k_line.label.valueChanged()
         else:
             self.k_line.hide()
 
@@ -212,6 +222,13 @@ class PrivacyPane(QtWidgets.QWidget):
                 lo, hi = np.searchsorted(g_sorted, [g, g + 1])
                 positions[g] = sort[lo:hi]
         same_rows = output is not None and len(output) == len(groups)
+        pseudo_count: dict[int, int] = {}
+        if isinstance(outcome.result.output, SequenceSet):
+            pg_ids, pg_counts = np.unique(pseudo_groups(outcome.result.output, outcome.result.details),
+                                          return_counts=True)
+            pseudo_count = dict(zip(pg_ids.tolist(), pg_counts.tolist()))
+        self.smallest.setHorizontalHeaderLabels(
+            ["class", "size", "records", "pseudo-strings" if pseudo_count else "shared values"])
         for i in order:
             g = int(ids[i])
             members = positions.get(g, np.zeros(0, dtype=np.int64))
@@ -220,6 +237,8 @@ class PrivacyPane(QtWidgets.QWidget):
             if same_rows and qis and len(members):
                 first = output.iloc[int(members[0])]
                 shared = ", ".join(f"{q}={first[q]}" for q in qis)
+            elif pseudo_count:
+                shared = str(pseudo_count.get(g, 0))
             rows.append((str(g), str(int(sizes[i])), rec, shared))
         self._fill(self.smallest, rows)
 

@@ -178,6 +178,11 @@ def test_demo_opens_table_with_roles(window, repo_root, engine_io, tmp_path, scr
     assert window.state.data_path.name == "adult-sample.csv"
     assert len(window.state.quasi_identifiers()) >= 2
     assert set(window.state.hierarchies) & set(window.state.quasi_identifiers())
+    editor = window.panes["Hierarchies"]
+    for attr in window.state.hierarchies:  # every hierarchy of the job shows as a tree
+        editor.select_attribute(attr)
+        assert sorted(editor.model.leaf_labels()) == sorted(window.state.hierarchies[attr].leaves)
+    editor.select_attribute("education")
     screenshot(window, "main_window_demo")
 
 

@@ -326,8 +326,10 @@ class HierarchyEditor(QWidget):
                 model = self._new_model(attr)
                 if h is not None:
                     self._load(model, h)
-            elif h is not None and self._valid(model) and _rows_key(model.to_hierarchy()) != _rows_key(h):
-                self._load(model, h)
+            elif h is not None and (
+                model.rowCount() == 0 or (self._valid(model) and _rows_key(model.to_hierarchy()) != _rows_key(h))
+            ):
+                self._load(model, h)  # set from outside (a project, a job, the demo): show it
         self.attribute_box.blockSignals(True)
         self.attribute_box.clear()
         self.attribute_box.addItems(attrs)

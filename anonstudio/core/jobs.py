@@ -267,7 +267,7 @@ def hierarchy_attributes(data: Any) -> list[str]:
     return []
 
 
-def load_hierarchies(specs: dict[str, Any], data: Any) -> tuple[dict, list[str]]:
+def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = None) -> tuple[dict, list[str]]:
     """Build every quasi-identifier's hierarchy from a file or a builder spec, check it covers the data,
     and give numeric attributes without one a default interval hierarchy. Returns ``(hierarchies, notes)``."""
     from anonstudio.core import hierarchy as hmod
@@ -285,7 +285,7 @@ def load_hierarchies(specs: dict[str, Any], data: Any) -> tuple[dict, list[str]]
         if isinstance(spec, Path):
             h = io.read_hierarchy(spec, attribute=attr)
         elif isinstance(spec, dict):
-            h = hmod.build_hierarchy(attr, spec, values)
+            h = hmod.build_hierarchy(attr, spec, values, source=source)
         else:
             numeric = isinstance(data, Table) and data.types.get(attr) is AttrType.NUMERIC
             if not numeric and isinstance(data, EventLog):
@@ -369,7 +369,7 @@ def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
     """Read, anonymize, verify, evaluate and write one job."""
     report(progress, 0.0, f"reading {job.input.path.name}")
     data = load_data(job.input)
-    hierarchies, notes = load_hierarchies(job.hierarchies, data)
+    hierarchies, notes = load_hierarchies(job.hierarchies, data, source=job.file)
     algorithm = job.make_algorithm()
     params = {"name": job.algorithm, **algorithm.params}
     outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes, parameters=params)
@@ -384,7 +384,7 @@ def verify_job(job: Job):
     from anonstudio.core import privacy
 
     data = load_data(job.input)
-    hierarchies, _ = load_hierarchies(job.hierarchies, data)
+    hierarchies, _ = load_hierarchies(job.hierarchies, data, source=job.file)
     if not job.output_path.exists():
         raise JobError("output file does not exist: run the job first", file=job.output_path)
     output = io.read_output_like(data, job.output_path)

@@ -1,0 +1,193 @@
+"""Longest common substring of query strings against a set of texts, by a suffix automaton.
+
+A suffix automaton of the concatenated texts (Blumer et al. 1985) is built once in O(N); each query is then
+scanned once, tracking the length of the longest suffix of the query prefix that occurs in some text (the
+"matching statistics"); its maximum is the query's longest shared substring.
+
+Transitions: a state starts with a short linked list of edges (sparse: item alphabets of thousands of
+symbols work); once it has ``dense_from`` edges it moves to a dense row of ``sigma`` targets, while a pool of
+``max_dense`` rows lasts. The root is always dense. Busy states (short contexts, visited most) thus get O(1)
+look-ups without a dense table for every state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def _step(state, c, head, e_sym, e_to, e_next, dense_row, dense):
+    r = dense_row[state]
+    if r >= 0:
+        return dense[r, c]
+    e = head[state]
+    while e != -1:
+        if e_sym[e] == c:
+            return e_to[e]
+        e = e_next[e]
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def build_suffix_automaton(text, sigma, dense_from, max_dense):
+    """Suffix automaton of ``text`` (``int32`` codes in ``[0, sigma)``; put a separator code between texts).
+
+    Parameters
+    ----------
+    text:
+        ``int32[n]`` symbol codes.
+    sigma:
+        Alphabet size (codes ``0 .. sigma-1``).
+    dense_from:
+        A state gets a dense row when it reaches this many transitions (≥ 1).
+    max_dense:
+        Number of dense rows available (≥ 1: row 0 is the root's).
+
+    Returns
+    -------
+    tuple
+        ``(length, link, head, e_sym, e_to, e_next, dense_row, dense)``: per-state longest-substring
+        length and suffix link, the sparse edge lists and the dense rows (``dense_row[s]`` = -1 when sparse).
+    """
+    n = text.shape[0]
+    max_states = 2 * n + 2
+    max_edges = 3 * n + 8
+    length = np.zeros(max_states, np.int32)
+    link = np.full(max_states, -1, np.int32)
+    head = np.full(max_states, -1, np.int32)
+    degree = np.zeros(max_states, np.int32)
+    dense_row = np.full(max_states, -1, np.int32)
+    e_sym = np.empty(max_edges, np.int32)
+    e_to = np.empty(max_edges, np.int32)
+    e_next = np.empty(max_edges, np.int32)
+    n_rows = min(max(max_dense, 1), max_states)
+    dense = np.full((n_rows, sigma), -1, np.int32)
+    dense_row[0] = 0
+    used_rows = 1
+    n_states = 1
+    n_edges = 0
+    last = 0
+    for i in range(n):
+        c = text[i]
+        cur = n_states
+        n_states += 1
+        length[cur] = length[last] + 1
+        p = last
+        while p != -1 and _step(p, c, head, e_sym, e_to, e_next, dense_row, dense) == -1:
+            # add transition p --c--> cur
+            r = dense_row[p]
+            if r >= 0:
+                dense[r, c] = cur
+            elif degree[p] + 1 >= dense_from and used_rows < n_rows:
+                r = used_rows
+                used_rows += 1
+                dense_row[p] = r
+                e = head[p]
+                while e != -1:
+                    dense[r, e_sym[e]] = e_to[e]
+                    e = e_next[e]
+                head[p] = -1
+                dense[r, c] = cur
+            else:
+                e_sym[n_edges] = c
+                e_to[n_edges] = cur
+                e_next[n_edges] = head[p]
+                head[p] = n_edges
+                n_edges += 1
+            degree[p] += 1
+            p = link[p]
+        if p == -1:
+            link[cur] = 0
+        else:
+            q = _step(p, c, head, e_sym, e_to, e_next, dense_row, dense)
+            if length[p] + 1 == length[q]:
+                link[cur] = q
+            else:
+                clone = n_states
+                n_states += 1
+                length[clone] = length[p] + 1
+                degree[clone] = degree[q]
+                rq = dense_row[q]
+                if rq >= 0 and used_rows < n_rows:
+                    rc = used_rows
+                    used_rows += 1
+                    dense_row[clone] = rc
+                    for s in range(sigma):
+                        dense[rc, s] = dense[rq, s]
+                elif rq >= 0:
+                    for s in range(sigma):
+                        if dense[rq, s] != -1:
+                            e_sym[n_edges] = s
+                            e_to[n_edges] = dense[rq, s]
+                            e_next[n_edges] = head[clone]
+                            head[clone] = n_edges
+                            n_edges += 1
+                else:
+                    e = head[q]
+                    while e != -1:
+                        e_sym[n_edges] = e_sym[e]
+                        e_to[n_edges] = e_to[e]
+                        e_next[n_edges] = head[clone]
+                        head[clone] = n_edges
+                        n_edges += 1
+                        e = e_next[e]
+                link[clone] = link[q]
+                # redirect p --c--> q to clone along the suffix links
+                while p != -1:
+                    r = dense_row[p]
+                    if r >= 0:
+                        if dense[r, c] != q:
+                            break
+                        dense[r, c] = clone
+                    else:
+                        e = head[p]
+                        found = False
+                        while e != -1:
+                            if e_sym[e] == c:
+                                if e_to[e] == q:
+                                    e_to[e] = clone
+                                    found = True
+                                break
+                            e = e_next[e]
+                        if not found:
+                            break
+                    p = link[p]
+                link[q] = clone
+                link[cur] = clone
+        last = cur
+    return length, link, head, e_sym, e_to, e_next, dense_row, dense[:used_rows]
+
+
+@njit(cache=True, nogil=True)
+def longest_shared(length, link, head, e_sym, e_to, e_next, dense_row, dense, codes, offsets):
+    """For each query ``codes[offsets[i]:offsets[i+1]]`` (codes < 0 or ≥ sigma: a symbol absent from the
+    texts), the length of its longest substring that occurs in the automaton's text: ``int64[n_queries]``."""
+    nq = offsets.shape[0] - 1
+    out = np.zeros(nq, np.int64)
+    sigma = dense.shape[1]
+    for qi in range(nq):
+        v = 0
+        cur = 0
+        best = 0
+        for j in range(offsets[qi], offsets[qi + 1]):
+            c = codes[j]
+            if c < 0 or c >= sigma:
+                v = 0
+                cur = 0
+                continue
+            t = _step(v, c, head, e_sym, e_to, e_next, dense_row, dense)
+            while t == -1 and v != 0:
+                v = link[v]
+                cur = length[v]
+                t = _step(v, c, head, e_sym, e_to, e_next, dense_row, dense)
+            if t == -1:
+                v = 0
+                cur = 0
+            else:
+                v = t
+                cur += 1
+            if cur > best:
+                best = cur
+        out[qi] = best
+    return out

@@ -1,0 +1,201 @@
+"""Independent check of (k,c)-privacy for multidimensional event sequences (Sehatkar & Matwin, 004)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.data import EventLog
+from anonstudio.core.errors import ParameterError
+from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.privacy._tables import SUPPRESSED, _check_int
+from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, show
+
+
+def _frame(output: Any) -> pd.DataFrame:
+    if isinstance(output, pd.DataFrame):
+        return output
+    if hasattr(output, "df"):
+        return output.df
+    raise TypeError(f"cannot verify a {type(output).__name__} as an event log")
+
+
+def verify_kc_privacy(
+    original: EventLog,
+    output: pd.DataFrame | EventLog,
+    hierarchies: dict[str, Hierarchy],
+    k: int,
+    c: float,
+    highly_sensitive: Iterable[str],
+) -> Verification:
+    """Check (k,c)-privacy of a published event log from scratch (004, Definition 1).
+
+    A dataset satisfies (k,c)-privacy if (i) every sequence is indistinguishable from at least ``k-1`` others
+    with respect to any combination of quasi-identifier values — here: sequences with identical *QI
+    sequences* (the ordered list of their events' published QI tuples) form a group, and every group holds
+    at least ``k`` sequences; and (ii) the probability of inferring a highly-sensitive value in a group is at
+    most ``c`` — checked as CBMSA's HighSensList does (004 §3): the share of a group's sequences having at
+    least one event with a value in ``highly_sensitive`` is at most ``c``.
+
+    Faithfulness to the input is checked too: every published sequence exists in the input, and its events
+    map, in order, to *distinct* original events of that sequence (a subsequence: suppressed events are
+    absent), each published QI cell being the original value or one of its ancestors (``*`` allowed), and
+    every other column equal. The greedy earliest match decides this exactly: if any order-preserving
+    matching exists, matching each published event to the earliest compatible original event after the
+    previous match finds one. Removed sequences and suppressed events are counted, not faulted.
+    """
+    k = _check_int("k", k, 2)
+    if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) or not 0 < c <= 1:
+        raise ParameterError(f"'c' must be a number in (0, 1], got {c!r}", column="c")
+    omega = {str(v) for v in (highly_sensitive or [])}
+    pub = _frame(output)
+    sid = original.sequence_id
+    qis = list(original.quasi_identifiers)
+    sens = original.sensitive
+    src = original.df
+    others = [col for col in src.columns if col not in qis and col != sid]
+    problems = Problems()
+    details: dict[str, Any] = {
+        "k": k,
+        "c": float(c),
+        "highly_sensitive": sorted(omega),
+        "quasi_identifiers": qis,
+        "input_sequences": len(original),
+        "input_events": original.n_events,
+    }
+    for col in [sid, *qis, *others]:
+        if col not in pub.columns:
+            problems.add(f"column '{col}' is missing from the output", column=col, kind="missing column")
+    for col in pub.columns:
+        if col not in src.columns:
+            problems.add(f"the output has a column '{col}' the input does not have", column=col, kind="extra column")
+    if sid not in pub.columns or any(q not in pub.columns for q in qis):
+        details.update(violations=problems.count, first_violations=problems.records)
+        return Verification(False, "(k,c)-privacy", details, problems.sentences)
+    others = [col for col in others if col in pub.columns]
+
+    ids, order, offsets = original.sequence_index()
+    where = {s: i for i, s in enumerate(ids)}
+    o_qi = np.column_stack([as_text(src[q])[order] for q in qis]) if qis else np.empty((len(order), 0), object)
+    o_ot = np.column_stack([as_text(src[x])[order] for x in others]) if others else np.empty((len(order), 0), object)
+    o_sens = as_text(src[sens])[order] if sens else None
+
+    p_sid = as_text(pub[sid])
+    codes, uniq = pd.factorize(p_sid)
+    p_order = np.argsort(codes, kind="stable")
+    p_off = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=len(uniq)))))
+    p_qi = np.column_stack([as_text(pub[q]) for q in qis]) if qis else np.empty((len(pub), 0), object)
+    p_ot = np.column_stack([as_text(pub[x]) for x in others]) if others else np.empty((len(pub), 0), object)
+    p_sens = as_text(pub[sens]) if sens and sens in pub.columns else None
+
+    cache: dict[tuple[int, str, str], bool] = {}
+    roots = [{SUPPRESSED} | ({hierarchies[q].root_label} if q in hierarchies else set()) for q in qis]
+
+    def qi_ok(j: int, o: str, p: str) -> bool:
+        key = (j, o, p)
+        hit = cache.get(key)
+        if hit is None:
+            h = hierarchies.get(qis[j])
+            if p in roots[j]:
+                hit = True
+            elif o == NA_TOKEN or p == NA_TOKEN or h is None or o not in h.leaf_index:
+                hit = o == p
+            else:
+                hit = h.is_generalization(o, p)
+            cache[key] = hit
+        return hit
+
+    groups: dict[tuple, list[int]] = {}
+    high: list[bool] = []
+    seq_names: list[str] = []
+    kept_events = 0
+    suppressed_events = 0
+    unmatched = 0
+    for s in range(len(uniq)):
+        name = str(uniq[s])
+        rows = p_order[p_off[s] : p_off[s + 1]]
+        kept_events += len(rows)
+        if name not in where:
+            problems.add(f"sequence '{name}' is not in the input", record=name, kind="unknown sequence")
+            unmatched += 1
+            continue
+        i_seq = where[name]
+        o_lo, o_hi = int(offsets[i_seq]), int(offsets[i_seq + 1])
+        pos = o_lo
+        ok_seq = True
+        for t, r in enumerate(rows):
+            found = -1
+            while pos < o_hi:
+                cand = pos
+                pos += 1
+                if (o_ot[cand] == p_ot[r]).all() and all(qi_ok(j, o_qi[cand, j], p_qi[r, j]) for j in range(len(qis))):
+                    found = cand
+                    break
+            if found < 0:
+                ok_seq = False
+                cells = ", ".join(f"{q}={show(p_qi[r, j])}" for j, q in enumerate(qis))
+                problems.add(
+                    f"sequence '{name}', published event {t + 1} (output row {int(r) + 1}: {cells}) is not a "
+                    f"generalization of any remaining original event of that sequence, in order",
+                    record=name,
+                    row=int(r) + 1,
+                    kind="event not a generalization",
+                )
+                break
+        if not ok_seq:
+            unmatched += 1
+        suppressed_events += max(0, (o_hi - o_lo) - len(rows))
+        key = tuple(tuple(p_qi[r]) for r in rows)
+        groups.setdefault(key, []).append(len(seq_names))
+        seq_names.append(name)
+        high.append(bool(p_sens is not None and any(p_sens[r] in omega for r in rows)))
+
+    high_arr = np.asarray(high, dtype=bool)
+    smallest = None
+    worst_share = 0.0
+    small_groups = 0
+    conf_groups = 0
+    for key, members in groups.items():
+        size = len(members)
+        smallest = size if smallest is None else min(smallest, size)
+        share = float(high_arr[members].sum()) / size
+        worst_share = max(worst_share, share)
+        names = ", ".join(f"'{seq_names[m]}'" for m in members[:5]) + (" …" if size > 5 else "")
+        if size < k:
+            small_groups += 1
+            problems.add(
+                f"sequence {names.split(',')[0]}: its group of identical QI sequences ({len(key)} events) has "
+                f"{size} sequence(s) ({names}), fewer than k = {k}",
+                record=seq_names[members[0]],
+                kind="group smaller than k",
+                size=size,
+            )
+        if share > c + 1e-12:
+            conf_groups += 1
+            problems.add(
+                f"sequence {names.split(',')[0]}: in its group of {size} sequences ({names}), "
+                f"{int(high_arr[members].sum())} hold a highly-sensitive value — share {share:.3f} > c = {c}",
+                record=seq_names[members[0]],
+                kind="confidence above c",
+                share=share,
+            )
+    removed = len(ids) - sum(1 for nm in seq_names if nm in where)
+    details.update(
+        sequences=len(seq_names),
+        events=int(kept_events),
+        groups=len(groups),
+        smallest_group=smallest or 0,
+        highest_confidence=round(worst_share, 6),
+        removed_sequences=int(removed),
+        suppressed_events=int(suppressed_events),
+        unmatched_sequences=int(unmatched),
+        groups_below_k=small_groups,
+        groups_above_c=conf_groups,
+        suppressed=int(removed),
+        violations=problems.count,
+        first_violations=problems.records,
+    )
+    return Verification(not problems, "(k,c)-privacy", details, problems.sentences)

@@ -1,0 +1,375 @@
+"""Independent checks of anonymized tables: k-anonymity, l-diversity, anatomy.
+
+They look only at the original table, the published frame and the hierarchies — never at an algorithm's
+groups or counters — and are vectorized (a 30,000-row table verifies in a fraction of a second): cells
+are compared per distinct ``(original, published)`` pair, classes are found with one ``groupby``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.data import Role, Table
+from anonstudio.core.errors import ParameterError
+from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, show
+
+#: A quasi-identifier cell holding this (or its hierarchy's root label) is suppressed.
+SUPPRESSED = "*"
+
+
+def _row_ref(table: Table | None, i: int) -> str:
+    """``row 5 (adult.csv:6)``: 1-based data row, with the source line when known."""
+    ref = f"row {i + 1}"
+    if table is not None and table.source is not None:
+        ref += f" ({Path(table.source).name}:{table.line_of(i)})"
+    return ref
+
+
+def _frame(output: Any) -> pd.DataFrame:
+    if isinstance(output, pd.DataFrame):
+        return output
+    if hasattr(output, "df"):
+        return output.df
+    raise TypeError(f"cannot verify a {type(output).__name__} as a table")
+
+
+def _class_ids(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """Equivalence-class id per row: rows with identical (text) values in ``columns``."""
+    if not columns:
+        return np.zeros(len(frame), dtype=np.int64)
+    codes = np.column_stack([pd.factorize(as_text(frame[c]))[0] for c in columns])
+    return pd.DataFrame(codes).groupby(list(range(len(columns))), sort=False).ngroup().to_numpy(dtype=np.int64)
+
+
+def suppressed_rows(frame: pd.DataFrame, quasi_identifiers: Sequence[str], hierarchies: dict[str, Hierarchy]) -> np.ndarray:
+    """Rows whose every quasi-identifier cell is ``*`` or its hierarchy's root label (fully suppressed)."""
+    qis = [q for q in quasi_identifiers if q in frame.columns]
+    out = np.ones(len(frame), dtype=bool) if qis else np.zeros(len(frame), dtype=bool)
+    for q in qis:
+        roots = [SUPPRESSED] + ([hierarchies[q].root_label] if q in hierarchies else [])
+        out &= np.isin(as_text(frame[q]), roots)
+    return out
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ParameterError(f"'{name}' must be a whole number ≥ {low}, got {value!r}", column=name)
+    return int(value)
+
+
+def _cell_validity(orig: np.ndarray, pub: np.ndarray, h: Hierarchy | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: is the published cell the original value or one of its ancestors? and is it suppressed?"""
+    roots = {SUPPRESSED} | ({h.root_label} if h is not None else set())
+    key = pd.Series(orig, dtype=object) + "\x1f" + pd.Series(pub, dtype=object)
+    codes, uniques = pd.factorize(key)
+    ok = np.empty(len(uniques), dtype=bool)
+    for u, pair in enumerate(uniques):
+        o, p = pair.split("\x1f", 1)
+        if p in roots:
+            ok[u] = True
+        elif p == NA_TOKEN or o == NA_TOKEN:
+            ok[u] = p == o
+        elif h is None or o not in h.leaf_index:
+            ok[u] = p == o
+        else:
+            ok[u] = h.is_generalization(o, p)
+    suppressed = np.isin(pub, list(roots))
+    return ok[codes], suppressed
+
+
+def verify_k_anonymity(
+    original: Table,
+    output: pd.DataFrame | Table,
+    hierarchies: dict[str, Hierarchy],
+    k: int,
+    *,
+    quasi_identifiers: Sequence[str] | None = None,
+) -> Verification:
+    """Check from scratch that a published table is a k-anonymous generalization of ``original``.
+
+    k-anonymity (Samarati & Sweeney; 002 Definitions 2–3): every equivalence class — the records with
+    identical quasi-identifier tuples — holds at least ``k`` records. Checked, in order:
+
+    1. the output has the input's row count, no identifying column, every other column, nothing extra;
+    2. every quasi-identifier cell is the original value or one of its ancestors in the attribute's
+       hierarchy (without a hierarchy: the original value), or ``*`` / the root label (suppressed);
+    3. records with every quasi-identifier suppressed are counted and exempt; the other records' classes
+       have at least ``k`` members;
+    4. non-quasi-identifier columns are unchanged, cell by cell.
+
+    Returns a :class:`Verification` whose problems name the row (and source line) of each violation.
+    """
+    k = _check_int("k", k, 1)
+    pub = _frame(output)
+    qis = list(quasi_identifiers) if quasi_identifiers is not None else list(original.quasi_identifiers)
+    src = original.df
+    n = len(src)
+    problems = Problems()
+    details: dict[str, Any] = {"k": k, "quasi_identifiers": qis, "records": n}
+    if len(pub) != n:
+        problems.add(f"the output has {len(pub)} rows, the input {n}: rows were added or dropped")
+        details.update(violations=problems.count, first_violations=problems.records)
+        return Verification(False, "k-anonymity", details, problems.sentences)
+
+    identifying = [c for c in src.columns if original.role(c) is Role.IDENTIFYING and c not in qis]
+    expected = [c for c in src.columns if c not in identifying]
+    for c in identifying:
+        if c in pub.columns:
+            problems.add(f"identifying column '{c}' is still in the output", column=c, kind="identifying column")
+    missing = [c for c in expected if c not in pub.columns]
+    for c in missing:
+        problems.add(f"column '{c}' is missing from the output", column=c, kind="missing column")
+    for c in pub.columns:
+        if c not in src.columns:
+            problems.add(f"the output has a column '{c}' the input does not have", column=c, kind="extra column")
+
+    qi_present = [q for q in qis if q in pub.columns and q in src.columns]
+    invalid_cells = 0
+    suppressed_all = np.ones(n, dtype=bool) if qi_present else np.zeros(n, dtype=bool)
+    for q in qi_present:
+        o = as_text(src[q])
+        p = as_text(pub[q])
+        ok, sup = _cell_validity(o, p, hierarchies.get(q))
+        suppressed_all &= sup
+        bad = np.flatnonzero(~ok)
+        invalid_cells += len(bad)
+        h = hierarchies.get(q)
+        for i in bad[:10]:
+            what = "one of its generalizations" if h is not None else "suppressed ('*'); there is no hierarchy"
+            problems.add(
+                f"{_row_ref(original, int(i))}, column '{q}': {show(p[i])} is neither the original value "
+                f"{show(o[i])} nor {what}",
+                row=int(i) + 1,
+                column=q,
+                kind="not a generalization",
+                original=o[i],
+                published=p[i],
+            )
+        problems.count += max(0, len(bad) - 10)
+
+    kept = np.flatnonzero(~suppressed_all)
+    classes = _class_ids(pub.iloc[kept], qi_present)
+    sizes = np.bincount(classes) if len(kept) else np.zeros(0, dtype=np.int64)
+    small = np.flatnonzero(sizes < k)
+    small_records = int(sizes[small].sum()) if len(small) else 0
+    if len(small):
+        order = np.argsort(classes, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(sizes)))
+        for cls in small[:10]:
+            members = kept[order[starts[cls] : starts[cls + 1]]]
+            first = int(members[0])
+            values = ", ".join(f"{q}={show(as_text(pub[q].iloc[[first]])[0])}" for q in qi_present)
+            rows = ", ".join(str(int(m) + 1) for m in members[:5]) + (" …" if len(members) > 5 else "")
+            problems.add(
+                f"{_row_ref(original, first)}: its equivalence class ({values}) has {int(sizes[cls])} "
+                f"record(s) (rows {rows}), fewer than k = {k}",
+                row=first + 1,
+                kind="class smaller than k",
+                size=int(sizes[cls]),
+                rows=[int(m) + 1 for m in members[:10]],
+            )
+        problems.count += max(0, len(small) - 10)
+
+    changed_cells = 0
+    for c in expected:
+        if c in qis or c not in pub.columns:
+            continue
+        o = as_text(src[c])
+        p = as_text(pub[c])
+        bad = np.flatnonzero(o != p)
+        changed_cells += len(bad)
+        for i in bad[:10]:
+            problems.add(
+                f"{_row_ref(original, int(i))}, column '{c}' (not a quasi-identifier) was changed from "
+                f"{show(o[i])} to {show(p[i])}",
+                row=int(i) + 1,
+                column=c,
+                kind="changed cell",
+                original=o[i],
+                published=p[i],
+            )
+        problems.count += max(0, len(bad) - 10)
+
+    details.update(
+        classes=int(len(sizes)),
+        smallest_class=int(sizes.min()) if len(sizes) else 0,
+        largest_class=int(sizes.max()) if len(sizes) else 0,
+        suppressed=int(suppressed_all.sum()),
+        classes_below_k=int(len(small)),
+        records_in_small_classes=small_records,
+        invalid_cells=int(invalid_cells),
+        changed_cells=int(changed_cells),
+        violations=problems.count,
+        first_violations=problems.records,
+    )
+    return Verification(not problems, "k-anonymity", details, problems.sentences)
+
+
+def verify_l_diversity(
+    output: pd.DataFrame | Table,
+    quasi_identifiers: Sequence[str],
+    sensitive: str | Sequence[str],
+    l: int | float,
+    kind: str = "distinct",
+    *,
+    suppressed: np.ndarray | None = None,
+) -> Verification:
+    """Check l-diversity of every equivalence class of a published table (Machanavajjhala et al. 2007).
+
+    ``kind="distinct"``: each class holds at least ``l`` distinct sensitive values. ``kind="entropy"``: the
+    entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Missing sensitive cells do
+    not count as a value. Records with every quasi-identifier ``*`` (or flagged in ``suppressed``) are
+    exempt. Each sensitive column is checked on its own.
+    """
+    if kind not in ("distinct", "entropy"):
+        raise ParameterError(f"l-diversity kind must be 'distinct' or 'entropy', got '{kind}'", column="l_kind")
+    if isinstance(l, bool) or not isinstance(l, (int, float, np.integer, np.floating)) or l < 1:
+        raise ParameterError(f"'l' must be a number ≥ 1, got {l!r}", column="l")
+    pub = _frame(output)
+    qis = list(quasi_identifiers)
+    sens = [sensitive] if isinstance(sensitive, str) else list(sensitive)
+    problems = Problems()
+    details: dict[str, Any] = {"l": l, "l_kind": kind, "sensitive": sens, "quasi_identifiers": qis}
+    if not sens:
+        problems.add("no sensitive attribute is given, so l-diversity cannot hold")
+    for c in [*qis, *sens]:
+        if c not in pub.columns:
+            problems.add(f"column '{c}' is missing from the output", column=c, kind="missing column")
+    if problems:
+        details.update(violations=problems.count, first_violations=problems.records)
+        return Verification(False, "l-diversity", details, problems.sentences)
+    n = len(pub)
+    if suppressed is None:
+        suppressed = np.ones(n, dtype=bool) if qis else np.zeros(n, dtype=bool)
+        for q in qis:
+            suppressed &= as_text(pub[q]) == SUPPRESSED
+    kept = np.flatnonzero(~np.asarray(suppressed, dtype=bool))
+    classes = _class_ids(pub.iloc[kept], qis)
+    n_classes = int(classes.max()) + 1 if len(classes) else 0
+    worst = np.inf
+    for s in sens:
+        vals = as_text(pub[s].iloc[kept])
+        present = vals != NA_TOKEN
+        codes = pd.factorize(vals)[0]
+        pairs = pd.DataFrame({"c": classes[present], "v": codes[present]})
+        counts = pairs.groupby(["c", "v"], sort=False).size()
+        cls = counts.index.get_level_values(0).to_numpy()
+        cnt = counts.to_numpy(dtype=float)
+        if kind == "distinct":
+            score = np.bincount(cls, minlength=n_classes).astype(float)
+            failing = np.flatnonzero(score < l)
+        else:
+            totals = np.bincount(cls, weights=cnt, minlength=n_classes)
+            p = cnt / totals[cls]
+            score = np.bincount(cls, weights=-p * np.log(p), minlength=n_classes)
+            failing = np.flatnonzero(score < np.log(l) - 1e-9)
+        if len(score):
+            worst = min(worst, float(score.min()))
+        order = np.argsort(classes, kind="stable")
+        sizes = np.bincount(classes, minlength=n_classes)
+        starts = np.concatenate(([0], np.cumsum(sizes)))
+        for c_id in failing[:10]:
+            first = int(kept[order[starts[c_id]]])
+            values = ", ".join(f"{q}={show(as_text(pub[q].iloc[[first]])[0])}" for q in qis)
+            measure = (
+                f"{int(score[c_id])} distinct value(s) of '{s}'"
+                if kind == "distinct"
+                else f"entropy {score[c_id]:.3f} of '{s}' < log({l}) = {np.log(l):.3f}"
+            )
+            problems.add(
+                f"row {first + 1}: its equivalence class ({values}, {int(sizes[c_id])} records) has {measure}, "
+                f"needs {kind} {l}-diversity",
+                row=first + 1,
+                kind="class not l-diverse",
+                column=s,
+                score=float(score[c_id]),
+            )
+        problems.count += max(0, len(failing) - 10)
+    details.update(
+        classes=n_classes,
+        lowest_diversity=None if worst == np.inf else round(worst, 6),
+        violations=problems.count,
+        first_violations=problems.records,
+    )
+    return Verification(not problems, "l-diversity", details, problems.sentences)
+
+
+def verify_anatomy(
+    original: Table,
+    output: pd.DataFrame | Table,
+    l: int,
+    *,
+    quasi_identifiers: Sequence[str] | None = None,
+    sensitive: str | None = None,
+    group_column: str = "group",
+) -> Verification:
+    """Check an anatomized quasi-identifier table (QIT) of Xiao & Tao's Anatomy (VLDB 2006).
+
+    The QIT keeps the original quasi-identifier values and adds a group id; the sensitive values are
+    published separately per group. The check re-derives each group's sensitive values from the *original*
+    rows and requires them l-diverse in Anatomy's sense: no value accounts for more than ``1/l`` of a group
+    (so a group has ≥ ``l`` records and ≥ ``l`` distinct values). Also: same row count, quasi-identifier
+    cells unchanged, the sensitive and identifying columns absent from the QIT.
+    """
+    l = _check_int("l", l, 2)
+    pub = _frame(output)
+    qis = list(quasi_identifiers) if quasi_identifiers is not None else list(original.quasi_identifiers)
+    sens = sensitive or (original.sensitive[0] if original.sensitive else None)
+    src = original.df
+    n = len(src)
+    problems = Problems()
+    details: dict[str, Any] = {"l": l, "quasi_identifiers": qis, "sensitive": sens, "records": n}
+    if sens is None:
+        problems.add("anatomy needs a sensitive attribute")
+    if group_column not in pub.columns:
+        problems.add(f"the QIT has no '{group_column}' column", column=group_column, kind="missing column")
+    if len(pub) != n:
+        problems.add(f"the QIT has {len(pub)} rows, the input {n}: rows were added or dropped")
+    if problems:
+        details.update(violations=problems.count, first_violations=problems.records)
+        return Verification(False, "anatomy", details, problems.sentences)
+    for c in [sens, *original.identifying]:
+        if c in pub.columns and c not in qis:
+            problems.add(f"column '{c}' must not be in the QIT", column=c, kind="published column")
+    for q in qis:
+        if q not in pub.columns:
+            problems.add(f"quasi-identifier '{q}' is missing from the QIT", column=q, kind="missing column")
+            continue
+        o, p = as_text(src[q]), as_text(pub[q])
+        changed = np.flatnonzero(o != p)
+        for i in changed[:10]:
+            problems.add(
+                f"{_row_ref(original, int(i))}, column '{q}' was changed from {show(o[i])} to {show(p[i])}",
+                row=int(i) + 1,
+                column=q,
+                kind="changed cell",
+            )
+        problems.count += max(0, len(changed) - 10)
+    groups = pd.factorize(as_text(pub[group_column]))[0]
+    vals = pd.factorize(as_text(src[sens]))[0]
+    counts = pd.DataFrame({"g": groups, "v": vals}).groupby(["g", "v"]).size()
+    top = counts.groupby(level=0).max()
+    sizes = pd.Series(np.bincount(groups)).loc[top.index]
+    bad = top.index[(top.to_numpy() * l > sizes.to_numpy())]
+    for g in bad[:10]:
+        first = int(np.flatnonzero(groups == g)[0])
+        problems.add(
+            f"{_row_ref(original, first)}: its group ({int(sizes.loc[g])} records) has one sensitive value "
+            f"{int(top.loc[g])} times, more than 1/{l} of the group",
+            row=first + 1,
+            kind="group not l-diverse",
+        )
+    problems.count += max(0, len(bad) - 10)
+    details.update(
+        groups=int(len(sizes)),
+        smallest_group=int(sizes.min()) if len(sizes) else 0,
+        violations=problems.count,
+        first_violations=problems.records,
+    )
+    return Verification(not problems, "anatomy", details, problems.sentences)

@@ -1,0 +1,123 @@
+"""The verdict of an independent verifier, and small helpers the verifiers share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: How many problem sentences and violation records a verdict keeps in all, and per kind of violation
+#: (so that one kind cannot hide the others); counts are always complete.
+MAX_LISTED = 20
+MAX_PER_KIND = 5
+
+#: Token marking a missing cell when cells are compared as text.
+NA_TOKEN = "\x00NA"
+
+
+@dataclass
+class Verification:
+    """What an independent verifier found.
+
+    Attributes
+    ----------
+    passed:
+        True only if every check held.
+    model:
+        The privacy model checked, e.g. ``"k-anonymity"``, ``"(k,c)-privacy"``, ``"pseudo-strings"``.
+    details:
+        JSON-able figures: parameters, record and class counts, smallest class, suppressed records,
+        violation counts and the first violations.
+    problems:
+        Human sentences, the first few violations (each naming the row / record / sequence).
+    """
+
+    passed: bool
+    model: str
+    details: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line: model, parameters, verdict, key figures or the first problem."""
+        params = ", ".join(
+            f"{key}={self.details[key]}" for key in ("k", "l", "c") if self.details.get(key) is not None
+        )
+        head = f"{self.model}" + (f" ({params})" if params else "")
+        if self.passed:
+            figures = []
+            for key, text in (
+                ("records", "records"),
+                ("sequences", "sequences"),
+                ("strings", "strings"),
+                ("classes", "classes"),
+                ("groups", "groups"),
+                ("smallest_class", "smallest class"),
+                ("smallest_group", "smallest group"),
+                ("suppressed", "suppressed"),
+                ("longest_shared_max", "longest shared substring"),
+            ):
+                if self.details.get(key) is not None:
+                    figures.append(f"{text} {self.details[key]}")
+            return f"{head}: passed" + (" — " + ", ".join(figures) if figures else "")
+        n = self.details.get("violations", len(self.problems))
+        first = self.problems[0] if self.problems else "no details"
+        return f"{head}: FAILED ({n} violation(s)) — {first}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"passed", "model", "details", "problems"}``, JSON-able."""
+        return {
+            "passed": bool(self.passed),
+            "model": self.model,
+            "details": _jsonable(self.details),
+            "problems": list(self.problems),
+        }
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if obj is pd.NA:
+        return None
+    return obj
+
+
+class Problems:
+    """Collects violations: counts all, keeps the first :data:`MAX_PER_KIND` sentences and records of each
+    kind, at most :data:`MAX_LISTED` in all."""
+
+    def __init__(self) -> None:
+        self.sentences: list[str] = []
+        self.records: list[dict[str, Any]] = []
+        self.count = 0
+        self._per_kind: dict[str, int] = {}
+
+    def add(self, sentence: str, **record: Any) -> None:
+        self.count += 1
+        kind = str(record.get("kind", ""))
+        seen = self._per_kind.get(kind, 0)
+        if len(self.sentences) < MAX_LISTED and seen < MAX_PER_KIND:
+            self._per_kind[kind] = seen + 1
+            self.sentences.append(sentence)
+            self.records.append(_jsonable(record))
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+
+def as_text(series: pd.Series) -> np.ndarray:
+    """A column as an object array of strings, missing cells as :data:`NA_TOKEN`."""
+    s = series.astype("string")
+    return s.fillna(NA_TOKEN).to_numpy(dtype=object)
+
+
+def show(value: Any) -> str:
+    """A cell for a message: ``'x'`` or ``(missing)``."""
+    return "(missing)" if value == NA_TOKEN or value is None or value is pd.NA else f"'{value}'"

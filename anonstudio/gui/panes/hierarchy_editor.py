@@ -605,3 +605,24 @@ class HierarchyEditor(QWidget):
         dialog = self.make_builder()
         if dialog.exec() == QDialog.DialogCode.Accepted and dialog.hierarchy is not None:
             self.set_hierarchy(self.attribute, dialog.hierarchy, dialog.spec)
+
+
+if __name__ == "__main__":  # runnable preview
+    import sys
+
+    import pandas as pd
+    from PySide6.QtWidgets import QApplication
+
+    from anonstudio.core.data import Table
+
+    app = QApplication(sys.argv)
+    frame = pd.DataFrame({"education": ["Bachelors", "Masters", "HS-grad", "11th", "9th", "Doctorate"]})
+    state = WorkbenchState()
+    state.set_data(Table(frame), "preview.csv")
+    state.set_role("education", "quasi-identifying")
+    state.set_hierarchy("education", Hierarchy("education", [["Bachelors", "Higher", "*"], ["HS-grad", "School", "*"], ["11th", "School", "*"]]))
+    editor = HierarchyEditor()
+    editor.set_state(state)
+    editor.resize(420, 560)
+    editor.show()
+    sys.exit(app.exec())

@@ -190,10 +190,14 @@ class MainWindow(QMainWindow):
     def _make_panes(self) -> None:
         previous_bottom: QDockWidget | None = None
         for title, (module, cls_name, area) in PANES.items():
+            name = f"anonstudio.gui.panes.{module}"
             try:
-                cls = getattr(import_module(f"anonstudio.gui.panes.{module}"), cls_name)
-            except (ImportError, AttributeError):
+                mod = import_module(name)
+            except ModuleNotFoundError as exc:
+                if exc.name != name:
+                    raise  # a pane that exists but cannot import is a bug to see, not to hide
                 continue  # a pane this build does not have
+            cls = getattr(mod, cls_name)
             pane = cls(parent=None)
             if hasattr(pane, "set_state"):
                 pane.set_state(self.state)

@@ -223,3 +223,48 @@ def test_clear_returns_to_the_placeholder(qtbot, cls):
     pane.clear()
     stack = pane.report_stack if cls is MetricsPane else pane.stack
     assert stack.currentIndex() == 0
+
+
+def test_panes_follow_the_workbench_state_and_draw_an_outcome_once(qtbot, monkeypatch):
+    from anonstudio.gui.panes import _results
+    from anonstudio.gui.state import WorkbenchState
+
+    state = WorkbenchState()
+    pane = _show(qtbot, MstPartitionPane)
+    pane.set_state(state)
+    calls = []
+    real = _results.mst_view
+    monkeypatch.setattr("anonstudio.gui.panes.mst_partition.mst_view",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    outcome = _samples.table_outcome()
+    state.set_outcome(outcome)  # the state's notification draws it …
+    pane.show_outcome(outcome)  # … and the window's call does not lay it out again
+    assert len(calls) == 1 and pane.point_count() == 60
+    state.set_data(_samples.sample_table())  # new data forgets the outcome
+    assert pane.stack.currentIndex() == 0
+
+
+def test_composition_of_a_large_item_alphabet_shows_the_most_frequent_symbols(qtbot):
+    from anonstudio.core.algorithms import Result
+    from anonstudio.core.data import SequenceSet
+    from anonstudio.core.jobs import Outcome
+
+    rng = np.random.default_rng(2)
+    items = [f"item{i}" for i in range(120)]
+    p = np.linspace(1, 0.05, 120)
+    p /= p.sum()
+    from anonstudio.core.data import Alphabet
+
+    alphabet = Alphabet("items", tuple(items))
+    data = SequenceSet.from_strings([list(rng.choice(items, 12, p=p)) for _ in range(40)], alphabet=alphabet)
+    pseudo = SequenceSet.from_strings([list(rng.choice(items, 12, p=p)) for _ in range(40)], alphabet=data.alphabet,
+                                      headers=[f"pseudo_{i + 1} segment=0 group={i // 10}" for i in range(40)])
+    outcome = Outcome(Result(pseudo, np.arange(40) // 10), {"passed": True, "model": "pseudo-strings"},
+                      {"metrics": {}}, data, {})
+    pane = _show(qtbot, CompositionPane)
+    pane.show_outcome(outcome)
+    assert len(pane.original_bars.opts["height"]) == 40 == len(pane.shown_symbols)
+    top = set(np.array(pane.current.symbols)[np.argsort(-np.maximum(pane.current.f, pane.current.f_pseudo), kind="stable")[:40]])
+    assert set(pane.shown_symbols) == top
+    assert "40 most frequent of" in pane.info.text()
+    assert f"CD = {pane.current.cd:.4f}" in pane.title_text()

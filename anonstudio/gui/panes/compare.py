@@ -209,6 +209,8 @@ class ComparePane(QtWidgets.QWidget):
         if outcome is None:
             self.clear()
             return
+        if outcome is self.outcome:
+            return  # already shown (the state's notification and the window may both deliver it)
         self.outcome = outcome
         self.selected_record = None
         self._groups = np.asarray(outcome.result.groups, dtype=np.int64)

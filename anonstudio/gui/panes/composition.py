@@ -17,6 +17,8 @@ from anonstudio.gui.panes._results import Composition, composition, pseudo_group
 ORIGINAL_BRUSH = "#1f77b4"
 PSEUDO_BRUSH = "#ff7f0e"
 BAR_WIDTH = 0.38
+#: most symbols drawn (item alphabets can have hundreds)
+MAX_BARS = 40
 
 
 class CompositionPane(QtWidgets.QWidget):
@@ -27,6 +29,7 @@ class CompositionPane(QtWidgets.QWidget):
         self._binding = StateBinding(self, self._on_state)
         self.outcome: Any = None
         self.current: Composition | None = None
+        self.shown_symbols: list[str] = []
         self._groups = np.zeros(0, dtype=np.int64)
         self._pseudo_groups = np.zeros(0, dtype=np.int64)
 
@@ -84,6 +87,8 @@ class CompositionPane(QtWidgets.QWidget):
         self.stack.setCurrentIndex(0)
 
     def show_outcome(self, outcome: Any) -> None:
+        if outcome is not None and outcome is self.outcome:
+            return  # already shown (the state's notification and the window may both deliver it)
         if outcome is None or not isinstance(outcome.data, SequenceSet) or not isinstance(
             getattr(outcome.result, "output", None), SequenceSet
         ):
@@ -131,13 +136,17 @@ class CompositionPane(QtWidgets.QWidget):
                                np.flatnonzero(self._pseudo_groups == group))
             where = f"group {group}"
         self.current = comp
-        x = np.arange(len(comp.symbols), dtype=float)
-        self.original_bars.setOpts(x=x - BAR_WIDTH / 2, height=comp.f, width=BAR_WIDTH)
-        self.pseudo_bars.setOpts(x=x + BAR_WIDTH / 2, height=comp.f_pseudo, width=BAR_WIDTH)
+        shown = np.arange(len(comp.symbols))
+        if len(shown) > MAX_BARS:  # item alphabets: the most frequent symbols, in alphabet order
+            shown = np.sort(np.argsort(-np.maximum(comp.f, comp.f_pseudo), kind="stable")[:MAX_BARS])
+        self.shown_symbols = [comp.symbols[i] for i in shown]
+        x = np.arange(len(shown), dtype=float)
+        self.original_bars.setOpts(x=x - BAR_WIDTH / 2, height=comp.f[shown], width=BAR_WIDTH)
+        self.pseudo_bars.setOpts(x=x + BAR_WIDTH / 2, height=comp.f_pseudo[shown], width=BAR_WIDTH)
         axis = self.plot.getAxis("bottom")
-        axis.setTicks([[(float(i), s) for i, s in enumerate(comp.symbols)]])
+        axis.setTicks([[(float(i), s) for i, s in enumerate(self.shown_symbols)]])
         top = float(max(comp.f.max(initial=0), comp.f_pseudo.max(initial=0)))
-        self.plot.setXRange(-0.7, len(comp.symbols) - 0.3, padding=0)
+        self.plot.setXRange(-0.7, len(shown) - 0.3, padding=0)
         self.plot.setYRange(0, top * 1.1 if top > 0 else 1, padding=0)
         self.plot.setTitle(f"Composition, {where}: CD = {comp.cd:.4f}", color="k", size="11pt")
         report_cd = self.outcome.report.get("metrics", {}).get("CD")
@@ -145,6 +154,10 @@ class CompositionPane(QtWidgets.QWidget):
         if group is None and isinstance(report_cd, (int, float)):
             note = f" The report's CD (computed by the method's evaluation) is {report_cd:.4f}."
         absent = [s for s, a, b in zip(comp.symbols, comp.f, comp.f_pseudo) if a == 0 and b == 0]
+        if len(shown) < len(comp.symbols):
+            note += (f" Showing the {len(shown)} most frequent of {len(comp.symbols)} symbols; CD is over all of "
+                     "them.")
+            absent = []
         self.info.setText(
             f"{comp.n_original} original and {comp.n_pseudo} pseudo-strings. CD(f, f′) = Σ|fᵢ − f′ᵢ| over the "
             f"alphabet: 0 for identical compositions.{note}"

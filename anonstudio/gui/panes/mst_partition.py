@@ -51,6 +51,7 @@ class MstPartitionPane(QtWidgets.QWidget):
         self._binding = StateBinding(self, self._on_state)
         self.view: MstView | None = None
         self.max_nodes = MST_MAX_NODES
+        self._shown: tuple[Any, int] | None = None
 
         self.plot = pg.PlotWidget(background="w")
         self.plot.setAspectLocked(True)
@@ -94,6 +95,7 @@ class MstPartitionPane(QtWidgets.QWidget):
 
     def clear(self) -> None:
         self.view = None
+        self._shown = None
         self.points.setData([], [])
         self.kept_item.setData([], [])
         self.removed_item.setData([], [])
@@ -104,6 +106,8 @@ class MstPartitionPane(QtWidgets.QWidget):
         if outcome is None:
             self.clear()
             return
+        if self._shown is not None and self._shown[0] is outcome and self._shown[1] == self.max_nodes:
+            return  # already shown (the state's notification and the window may both deliver it)
         view = mst_view(outcome, max_nodes=self.max_nodes)
         if view is None:
             self.clear()
@@ -113,6 +117,7 @@ class MstPartitionPane(QtWidgets.QWidget):
             )
             return
         self.view = view
+        self._shown = (outcome, self.max_nodes)
         x, y = view.pos[:, 0], view.pos[:, 1]
         brushes = [class_brush(int(c)) for c in view.node_class]
         size = 10 if len(x) <= 200 else 7 if len(x) <= 600 else 5

@@ -128,6 +128,8 @@ class PrivacyPane(QtWidgets.QWidget):
         if outcome is None:
             self.clear()
             return
+        if outcome is self.outcome:
+            return  # already shown (the state's notification and the window may both deliver it)
         self.outcome = outcome
         ver = verification_dict(outcome)
         self._show_verdict(ver)

@@ -268,3 +268,28 @@ def test_composition_of_a_large_item_alphabet_shows_the_most_frequent_symbols(qt
     assert set(pane.shown_symbols) == top
     assert "40 most frequent of" in pane.info.text()
     assert f"CD = {pane.current.cd:.4f}" in pane.title_text()
+
+
+@pytest.mark.parametrize("cls", [CompositionPane, MstPartitionPane, MetricsPane, PrivacyPane])
+def test_a_state_does_not_keep_a_closed_pane_alive(qapp, cls):
+    """No reference cycle through the state or the plot items: a dropped pane is freed at once (a cycle
+    would be broken later by the garbage collector, possibly in the middle of a paint event)."""
+    import gc
+    import weakref
+
+    from anonstudio.gui.state import WorkbenchState
+
+    state = WorkbenchState()
+    gc.collect()
+    gc.disable()
+    try:
+        pane = cls()
+        pane.set_state(state)
+        state.set_outcome(_samples.table_outcome())
+        ref = weakref.ref(pane)
+        del pane
+        assert ref() is None
+    finally:
+        gc.enable()
+    state.set_outcome(None)  # the dead pane's listener removes itself
+    assert state._listeners == []

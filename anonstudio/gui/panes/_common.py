@@ -41,13 +41,27 @@ def _bold_font() -> QtGui.QFont:
     return font
 
 
+def weak_callback(method: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
+    """A plain function calling the bound ``method`` through a weak reference (``default`` once its object
+    is gone). Handing bound methods of a pane to its own child items would make reference cycles, which
+    the garbage collector may break in the middle of a paint event, destroying a live widget."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound = ref()
+        return default if bound is None else bound(*args, **kwargs)
+
+    return call
+
+
 class StateBinding:
     """Calls ``callback(what)`` on every change of a :class:`~anonstudio.gui.state.WorkbenchState` for as
-    long as ``widget`` lives (the listener only holds a weak reference and removes itself afterwards)."""
+    long as ``widget`` lives. Only weak references to the widget and to a bound-method callback are kept,
+    so the state never keeps a pane alive; the listener removes itself once the pane is gone."""
 
     def __init__(self, widget: QtWidgets.QWidget, callback: Callable[[str], None]) -> None:
         self._widget = weakref.ref(widget)
-        self._callback = callback
+        self._callback = weak_callback(callback) if hasattr(callback, "__self__") else callback
         self.state: Any = None
 
     def bind(self, state: Any) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from anonstudio.gui.panes._common import StateBinding, placeholder
+from anonstudio.gui.panes._common import StateBinding, placeholder, weak_callback
 from anonstudio.gui.panes._results import MST_MAX_NODES, MstView, mst_view
 
 KEPT_PEN = pg.mkPen("#555555", width=1.5)
@@ -60,7 +60,7 @@ class MstPartitionPane(QtWidgets.QWidget):
         self.kept_item = pg.PlotDataItem([], [], connect="pairs", pen=KEPT_PEN)
         self.removed_item = pg.PlotDataItem([], [], connect="pairs", pen=REMOVED_PEN)
         self.points = pg.ScatterPlotItem(size=9, pen=pg.mkPen("#333333", width=0.6), hoverable=True,
-                                         hoverPen=pg.mkPen("k", width=2), hoverSize=13, tip=self._tip)
+                                         hoverPen=pg.mkPen("k", width=2), hoverSize=13, tip=weak_callback(self._tip, ""))
         self.points.sigHovered.connect(self._on_hover)
         for item in (self.kept_item, self.removed_item, self.points):
             self.plot.addItem(item)

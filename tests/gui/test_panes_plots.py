@@ -13,6 +13,9 @@ from PySide6.QtGui import QColor, QImage
 from anonstudio.core.algorithms import Result
 from anonstudio.gui.panes import _samples
 from anonstudio.gui.panes._results import class_sizes, composition
+from anonstudio.gui.panes.compare import ComparePane
+from anonstudio.gui.panes.parameters import ParametersPane
+from anonstudio.gui.panes.run import RunPane
 from anonstudio.gui.panes.composition import ORIGINAL_BRUSH, PSEUDO_BRUSH, CompositionPane
 from anonstudio.gui.panes.metrics import MetricsPane
 from anonstudio.gui.panes.mst_partition import MstPartitionPane
@@ -270,7 +273,8 @@ def test_composition_of_a_large_item_alphabet_shows_the_most_frequent_symbols(qt
     assert f"CD = {pane.current.cd:.4f}" in pane.title_text()
 
 
-@pytest.mark.parametrize("cls", [CompositionPane, MstPartitionPane, MetricsPane, PrivacyPane])
+@pytest.mark.parametrize("cls", [CompositionPane, MstPartitionPane, MetricsPane, PrivacyPane, ComparePane,
+                                 ParametersPane, RunPane])
 def test_a_state_does_not_keep_a_closed_pane_alive(qapp, cls):
     """No reference cycle through the state or the plot items: a dropped pane is freed at once (a cycle
     would be broken later by the garbage collector, possibly in the middle of a paint event)."""

@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from anonstudio.core.data import EventLog, SequenceSet
 from anonstudio.core.metrics._display_alignment import align_for_display
-from anonstudio.gui.panes._common import CHANGED, GROUP, FrameModel, StateBinding, placeholder
+from anonstudio.gui.panes._common import CHANGED, GROUP, FrameModel, StateBinding, placeholder, weak_callback
 from anonstudio.gui.panes._results import (
     changed_mask,
     data_kind,
@@ -85,8 +85,9 @@ class _SyncedPair(QtWidgets.QSplitter):
             lay.addWidget(view)
             self.addWidget(box)
         self._syncing = False
-        self.left.verticalScrollBar().valueChanged.connect(lambda v: self._sync(self.left, self.right, v))
-        self.right.verticalScrollBar().valueChanged.connect(lambda v: self._sync(self.right, self.left, v))
+        sync = weak_callback(self._sync)  # (no lambda over self: it would make a reference cycle)
+        self.left.verticalScrollBar().valueChanged.connect(lambda v, s=sync: s("left", v))
+        self.right.verticalScrollBar().valueChanged.connect(lambda v, s=sync: s("right", v))
 
     @staticmethod
     def _view(model: FrameModel) -> QtWidgets.QTableView:
@@ -110,7 +111,8 @@ class _SyncedPair(QtWidgets.QSplitter):
                 if header.sectionSize(c) > 320:
                     header.resizeSection(c, 320)
 
-    def _sync(self, source: QtWidgets.QTableView, target: QtWidgets.QTableView, value: int) -> None:
+    def _sync(self, side: str, value: int) -> None:
+        source, target = (self.left, self.right) if side == "left" else (self.right, self.left)
         if self._syncing:
             return
         self._syncing = True
@@ -176,10 +178,11 @@ class ComparePane(QtWidgets.QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.stack)
 
-        self.pair.left.clicked.connect(lambda idx: self._select("left", idx.row()))
-        self.pair.right.clicked.connect(lambda idx: self._select("right", idx.row()))
-        self.pair.left.selectionModel().currentRowChanged.connect(lambda cur, _: self._select("left", cur.row()))
-        self.pair.right.selectionModel().currentRowChanged.connect(lambda cur, _: self._select("right", cur.row()))
+        select = weak_callback(self._select)  # (no lambda over self: it would make a reference cycle)
+        self.pair.left.clicked.connect(lambda idx, f=select: f("left", idx.row()))
+        self.pair.right.clicked.connect(lambda idx, f=select: f("right", idx.row()))
+        self.pair.left.selectionModel().currentRowChanged.connect(lambda cur, _, f=select: f("left", cur.row()))
+        self.pair.right.selectionModel().currentRowChanged.connect(lambda cur, _, f=select: f("right", cur.row()))
 
     # -- public API ----------------------------------------------------------------------------------------
     @property

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import EventLog, SequenceSet
 from anonstudio.core.metrics._display_alignment import align_for_display

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
 
 from anonstudio.core.data import SequenceSet
 from anonstudio.gui.panes._common import StateBinding, placeholder

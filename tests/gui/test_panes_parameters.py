@@ -29,6 +29,7 @@ class AllKinds(Algorithm):
         Param("highly_sensitive", "str_list", [], "values never released"),
         Param("weights", "weights", "entropy", "attribute weights", choices=("entropy", "uniform")),
         Param("seed", "int", 1, "random seed"),
+        Param("l", "float", None, "optional l-diversity (off when empty)", low=1),
     ))
 
     def run(self, data, hierarchies, progress=None):
@@ -57,6 +58,7 @@ def pane(qtbot, registry):
     p.resize(900, 600)
     p.show()
     p.set_kind("table")
+    p.set_values("all-kinds", {})  # (the build's own table methods may come first)
     return p
 
 
@@ -65,7 +67,8 @@ def test_methods_are_those_the_engine_offers_for_the_kind(pane):
     assert names == [c.name for c in algorithms.available("table")]
     assert "all-kinds" in names and "strings-test" not in names
     pane.set_kind("fasta")
-    assert pane.method() == "strings-test"
+    assert pane.method() == algorithms.available("fasta")[0].name
+    pane.set_values("strings-test", {})
     assert pane.form.editor("group_size").value() == 20
     pane.set_kind("events")
     assert pane.method() is None and not pane.is_valid()
@@ -83,8 +86,21 @@ def test_one_widget_per_declared_parameter_with_defaults_and_paper_tooltips(pane
     tip = f.editor("k").toolTip()
     assert "minimum class size" in tip and "[2, inf]" in tip and "Ramana & Kumari" in tip
     assert pane.params() == {"k": 5, "c": 0.7, "order": "2", "fast": False, "label": "",
-                             "highly_sensitive": [], "weights": "entropy", "seed": 1}
+                             "highly_sensitive": [], "weights": "entropy", "seed": 1}  # l unset: left out
     assert pane.is_valid()
+
+
+def test_an_optional_parameter_without_default_is_set_only_when_filled(pane):
+    l_edit = pane.form.editor("l")
+    assert isinstance(l_edit, QtWidgets.QLineEdit) and l_edit.text() == ""
+    assert "l" not in pane.params() and pane.is_valid()
+    l_edit.setText("3")
+    assert pane.params()["l"] == 3.0 and pane.is_valid()
+    l_edit.setText("0.5")
+    assert not pane.is_valid() and "≥ 1" in pane.errors()["l"]
+    l_edit.setText("")
+    assert "l" not in pane.params() and pane.is_valid()
+    AllKinds(**pane.params())
 
 
 def test_invalid_values_are_marked_before_run(pane, qtbot, screenshot):
@@ -141,9 +157,39 @@ def test_pane_follows_and_writes_the_workbench_state(qtbot, registry):
     pane.set_state(state)
     assert pane.method() is None
     state.set_data(sample_table())
-    assert pane.method() == "all-kinds"
+    assert pane.method() == algorithms.available("table")[0].name == state.method
+    assert state.params == pane.params()
+    pane.set_values("all-kinds", {})
     assert state.method == "all-kinds" and state.params["k"] == 5
     pane.form.editor("k").setValue(7)
     assert state.params["k"] == 7
     state.set_method("all-kinds", {"k": 12})
     assert pane.form.editor("k").value() == 12
+    assert pane.form.editor("c").value() == pytest.approx(0.7)  # not named: back to its default
+
+
+def _registered():
+    return [cls for kind in ("table", "events", "fasta") for cls in algorithms.available(kind)]
+
+
+@pytest.mark.parametrize("cls", _registered(), ids=lambda c: c.name)
+def test_every_registered_method_gets_a_valid_default_form(qtbot, cls):
+    """The form of each method this build offers: one widget per declared parameter, the defaults valid
+    and accepted by the method itself, and the values round-trip through set_values."""
+    pane = ParametersPane()
+    qtbot.addWidget(pane)
+    pane.set_kind(cls.data_kind)
+    required = [p.name for p in cls.parameters if p.required]
+    unset = {p.name for p in cls.parameters if p.default is None and not p.required}
+    pane.set_values(cls.name, {})
+    assert set(pane.params()) == set(cls.parameters.names()) - unset
+    if not required:
+        assert pane.is_valid(), pane.errors()
+        defaults = cls.parameters.validate({})  # what a job without these keys runs with
+        assert cls.parameters.validate(pane.params()) == defaults
+        cls(**pane.params())  # the engine accepts what the form gives
+        pane.set_values(cls.name, pane.params())
+        assert cls.parameters.validate(pane.params()) == defaults
+    for p in cls.parameters:
+        assert cls.reference in pane.form.editor(p.name).toolTip()
+

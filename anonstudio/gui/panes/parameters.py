@@ -75,7 +75,9 @@ class _Field:
         self.param = param
         p = param
         self.editor: QtWidgets.QWidget
-        if p.kind in ("int", "float") and not p.required:
+        #: an optional parameter without a default: left empty, it is not set at all (e.g. Mondrian's l)
+        self.optional = p.default is None and not p.required
+        if p.kind in ("int", "float") and not p.required and not self.optional:
             if p.kind == "int":
                 w = QtWidgets.QSpinBox()
                 w.setRange(-_INT_LIMIT, _INT_LIMIT)
@@ -112,6 +114,8 @@ class _Field:
                 w.setPlaceholderText("comma-separated values")
             elif p.required:
                 w.setPlaceholderText("required")
+            elif self.optional:
+                w.setPlaceholderText("not set (optional)")
             w.textChanged.connect(on_change)
             self.editor = w
         self.editor.setObjectName(f"param_{p.name}")
@@ -178,11 +182,18 @@ class _Field:
         finally:
             del blocker
 
+    def is_unset(self) -> bool:
+        """An empty entry of an optional parameter without a default (left out of the parameters)."""
+        value = self.raw()
+        return self.optional and (value is None or value == "" or value == [])
+
     def check(self) -> bool:
         """Validate with the engine; mark the editor red with the message when invalid."""
         value = self.raw()
         try:
-            if value is None or (value == "" and self.param.kind != "str"):
+            if self.is_unset():
+                pass
+            elif value is None or (value == "" and self.param.kind != "str"):
                 if self.param.required:
                     raise AnonStudioError(f"parameter '{self.param.name}' is required")
                 self.param.validate(self.param.default)
@@ -244,9 +255,11 @@ class ParamForm(QtWidgets.QWidget):
 
     def values(self) -> dict[str, Any]:
         """The entries as job-file values (validated and converted where valid, raw where not; empty
-        optional entries give the default)."""
+        entries give the default, and optional parameters without a default are left out)."""
         out: dict[str, Any] = {}
         for name, f in self._fields.items():
+            if f.is_unset():
+                continue
             raw = f.raw()
             try:
                 out[name] = f.param.validate(raw) if raw is not None else f.param.default
@@ -255,9 +268,9 @@ class ParamForm(QtWidgets.QWidget):
         return out
 
     def set_values(self, values: dict[str, Any]) -> None:
-        for name, value in values.items():
-            if name in self._fields:
-                self._fields[name].set(value)
+        """Set the entries to ``values``; parameters it does not name go back to their defaults."""
+        for name, f in self._fields.items():
+            f.set(values[name] if name in values else f.param.default)
         self._on_change()
 
     def errors(self) -> dict[str, str]:
@@ -378,7 +391,7 @@ class ParametersPane(QtWidgets.QWidget):
         return self.form.errors()
 
     def set_values(self, method: str, params: dict[str, Any]) -> None:
-        """Choose ``method`` and fill in ``params`` (others keep their defaults)."""
+        """Choose ``method`` and fill in ``params`` (the others get their defaults)."""
         i = self.method_box.findData(method)
         if i < 0:
             raise KeyError(f"method '{method}' is not offered for {self._kind} data")

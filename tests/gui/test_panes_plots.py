@@ -297,3 +297,16 @@ def test_a_state_does_not_keep_a_closed_pane_alive(qapp, cls):
         gc.enable()
     state.set_outcome(None)  # the dead pane's listener removes itself
     assert state._listeners == []
+
+
+def test_privacy_pane_counts_classes_as_a_reader_sees_them(qtbot):
+    outcome = _samples.table_outcome(k=3)
+    out, groups = outcome.result.output.df, outcome.result.groups
+    a, b = np.flatnonzero(groups == 0), np.flatnonzero(groups == 1)
+    for q in ("age", "zip", "sex"):
+        out.loc[b, q] = out.loc[a[0], q]
+    pane = _show(qtbot, PrivacyPane)
+    pane.show_outcome(outcome)
+    assert len(pane.sizes) == len(np.unique(groups)) - 1
+    assert len(a) + len(b) in pane.sizes.tolist()
+    assert pane.class_note.isVisibleTo(pane) and "share their published values" in pane.class_note.text()

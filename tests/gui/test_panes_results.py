@@ -152,3 +152,20 @@ def test_mst_view_accepts_removed_edges_as_a_boolean_mask():
     outcome.result.details["removed_edges"] = mask
     view = R.mst_view(outcome)
     assert len(view.removed) == len(removed) and len(view.kept) == 119 - len(removed)
+
+
+def test_equivalence_classes_join_groups_that_publish_the_same_values():
+    o = _samples.table_outcome(k=3)
+    groups = o.result.groups.copy()
+    out = o.result.output.df
+    # make the first two groups publish identical quasi-identifier values
+    a, b = np.flatnonzero(groups == 0), np.flatnonzero(groups == 1)
+    for q in ("age", "zip", "sex"):
+        out.loc[b, q] = out.loc[a[0], q]
+    classes = R.equivalence_classes(o)
+    assert classes[a[0]] == classes[b[0]]
+    assert len(np.unique(classes)) == len(np.unique(groups)) - 1
+    o.result.groups[5] = -1  # a suppressed record stays out of every class
+    assert R.equivalence_classes(o)[5] == -1
+    strings = _samples.strings_outcome()
+    assert R.equivalence_classes(strings).tolist() == strings.result.groups.tolist()

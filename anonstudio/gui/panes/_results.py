@@ -204,6 +204,28 @@ def class_sizes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids, sizes
 
 
+def equivalence_classes(outcome: Any) -> np.ndarray:
+    """Per input record, its equivalence class as a reader of the output sees it.
+
+    For a table whose output keeps the input's rows, records are in one class when their published
+    quasi-identifier values are identical (two groups of a method that generalize to the same values form
+    one class; this is what the verifiers count). Records the method suppressed (group -1) stay -1. For
+    other outputs (strings, event sequences) the method's groups are the classes.
+    """
+    groups = np.asarray(outcome.result.groups, dtype=np.int64)
+    output = frame_of(getattr(outcome.result, "output", None))
+    qis = [q for q in (getattr(outcome.data, "quasi_identifiers", []) or [])]
+    if (data_kind(outcome.data) != "table" or output is None or len(output) != len(groups) or not qis
+            or any(q not in output.columns for q in qis)):
+        return groups
+    keep = groups >= 0
+    classes = np.full(len(groups), -1, dtype=np.int64)
+    if keep.any():
+        cells = output.loc[keep, qis].astype("string").fillna("")
+        classes[keep] = cells.groupby(qis, sort=False).ngroup().to_numpy()
+    return classes
+
+
 def size_histogram(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(size, number_of_classes)`` for every class size that occurs, ascending."""
     if len(sizes) == 0:
@@ -230,8 +252,8 @@ def verification_dict(outcome: Any) -> dict[str, Any]:
 
 
 #: report metric names (substrings, lower case) that describe leaks of original string fragments
-LEAK_WORDS = ("leak", "fragment", "copied", "copies", "shared_substring", "common_substring", "longest_match",
-              "shared_kmer")
+LEAK_WORDS = ("leak", "fragment", "copied", "copies", "longest_shared", "shared_substring", "common_substring",
+              "longest_match", "shared_kmer")
 
 #: what the condensation report's fragment figures mean
 LEAK_MEANINGS = {
@@ -240,6 +262,12 @@ LEAK_MEANINGS = {
     "longest_shared_substring.pseudo_max": "longest fragment shared with an input, max",
     "longest_shared_substring.random_mean": "same for random strings (chance level), mean",
     "longest_shared_substring.random_max": "same for random strings (chance level), max",
+    # the pseudo-string verifier's own figures
+    "verification.exact_copies": "verifier: pseudo-strings equal to an input",
+    "verification.longest_shared_max": "verifier: longest fragment shared with an input, max",
+    "verification.longest_shared_mean": "verifier: longest fragment shared with an input, mean",
+    "verification.longest_shared_median": "verifier: longest fragment shared with an input, median",
+    "verification.longest_shared_record": "verifier: the pseudo-string with the longest fragment",
 }
 
 
@@ -251,7 +279,8 @@ def leak_metrics(report: dict) -> list[tuple[str, str, str]]:
             rows.append((key, format_value(value), LEAK_MEANINGS.get(key, "")))
     for key, value in flatten_dict(report.get("verification", {}).get("details", {}) or {}):
         if any(w in key.lower() for w in LEAK_WORDS):
-            rows.append((f"verification.{key}", format_value(value), "checked by the independent verifier"))
+            name = f"verification.{key}"
+            rows.append((name, format_value(value), LEAK_MEANINGS.get(name, "")))
     return rows
 
 

@@ -24,6 +24,7 @@ from anonstudio.gui.panes._common import CHANGED, GROUP, FrameModel, StateBindin
 from anonstudio.gui.panes._results import (
     changed_mask,
     data_kind,
+    equivalence_classes,
     frame_of,
     group_members,
     pseudo_groups,
@@ -216,7 +217,8 @@ class ComparePane(QtWidgets.QWidget):
             return  # already shown (the state's notification and the window may both deliver it)
         self.outcome = outcome
         self.selected_record = None
-        self._groups = np.asarray(outcome.result.groups, dtype=np.int64)
+        # tables: the equivalence classes a reader of the output sees (identical published values)
+        self._groups = equivalence_classes(outcome)
         data, output = outcome.data, outcome.result.output
         kind = data_kind(data)
         if kind == "fasta" and isinstance(output, SequenceSet):

@@ -21,6 +21,7 @@ from anonstudio.gui.panes._results import (
     flatten_dict,
     format_value,
     frame_of,
+    equivalence_classes,
     leak_metrics,
     pseudo_groups,
     size_histogram,
@@ -65,6 +66,9 @@ class PrivacyPane(QtWidgets.QWidget):
         self.hist.addItem(self.k_line)
         self.smallest = self._table(["class", "size", "records", "shared values"])
         self.smallest.setObjectName("smallest")
+        self.class_note = QtWidgets.QLabel()
+        self.class_note.setWordWrap(True)
+        self.class_note.hide()
 
         left = QtWidgets.QWidget()
         ll = QtWidgets.QVBoxLayout(left)
@@ -73,7 +77,12 @@ class PrivacyPane(QtWidgets.QWidget):
         ll.addWidget(self.details, 1)
         ll.addWidget(self.leak_box, 1)
         right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
-        right.addWidget(self.hist)
+        hist_box = QtWidgets.QWidget()
+        hl = QtWidgets.QVBoxLayout(hist_box)
+        hl.setContentsMargins(0, 0, 0, 0)
+        hl.addWidget(self.hist, 1)
+        hl.addWidget(self.class_note)
+        right.addWidget(hist_box)
         box = QtWidgets.QGroupBox(f"Smallest classes (up to {SMALLEST})")
         QtWidgets.QVBoxLayout(box).addWidget(self.smallest)
         right.addWidget(box)
@@ -133,10 +142,17 @@ class PrivacyPane(QtWidgets.QWidget):
         self.outcome = outcome
         ver = verification_dict(outcome)
         self._show_verdict(ver)
-        groups = np.asarray(outcome.result.groups, dtype=np.int64)
+        groups = equivalence_classes(outcome)
         ids, sizes = class_sizes(groups)
         self.sizes = sizes
         self._show_histogram(sizes, self._k(outcome, ver))
+        n_groups = len(class_sizes(outcome.result.groups)[0])
+        self.class_note.setText(
+            "" if n_groups == len(sizes) else
+            f"The method formed {n_groups:,} groups; some share their published values, so a reader of the "
+            f"output sees {len(sizes):,} equivalence classes (counted here, as the verifier does)."
+        )
+        self.class_note.setVisible(n_groups != len(sizes))
         self._show_smallest(outcome, groups, ids, sizes)
         leaks = leak_metrics(outcome.report)
         is_strings = isinstance(outcome.data, SequenceSet)

@@ -337,6 +337,8 @@ def report_rows(report: dict) -> list[tuple[str, str, str]]:
                 rows.append(("notes", str(i + 1), str(note)))
         elif isinstance(value, dict):
             for name, v in flatten_dict(value):
+                if key == "verification" and name.startswith("details."):
+                    name = name[len("details."):]  # the verifier's figures, without the container's name
                 rows.append((key, name, format_value(v)))
         else:
             rows.append((key, "", format_value(value)))

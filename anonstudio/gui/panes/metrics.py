@@ -77,7 +77,7 @@ class MetricsPane(QtWidgets.QWidget):
         splitter.addWidget(sweep_box)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
-        splitter.setSizes([360, 540])
+        splitter.setSizes([480, 420])
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
@@ -102,14 +102,18 @@ class MetricsPane(QtWidgets.QWidget):
         for r, (section, name, value) in enumerate(rows):
             for c, text in enumerate((section if section != last else "", name, value)):
                 item = QtWidgets.QTableWidgetItem(text)
-                item.setToolTip(f"{section}.{name}" if name else section)
+                item.setToolTip(f"{section}.{name} = {value}" if name else f"{section} = {value}")
                 if c == 0:
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
                 self.table.setItem(r, c, item)
             last = section
-        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        for c, cap in ((0, 100), (1, 170)):
+            self.table.resizeColumnToContents(c)
+            header.resizeSection(c, min(header.sectionSize(c), cap))
+        header.setSectionResizeMode(2, QtWidgets.QHeaderView.Stretch)
         self.report_stack.setCurrentIndex(1)
 
     def report_row(self, section: str, name: str = "") -> str | None:

@@ -104,3 +104,17 @@ def test_clear(pane):
     pane.show_outcome(_samples.table_outcome())
     pane.clear()
     assert pane.left_model.rowCount() == 0 and pane.stack.currentIndex() == 0
+
+
+def test_tables_with_the_same_columns_scroll_sideways_together(pane, qtbot):
+    outcome = _samples.table_outcome(k=3)
+    from dataclasses import replace
+
+    roles = {c: r for c, r in outcome.data.roles.items() if c != "id"}
+    outcome.data = replace(outcome.data, df=outcome.data.df.drop(columns=["id"]), roles=roles)  # same columns
+    pane.resize(300, 400)
+    pane.show_outcome(outcome)
+    assert pane.pair.sync_horizontal
+    qtbot.waitUntil(lambda: pane.pair.left.horizontalScrollBar().maximum() > 0)
+    pane.pair.left.horizontalScrollBar().setValue(pane.pair.left.horizontalScrollBar().maximum())
+    assert pane.pair.right.horizontalScrollBar().value() == pane.pair.left.horizontalScrollBar().value() > 0

@@ -89,6 +89,11 @@ class _SyncedPair(QtWidgets.QSplitter):
         sync = weak_callback(self._sync)  # (no lambda over self: it would make a reference cycle)
         self.left.verticalScrollBar().valueChanged.connect(lambda v, s=sync: s("left", v))
         self.right.verticalScrollBar().valueChanged.connect(lambda v, s=sync: s("right", v))
+        #: also scroll sideways together (when both sides have the same columns)
+        self.sync_horizontal = False
+        hsync = weak_callback(self._sync_h)
+        self.left.horizontalScrollBar().valueChanged.connect(lambda v, s=hsync: s("left", v))
+        self.right.horizontalScrollBar().valueChanged.connect(lambda v, s=hsync: s("right", v))
 
     @staticmethod
     def _view(model: FrameModel) -> QtWidgets.QTableView:
@@ -111,6 +116,16 @@ class _SyncedPair(QtWidgets.QSplitter):
             for c in range(header.count()):
                 if header.sectionSize(c) > 320:
                     header.resizeSection(c, 320)
+
+    def _sync_h(self, side: str, value: int) -> None:
+        if not self.sync_horizontal or self._syncing:
+            return
+        target = self.right if side == "left" else self.left
+        self._syncing = True
+        try:
+            target.horizontalScrollBar().setValue(value)
+        finally:
+            self._syncing = False
 
     def _sync(self, side: str, value: int) -> None:
         source, target = (self.left, self.right) if side == "left" else (self.right, self.left)
@@ -250,6 +265,12 @@ class ComparePane(QtWidgets.QWidget):
         self.pair.left_model.set_frame(original, changed_in)
         self.pair.right_model.set_frame(output, changed_out)
         self.pair.fit_columns()
+        self.pair.sync_horizontal = list(original.columns) == list(output.columns)
+        if self.pair.sync_horizontal:  # same columns: same widths, so sideways scrolling lines up
+            for c in range(len(output.columns)):
+                w = max(self.pair.left.columnWidth(c), self.pair.right.columnWidth(c))
+                self.pair.left.setColumnWidth(c, w)
+                self.pair.right.setColumnWidth(c, w)
         self._right_groups = self._groups
         self.pair.left_title.setText(f"Original — {len(original):,} rows")
         self.pair.right_title.setText(f"Anonymized — {len(output):,} rows")
@@ -265,6 +286,7 @@ class ComparePane(QtWidgets.QWidget):
     # -- strings ---------------------------------------------------------------------------------------
     def _show_strings(self, data: SequenceSet, output: SequenceSet) -> None:
         self.mode = "fasta"
+        self.pair.sync_horizontal = False
         self._right_groups = pseudo_groups(output, getattr(self.outcome.result, "details", {}))
         self._data, self._output = data, output
         left = pd.DataFrame({
@@ -306,6 +328,7 @@ class ComparePane(QtWidgets.QWidget):
     # -- events ----------------------------------------------------------------------------------------
     def _show_events(self, data: EventLog, output: EventLog) -> None:
         self.mode = "events"
+        self.pair.sync_horizontal = False
         orig = sequence_rows(data)
         anon = sequence_rows(output, ids=orig.ids)
         self._seq_rows = (orig, anon)

@@ -108,10 +108,10 @@ def test_clear(pane):
 
 def test_tables_with_the_same_columns_scroll_sideways_together(pane, qtbot):
     outcome = _samples.table_outcome(k=3)
-    from dataclasses import replace
+    from anonstudio.core.data import Table
 
     roles = {c: r for c, r in outcome.data.roles.items() if c != "id"}
-    outcome.data = replace(outcome.data, df=outcome.data.df.drop(columns=["id"]), roles=roles)  # same columns
+    outcome.data = Table(outcome.data.df.drop(columns=["id"]), roles=roles)  # the same columns on both sides
     pane.resize(300, 400)
     pane.show_outcome(outcome)
     assert pane.pair.sync_horizontal

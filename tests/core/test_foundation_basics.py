@@ -99,3 +99,15 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path):
     with atomic_write(target) as fh:
         fh.write("new")
     assert target.read_text() == "new"
+
+
+def test_atomic_write_gives_ordinary_file_permissions(tmp_path):
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        with atomic_write(tmp_path / "o.csv") as fh:
+            fh.write("x")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "o.csv").stat().st_mode & 0o777 == 0o644

@@ -21,6 +21,10 @@ def atomic_write(path: str | Path, mode: str = "w", *, encoding: str | None = "u
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
+        # mkstemp makes the file 0600; an output should get the permissions any new file would get.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         if "b" in mode:
             fh = os.fdopen(fd, mode)
         else:

@@ -138,8 +138,9 @@ def test_run_shows_verdict_and_keeps_gui_responsive(window, adult_csv, sex_hiera
 def test_cancel_stops_the_run(window, adult_csv, sex_hierarchy_csv, test_method, qtbot):
     _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
     with qtbot.waitSignal(window.runFinished, timeout=10_000) as blocker:
-        worker = window.start_run(test_method, {"k": 2, "delay": 0.2})
-        qtbot.waitSignal(worker.progress, timeout=5000)
+        window.start_run(test_method, {"k": 2, "delay": 0.2})
+        # wait on what the GUI thread shows (a signal of the worker itself would be waited on in its thread)
+        qtbot.waitUntil(lambda: "chunk" in window.statusBar().currentMessage(), timeout=5000)
         window.act_cancel.trigger()
     assert blocker.args == [None]
     assert window.state.outcome is None
@@ -229,10 +230,9 @@ def test_million_row_table_scrolls_without_copying(qtbot):
 
 def test_sweep_emits_each_point(window, adult_csv, sex_hierarchy_csv, test_method, qtbot):
     _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
-    points = []
-    with qtbot.waitSignal(window.runner.idle, timeout=15_000):
-        worker = window.start_sweep([{"k": 2}, {"k": 5}, {"k": 0}], test_method, {"delay": 0.0})
-        worker.point.connect(points.append)
+    with qtbot.waitSignal(window.sweepFinished, timeout=15_000) as done:
+        window.start_sweep([{"k": 2}, {"k": 5}, {"k": 0}], test_method, {"delay": 0.0})
+    points = done.args[0]
     assert [p["k"] for p in points] == [2, 5, 0]
     assert points[0]["verified"] is True and points[0]["groups"] == 1
     assert "error" in points[2] and "'k'" in points[2]["error"]  # a bad point is reported, the sweep goes on
@@ -240,29 +240,52 @@ def test_sweep_emits_each_point(window, adult_csv, sex_hierarchy_csv, test_metho
 
 
 def test_worker_reports_failure_and_cancel_before_start(qtbot):
-    from anonstudio.gui.workers import TaskRunner
+    from PySide6.QtCore import QObject, Slot
 
-    runner = TaskRunner()
+    from anonstudio.gui.workers import RunWorker, TaskRunner
+
+    class Receiver(QObject):
+        """Lives in the GUI thread, so worker signals reach it queued (as they reach panes)."""
+
+        def __init__(self):
+            super().__init__()
+            self.events = []
+
+        @Slot(object)
+        def failed(self, exc):
+            self.events.append(("failed", exc))
+
+        @Slot()
+        def cancelled(self):
+            self.events.append(("cancelled", None))
+
+        @Slot(float, str)
+        def progress(self, fraction, message):
+            self.events.append(("progress", message))
+
+    runner, rec = TaskRunner(), Receiver()
 
     def boom(progress=None):
         progress(0.5, "half")
         raise ValueError("bad thing")
 
-    with qtbot.waitSignal(runner.idle, timeout=5000):
-        worker = runner.start(boom)
-        with qtbot.waitSignal(worker.failed, timeout=5000) as failed:
-            pass
-    assert isinstance(failed.args[0], ValueError)
+    worker = RunWorker(boom)
+    worker.failed.connect(rec.failed)
+    worker.progress.connect(rec.progress)
+    runner.start_worker(worker)
+    qtbot.waitUntil(lambda: any(kind == "failed" for kind, _ in rec.events), timeout=5000)
+    assert [kind for kind, _ in rec.events] == ["progress", "failed"]
+    assert isinstance(rec.events[1][1], ValueError)
 
     def never(progress=None):
         raise AssertionError("must not run")
 
-    from anonstudio.gui.workers import RunWorker
-
     worker = RunWorker(never)
+    worker.cancelled.connect(rec.cancelled)
+    worker.failed.connect(rec.failed)
     worker.cancel()
-    with qtbot.waitSignal(worker.cancelled, timeout=5000):
-        runner.start_worker(worker)
+    runner.start_worker(worker)
+    qtbot.waitUntil(lambda: rec.events[-1][0] == "cancelled", timeout=5000)
     qtbot.waitUntil(lambda: not runner.busy)
     assert runner.shutdown()
 

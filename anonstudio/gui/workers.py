@@ -19,7 +19,9 @@ Use :func:`start` (or :meth:`TaskRunner.start`) rather than building workers by 
 
 Connect the signals to bound methods of objects that live in the GUI thread (widgets, panes): Qt then
 queues each call to the GUI thread. A lambda or plain function has no thread and would run on the worker
-thread, where touching a widget crashes.
+thread, where touching a widget crashes. The same holds in tests: ``qtbot.waitSignal(worker.finished)``
+runs pytest-qt's slot on the worker thread (an intermittent segfault); wait on the main window's
+``runFinished`` / ``sweepFinished`` / ``dataOpened`` or on a GUI-thread receiver instead.
 """
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ class MainWindow(QMainWindow):
     #: a run ended: the Outcome, the exception, or None when cancelled
     runFinished = Signal(object)
     #: a sweep ended: the list of point rows
-    sweepFinished = Signal(list)
+    sweepFinished = Signal(object)
     #: a data file was read and is shown (its path)
     dataOpened = Signal(str)
 

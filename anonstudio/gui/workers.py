@@ -118,7 +118,7 @@ class SweepWorker(RunWorker):
     emitted with an ``"error"`` key and the sweep goes on; ``finished`` carries the list of all rows.
     """
 
-    point = Signal(dict)
+    point = Signal(object)  # object, not dict: a QVariantMap would sort the keys
 
     def __init__(self, func: Callable[..., dict], points: Iterable[dict]) -> None:
         super().__init__(self._sweep, progress_kw="progress")

@@ -372,3 +372,22 @@ def test_layout_and_recent_files_persist(window, adult_csv, settings, qtbot):
     assert [a.text() for a in again.recent_menu.actions()] == ["&1 adult.csv"]
     again.reset_layout()
     assert not again.docks["Hierarchies"].isHidden()
+
+
+def test_sweep_dialog_fills_its_table_as_points_arrive(window, adult_csv, sex_hierarchy_csv, test_method, qtbot,
+                                                       monkeypatch):
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
+    monkeypatch.setattr(window, "_method_and_params", lambda: (test_method, {"k": 2, "delay": 0.0}))
+    window.act_sweep.trigger()
+    dialog = window.sweep_dialog
+    qtbot.addWidget(dialog)
+    assert [dialog.parameter.itemText(i) for i in range(dialog.parameter.count())] == ["k", "delay"]
+    dialog.values.setText("2, 3")
+    with qtbot.waitSignal(window.sweepFinished, timeout=15_000):
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 2)
+    headers = [dialog.table.horizontalHeaderItem(c).text() for c in range(dialog.table.columnCount())]
+    assert headers[0] == "k" and "verified" in headers
+    assert dialog.table.item(1, 0).text() == "3"

@@ -209,7 +209,9 @@ def equivalence_classes(outcome: Any) -> np.ndarray:
 
     For a table whose output keeps the input's rows, records are in one class when their published
     quasi-identifier values are identical (two groups of a method that generalize to the same values form
-    one class; this is what the verifiers count). Records the method suppressed (group -1) stay -1. For
+    one class; this is what the verifiers count). Suppressed records (group -1, or every quasi-identifier
+    published as ``*`` or its hierarchy's root, as :func:`anonstudio.core.privacy.suppressed_rows` says)
+    are -1. For
     other outputs (strings, event sequences) the method's groups are the classes.
     """
     groups = np.asarray(outcome.result.groups, dtype=np.int64)
@@ -218,7 +220,10 @@ def equivalence_classes(outcome: Any) -> np.ndarray:
     if (data_kind(outcome.data) != "table" or output is None or len(output) != len(groups) or not qis
             or any(q not in output.columns for q in qis)):
         return groups
-    keep = groups >= 0
+    from anonstudio.core.privacy import suppressed_rows
+
+    # suppressed: removed by the method, or published with every QI cell '*' or its hierarchy's root
+    keep = (groups >= 0) & ~suppressed_rows(output, qis, getattr(outcome, "hierarchies", None) or {})
     classes = np.full(len(groups), -1, dtype=np.int64)
     if keep.any():
         cells = output.loc[keep, qis].astype("string").fillna("")

@@ -265,3 +265,31 @@ def events_outcome(k: int = 3, seed: int = 5) -> Outcome:
     report = _report("cbmsa", {"k": k, "c": 1.0}, n, len(output), groups, suppressed, verdict,
                      {"LM": round(float(suppressed) / log.n_events, 4)})
     return Outcome(Result(output, groups, suppressed), verdict, report, log, {})
+
+
+def preview_outcome(kind: str = "table", method: str | None = None) -> Outcome:
+    """An outcome for a pane preview: the real pipeline (``core.jobs.run``) with ``method`` (or the first
+    method this build registers for ``kind``) on the small sample data, else the hand-built sample."""
+    from anonstudio.core import algorithms, jobs
+    from anonstudio.core.errors import AnonStudioError
+
+    try:
+        names = [c.name for c in algorithms.available(kind)]
+        name = method if method in names else (names[0] if names and method is None else None)
+        if name is None:
+            raise LookupError(kind)
+        cls = algorithms.get(name)
+        if kind == "table":
+            from anonstudio.core.hierarchy import build_hierarchy
+
+            sample = sample_table(n=150)
+            table = Table(sample.df.drop(columns=sample.identifying),
+                          roles={c: r for c, r in sample.roles.items() if c not in sample.identifying})
+            specs = {"age": {"intervals": [10, 20, 40]}, "zip": {"mask": "*"}, "sex": {"mask": "*"}}
+            hs = {a: build_hierarchy(a, spec, table.df[a].unique()) for a, spec in specs.items()}
+            return jobs.run(table, hs, cls(k=3))
+        if kind == "fasta":
+            return jobs.run(sample_strings(n_families=4, per_family=8), {}, cls(k=4))
+        raise LookupError(kind)
+    except (LookupError, AnonStudioError, ImportError):
+        return {"table": table_outcome, "fasta": strings_outcome, "events": events_outcome}[kind]()

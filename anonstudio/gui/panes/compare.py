@@ -434,7 +434,6 @@ if __name__ == "__main__":
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
     kind = sys.argv[1] if len(sys.argv) > 1 else "table"
     pane = ComparePane()
-    build = {"table": _samples.table_outcome, "fasta": _samples.strings_outcome, "events": _samples.events_outcome}
-    pane.show_outcome(build[kind]())
+    pane.show_outcome(_samples.preview_outcome(kind))
     pane.select_record(0)
     run_preview(pane, f"Compare ({kind}) — preview")

@@ -177,5 +177,5 @@ if __name__ == "__main__":
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
     pane = CompositionPane()
-    pane.show_outcome(_samples.strings_outcome())
+    pane.show_outcome(_samples.preview_outcome("fasta"))
     run_preview(pane, "Composition — preview")

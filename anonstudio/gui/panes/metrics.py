@@ -283,7 +283,7 @@ if __name__ == "__main__":
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
     pane = MetricsPane()
-    pane.show_outcome(_samples.table_outcome())
+    pane.show_outcome(_samples.preview_outcome("table"))
     pane.clear_sweep("k")
     for k in (2, 3, 4, 5, 6, 8):
         out = _samples.table_outcome(k=k)

@@ -175,5 +175,5 @@ if __name__ == "__main__":
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
     pane = MstPartitionPane()
-    pane.show_outcome(_samples.table_outcome(k=3, n=120))
+    pane.show_outcome(_samples.preview_outcome("table", method="mst"))
     run_preview(pane, "MST partition — preview")

@@ -274,5 +274,5 @@ if __name__ == "__main__":
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
     pane = PrivacyPane()
     kind = sys.argv[1] if len(sys.argv) > 1 else "table"
-    pane.show_outcome(_samples.strings_outcome() if kind == "fasta" else _samples.table_outcome(k=3, n=200))
+    pane.show_outcome(_samples.preview_outcome("fasta" if kind == "fasta" else "table"))
     run_preview(pane, "Privacy — preview")

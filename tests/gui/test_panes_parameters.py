@@ -115,7 +115,8 @@ def test_invalid_values_are_marked_before_run(pane, qtbot, screenshot):
     assert seen[-1]["k"] == 1
     err = pane.findChild(QtWidgets.QLabel, "error_k")
     assert err.isVisible() and "≥ 2" in err.text()
-    assert "border" in k.styleSheet() and k.property("invalid") is True
+    frame = pane.form.field("k").frame
+    assert "border: 2px solid" in frame.styleSheet() and k.property("invalid") is True
     assert "1 invalid parameter" in pane.status.text()
     c = pane.form.editor("c")
     c.setValue(0.0)  # the range is (0, 1]
@@ -124,7 +125,7 @@ def test_invalid_values_are_marked_before_run(pane, qtbot, screenshot):
     k.setValue(3)
     c.setValue(0.5)
     assert pane.is_valid() and validity[-1] is True
-    assert not err.isVisible() and k.styleSheet() == ""
+    assert not err.isVisible() and frame.styleSheet() == ""
 
 
 def test_weights_accept_a_choice_or_a_table(pane):

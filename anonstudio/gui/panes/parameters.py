@@ -120,6 +120,13 @@ class _Field:
             self.editor = w
         self.editor.setObjectName(f"param_{p.name}")
         self.editor.setToolTip(tooltip_for(p, reference))
+        # the red border goes on a frame around the editor (a style sheet on a spin box itself would
+        # replace its native look, arrows included)
+        self.frame = QtWidgets.QFrame()
+        self.frame.setObjectName(f"frame_{p.name}")
+        box = QtWidgets.QHBoxLayout(self.frame)
+        box.setContentsMargins(2, 2, 2, 2)
+        box.addWidget(self.editor)
         self.error = QtWidgets.QLabel()
         self.error.setObjectName(f"error_{p.name}")
         self.error.setStyleSheet(f"color: {INVALID};")
@@ -204,7 +211,9 @@ class _Field:
             self.message = exc.message if hasattr(exc, "message") else str(exc)
         ok = not self.message
         self.editor.setProperty("invalid", not ok)
-        self.editor.setStyleSheet("" if ok else f"border: 2px solid {INVALID}; border-radius: 3px;")
+        self.frame.setStyleSheet(
+            "" if ok else f"QFrame#frame_{self.param.name} {{ border: 2px solid {INVALID}; border-radius: 3px; }}"
+        )
         self.error.setText(self.message)
         self.error.setVisible(not ok)
         return ok
@@ -234,7 +243,7 @@ class ParamForm(QtWidgets.QWidget):
             v = QtWidgets.QVBoxLayout(box)
             v.setContentsMargins(0, 0, 0, 0)
             v.setSpacing(1)
-            v.addWidget(f.editor)
+            v.addWidget(f.frame)
             v.addWidget(f.error)
             label = QtWidgets.QLabel(p.name + ("*" if p.required else ""))
             label.setToolTip(f.editor.toolTip())

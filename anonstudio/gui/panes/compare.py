@@ -373,7 +373,8 @@ class ComparePane(QtWidgets.QWidget):
                 aligned.iloc[r] = b_rows[out_cols].iloc[b_by_order[v]].astype("string").fillna("").tolist()
                 labels.append(str(r + 1))
             else:
-                aligned.iloc[r, out_cols.index(data.event_order)] = v
+                if data.event_order in out_cols:
+                    aligned.iloc[r, out_cols.index(data.event_order)] = v
                 labels.append("suppressed")
         changed = changed_mask(a, aligned)
         self.detail_pair.left_model.set_frame(a, changed_mask(aligned, a))

@@ -11,7 +11,9 @@ from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.errors import NotAvailableError, ParameterError
 
 #: name → "module:Class" of every method this version provides (imported lazily).
-_REGISTRY: dict[str, str] = {}
+_REGISTRY: dict[str, str] = {
+    "condensation": "anonstudio.core.algorithms.condensation:Condensation",
+}
 
 #: every method name the contract knows; those not in the registry answer "not available yet".
 CONTRACT_NAMES = (

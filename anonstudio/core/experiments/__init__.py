@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+from anonstudio.core.experiments._condensation import EXPERIMENTS as _CONDENSATION
 from anonstudio.core.params import Command
 
 EXPERIMENTS: dict[str, Command] = {}
+EXPERIMENTS.update(_CONDENSATION)
 
 __all__ = ["EXPERIMENTS"]

@@ -320,12 +320,12 @@ def job_dict(state: WorkbenchState, job_path: str | Path, *, output_path: str | 
     ext = state.data_path.suffix if state.kind != "fasta" else ".fasta"
     out = Path(output_path) if output_path is not None else base / f"{job_path.stem}-output{ext or '.csv'}"
     report = out.with_name(f"{out.stem}.report.json")
-    return {
-        "input": inp,
-        "hierarchies": hierarchies,
-        "algorithm": {"name": state.method, **_jsonable(state.params)},
-        "output": {"path": _rel(out, base), "report": _rel(report, base)},
-    }
+    job: dict[str, Any] = {"input": inp}
+    if hierarchies:
+        job["hierarchies"] = hierarchies
+    job["algorithm"] = {"name": state.method, **_jsonable(state.params)}
+    job["output"] = {"path": _rel(out, base), "report": _rel(report, base)}
+    return job
 
 
 def save_job(state: WorkbenchState, job_path: str | Path, **kwargs: Any) -> Path:

@@ -388,6 +388,7 @@ class HierarchyEditor(QWidget):
             if model is not None:
                 self.tree.expandToDepth(1)
         enabled = model is not None
+        self.tree.setVisible(enabled)
         for b in (self.import_button, self.build_button, self.add_button, self.rename_button, self.delete_button):
             b.setEnabled(enabled)
         self.export_button.setEnabled(enabled and attr in (self.state.hierarchies if self.state else {}))

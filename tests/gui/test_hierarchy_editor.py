@@ -166,3 +166,16 @@ def test_drag_and_drop_moves_a_subtree(editor, window, education_hierarchy_csv, 
     assert model.dropMimeData(mime, Qt.DropAction.MoveAction, -1, 0, target)
     model.removeRow(source.row(), source.parent())
     qtbot.waitUntil(lambda: window.state.hierarchies["education"].ancestors_of("11th") == ["11th", "Higher", "*"])
+
+
+def test_numeric_attribute_can_take_the_default_bands(editor, window):
+    editor.select_attribute("age")
+    assert "numeric" in editor.status.text()
+    assert editor.default_button.isVisibleTo(editor)
+    editor.default_button.click()
+    h = window.state.hierarchies["age"]
+    assert sorted(h.leaves, key=float) == sorted(window.state.column_values("age"), key=float)
+    assert h.height >= 2
+    assert window.state.hierarchy_sources["age"]["intervals"]  # saved to a job as a builder spec
+    assert editor.status.text().startswith("Valid")
+    assert not editor.default_button.isVisibleTo(editor)

@@ -275,6 +275,9 @@ class HierarchyEditor(QWidget):
         self.missing_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.fix_button = QPushButton()
         self.fix_button.clicked.connect(lambda: self.add_missing_as_leaves())
+        self.default_button = QPushButton("Use the default bands")
+        self.default_button.setToolTip("Build the interval hierarchy a run would use, to see and edit it")
+        self.default_button.clicked.connect(lambda: self.use_default_bands())
         missing_box = QWidget()
         mv = QVBoxLayout(missing_box)
         mv.setContentsMargins(0, 0, 0, 0)
@@ -293,6 +296,7 @@ class HierarchyEditor(QWidget):
         layout.addLayout(top)
         layout.addLayout(edit_row)
         layout.addWidget(self.status)
+        layout.addWidget(self.default_button)
         layout.addWidget(split, 1)
 
         self._validate_timer = QTimer(self, singleShot=True, interval=0)
@@ -403,6 +407,7 @@ class HierarchyEditor(QWidget):
         """Check the shown tree; apply it to the state when valid; list missing data values."""
         attr, model = self.attribute, self.model
         self.missing_list.clear()
+        self.default_button.setVisible(False)
         if model is None or self.state is None:
             if self.state is None or self.state.data is None:
                 text = "No data loaded."
@@ -423,6 +428,7 @@ class HierarchyEditor(QWidget):
                 )
                 self.status.setStyleSheet("")
                 self._show_missing([])
+                self.default_button.setVisible(True)
                 return True
             self.status.setText(f"'{attr}' has no hierarchy yet: Import… or Build… one, or add the values below as leaves.")
             self.status.setStyleSheet(ERROR_STYLE)
@@ -508,6 +514,20 @@ class HierarchyEditor(QWidget):
         self.tree.expand(model.index_of(parent))
         self.validate()
         return len(values)
+
+    def use_default_bands(self) -> bool:
+        """Give a numeric attribute the engine's default interval hierarchy (what a run would use)."""
+        from anonstudio.core import hierarchy as hmod
+
+        attr = self.attribute
+        try:
+            widths = hmod.nice_widths(self.state.column_values(attr))
+            h, _note = hmod.default_numeric_hierarchy(attr, self.state.column_values(attr))
+        except (AnonStudioError, AttributeError, ValueError) as exc:
+            QMessageBox.critical(self, "Cannot build default bands", str(exc))
+            return False
+        self.set_hierarchy(attr, h, {"intervals": widths})
+        return True
 
     def add_child(self, parent: QStandardItem | None, label: str) -> QStandardItem:
         item = self.model.add_child(parent, label)

@@ -1,0 +1,157 @@
+"""A virtual table model over a pandas DataFrame (a :class:`~anonstudio.core.data.Table`'s ``df``).
+
+``data()`` reads only the cell asked for, from blocks of rows fetched on first use (a bounded cache), so
+the view's cost and memory depend on the visible cells, not on the number of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from anonstudio.core.data import Role
+
+#: tint of the cells of each role (insensitive columns stay plain)
+ROLE_COLOURS = {
+    Role.IDENTIFYING: QColor(235, 235, 235),
+    Role.QUASI: QColor(222, 235, 252),
+    Role.SENSITIVE: QColor(252, 228, 222),
+}
+#: short role marks in column headers
+ROLE_MARKS = {Role.IDENTIFYING: "ID", Role.QUASI: "QI", Role.SENSITIVE: "S", Role.INSENSITIVE: ""}
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class FrameModel(QAbstractTableModel):
+    """Rows and columns of a DataFrame, read lazily.
+
+    Parameters
+    ----------
+    frame:
+        The data; cells are shown as text, missing cells (NA) as a grey ``NA``.
+    role_of:
+        Optional ``column -> Role`` used to tint columns and mark headers.
+    type_of:
+        Optional ``column -> AttrType | None`` shown in header tooltips.
+    rows:
+        Optional row positions to show (a view on part of the frame, e.g. one sequence's events).
+    """
+
+    def __init__(
+        self,
+        frame: pd.DataFrame | None = None,
+        *,
+        role_of: Callable[[str], Role] | None = None,
+        type_of: Callable[[str], object] | None = None,
+        rows: np.ndarray | None = None,
+        parent=None,
+    ) -> None:
+        super().__init__(parent)
+        self._frame = frame if frame is not None else pd.DataFrame()
+        self._rows = rows
+        self._role_of = role_of
+        self._type_of = type_of
+        self._columns: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._na_font = QFont()
+        self._na_font.setItalic(True)
+
+    # -- content -----------------------------------------------------------------------------------------
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self._frame
+
+    def set_frame(self, frame: pd.DataFrame | None, rows: np.ndarray | None = None) -> None:
+        self.beginResetModel()
+        self._frame = frame if frame is not None else pd.DataFrame()
+        self._rows = rows
+        self._columns.clear()
+        self.endResetModel()
+
+    def roles_changed(self) -> None:
+        """Re-read roles and types (header marks and tints)."""
+        if self.columnCount():
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
+            self.dataChanged.emit(self.index(0, 0), self.index(max(0, self.rowCount() - 1), self.columnCount() - 1))
+
+    #: rows fetched from the frame at a time, and how many such blocks are kept
+    BLOCK = 2048
+    MAX_BLOCKS = 512
+
+    def _block(self, col: int, block: int) -> tuple[np.ndarray, np.ndarray]:
+        """Cells ``[block*BLOCK, (block+1)*BLOCK)`` of frame column ``col`` (values, missing mask)."""
+        key = (col, block)
+        cached = self._columns.get(key)
+        if cached is None:
+            if len(self._columns) >= self.MAX_BLOCKS:
+                self._columns.clear()
+            part = self._frame.iloc[block * self.BLOCK : (block + 1) * self.BLOCK, col]
+            cached = (part.to_numpy(dtype=object), part.isna().to_numpy())
+            self._columns[key] = cached
+        return cached
+
+    def column_name(self, col: int) -> str:
+        return str(self._frame.columns[col])
+
+    def cell_text(self, row: int, col: int) -> str | None:
+        """The cell as shown (``None`` for a missing value)."""
+        r = int(self._rows[row]) if self._rows is not None else row
+        values, na = self._block(col, r // self.BLOCK)
+        i = r % self.BLOCK
+        return None if na[i] else str(values[i])
+
+    # -- Qt model API ------------------------------------------------------------------------------------
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid():
+            return 0
+        return len(self._rows) if self._rows is not None else len(self._frame)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._frame.shape[1]
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            text = self.cell_text(index.row(), index.column())
+            return "NA" if text is None else text
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if self.cell_text(index.row(), index.column()) is None:
+                return QBrush(QColor(150, 150, 150))
+            return None
+        if role == Qt.ItemDataRole.FontRole:
+            return self._na_font if self.cell_text(index.row(), index.column()) is None else None
+        if role == Qt.ItemDataRole.BackgroundRole and self._role_of is not None:
+            colour = ROLE_COLOURS.get(self._role_of(self.column_name(index.column())))
+            return QBrush(colour) if colour is not None else None
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Vertical:
+            if role == Qt.ItemDataRole.DisplayRole:
+                r = int(self._rows[section]) if self._rows is not None else section
+                return str(r + 1)
+            return None
+        if section >= self._frame.shape[1]:
+            return None
+        name = self.column_name(section)
+        role_value = self._role_of(name) if self._role_of is not None else None
+        if role == Qt.ItemDataRole.DisplayRole:
+            mark = ROLE_MARKS.get(role_value, "") if role_value is not None else ""
+            return f"{name} [{mark}]" if mark else name
+        if role == Qt.ItemDataRole.ToolTipRole:
+            bits = [name]
+            if role_value is not None:
+                bits.append(f"role: {role_value.value}")
+            if self._type_of is not None and self._type_of(name) is not None:
+                bits.append(f"type: {getattr(self._type_of(name), 'value', self._type_of(name))}")
+            bits.append("right-click to set role and type")
+            return "\n".join(bits)
+        if role == Qt.ItemDataRole.BackgroundRole and role_value is not None:
+            colour = ROLE_COLOURS.get(role_value)
+            return QBrush(colour) if colour is not None else None
+        return None

@@ -1,0 +1,197 @@
+"""Qt helpers shared by the result panes: binding to the workbench state, a read-only frame model with
+highlighted cells, colours, and a placeholder message."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from PySide6 import QtCore, QtGui, QtWidgets
+
+#: background of a cell whose value the method changed
+CHANGED = QtGui.QColor("#ffd9a0")
+#: background of the rows in the selected record's group
+GROUP = QtGui.QColor("#cfe3ff")
+#: background of a changed cell in the selected group
+GROUP_CHANGED = QtGui.QColor("#f2b880")
+#: border and text colour of an invalid entry
+INVALID = "#c62828"
+OK_COLOUR = "#2e7d32"
+
+#: colours of methods in plots (cycled)
+SERIES_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
+
+
+_BRUSH_CHANGED = QtGui.QBrush(CHANGED)
+_BRUSH_GROUP = QtGui.QBrush(GROUP)
+_BRUSH_GROUP_CHANGED = QtGui.QBrush(GROUP_CHANGED)
+_DISPLAY = QtCore.Qt.DisplayRole
+_EDIT = QtCore.Qt.EditRole
+_BACKGROUND = QtCore.Qt.BackgroundRole
+_TOOLTIP = QtCore.Qt.ToolTipRole
+_FONT = QtCore.Qt.FontRole
+
+
+def _bold_font() -> QtGui.QFont:
+    font = QtGui.QFont()
+    font.setBold(True)
+    return font
+
+
+def weak_callback(method: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
+    """A plain function calling the bound ``method`` through a weak reference (``default`` once its object
+    is gone). Handing bound methods of a pane to its own child items would make reference cycles, which
+    the garbage collector may break in the middle of a paint event, destroying a live widget."""
+    ref = weakref.WeakMethod(method)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound = ref()
+        return default if bound is None else bound(*args, **kwargs)
+
+    return call
+
+
+class StateBinding:
+    """Calls ``callback(what)`` on every change of a :class:`~anonstudio.gui.state.WorkbenchState` for as
+    long as ``widget`` lives. Only weak references to the widget and to a bound-method callback are kept,
+    so the state never keeps a pane alive; the listener removes itself once the pane is gone."""
+
+    def __init__(self, widget: QtWidgets.QWidget, callback: Callable[[str], None]) -> None:
+        self._widget = weakref.ref(widget)
+        self._callback = weak_callback(callback) if hasattr(callback, "__self__") else callback
+        self.state: Any = None
+
+    def bind(self, state: Any) -> None:
+        if self.state is not None and hasattr(self.state, "unsubscribe"):
+            self.state.unsubscribe(self._listen)
+        self.state = state
+        if state is not None and hasattr(state, "subscribe"):
+            state.subscribe(self._listen)
+
+    def _listen(self, what: str) -> None:
+        widget = self._widget()
+        try:
+            alive = widget is not None and widget.isVisible() is not None
+        except RuntimeError:  # the C++ widget is gone
+            alive = False
+        if not alive:
+            if self.state is not None:
+                self.state.unsubscribe(self._listen)
+            return
+        self._callback(what)
+
+
+class FrameModel(QtCore.QAbstractTableModel):
+    """A read-only view of a DataFrame (cells shown as text) with optional per-cell ``changed`` marks and
+    per-row ``highlight`` marks, shown as background colours."""
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self._values = np.empty((0, 0), dtype=object)
+        self._columns: list[str] = []
+        self._row_labels: list[str] | None = None
+        self._changed: np.ndarray | None = None
+        self._highlight = np.zeros(0, dtype=bool)
+        self._tooltips: list[str] | None = None
+        self._bold: QtGui.QFont | None = None
+
+    def set_frame(
+        self,
+        frame: pd.DataFrame | None,
+        changed: np.ndarray | None = None,
+        row_labels: list[str] | None = None,
+        tooltips: list[str] | None = None,
+    ) -> None:
+        self.beginResetModel()
+        if frame is None:
+            self._values = np.empty((0, 0), dtype=object)
+            self._columns = []
+        else:
+            self._values = frame.astype("string").fillna("").to_numpy(dtype=object)
+            self._columns = [str(c) for c in frame.columns]
+        self._changed = changed
+        self._row_labels = row_labels
+        self._tooltips = tooltips
+        self._highlight = np.zeros(self._values.shape[0], dtype=bool)
+        self.endResetModel()
+
+    def set_highlight(self, rows: np.ndarray | None) -> None:
+        new = np.zeros(self._values.shape[0], dtype=bool)
+        if rows is not None and len(rows):
+            rows = np.asarray(rows, dtype=np.int64)
+            new[rows[(rows >= 0) & (rows < len(new))]] = True
+        touched = np.flatnonzero(new != self._highlight)
+        self._highlight = new
+        if len(touched):
+            last = self.columnCount() - 1
+            self.dataChanged.emit(
+                self.index(int(touched.min()), 0), self.index(int(touched.max()), last), [QtCore.Qt.BackgroundRole]
+            )
+
+    def highlighted_rows(self) -> np.ndarray:
+        return np.flatnonzero(self._highlight)
+
+    def is_changed(self, row: int, col: int) -> bool:
+        return bool(self._changed is not None and self._changed[row, col])
+
+    # -- Qt model interface ------------------------------------------------------------------------------
+    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._values.shape[0]
+
+    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._columns)
+
+    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.DisplayRole) -> Any:
+        if role == _DISPLAY or role == _EDIT:
+            return self._values[index.row(), index.column()]
+        if role == _BACKGROUND:
+            r, c = index.row(), index.column()
+            changed = self._changed is not None and self._changed[r, c]
+            if self._highlight[r]:
+                return _BRUSH_GROUP_CHANGED if changed else _BRUSH_GROUP
+            return _BRUSH_CHANGED if changed else None
+        if role == _FONT:
+            if self._changed is not None and self._changed[index.row(), index.column()]:
+                if self._bold is None:
+                    self._bold = _bold_font()
+                return self._bold
+            return None
+        if role == _TOOLTIP and self._tooltips is not None:
+            return self._tooltips[index.row()]
+        return None
+
+    def headerData(self, section: int, orientation: QtCore.Qt.Orientation, role: int = QtCore.Qt.DisplayRole) -> Any:
+        if role != QtCore.Qt.DisplayRole:
+            return None
+        if orientation == QtCore.Qt.Horizontal:
+            return self._columns[section] if section < len(self._columns) else None
+        if self._row_labels is not None and section < len(self._row_labels):
+            return self._row_labels[section]
+        return str(section + 1)
+
+
+def placeholder(text: str, parent: QtWidgets.QWidget | None = None) -> QtWidgets.QLabel:
+    """A centred grey label for a pane with nothing to show yet."""
+    label = QtWidgets.QLabel(text, parent)
+    label.setAlignment(QtCore.Qt.AlignCenter)
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #777; font-style: italic; padding: 12px;")
+    return label
+
+
+def run_preview(widget: QtWidgets.QWidget, title: str) -> None:
+    """Show ``widget`` alone in a window (the panes' ``__main__`` previews) and run the event loop; with
+    ``QT_QPA_PLATFORM=offscreen`` it quits after a moment so the preview can be smoke-tested."""
+    import os
+    import sys
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
+    widget.setWindowTitle(title)
+    widget.resize(900, 600)
+    widget.show()
+    if os.environ.get("QT_QPA_PLATFORM") == "offscreen" or os.environ.get("ANONSTUDIO_PREVIEW_QUIT"):
+        QtCore.QTimer.singleShot(300, app.quit)
+    app.exec()

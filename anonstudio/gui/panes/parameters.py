@@ -1,0 +1,508 @@
+"""The parameters pane: the methods the engine offers for the loaded kind of data and a form for the
+chosen method's declared parameters.
+
+Nothing here keeps a list of methods or parameters: the methods come from
+:func:`anonstudio.core.algorithms.available` and the widgets from each algorithm's ``parameters``
+(:class:`anonstudio.core.params.ParamSet`), so the GUI, the job files and the CLI never drift. Every entry
+is checked with the engine's own :meth:`Param.validate` as it is typed; an invalid entry gets a red border
+and the engine's message under it, before Run is pressed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6 import QtCore, QtWidgets
+
+from anonstudio.core import algorithms
+from anonstudio.core.errors import AnonStudioError
+from anonstudio.core.params import Param, ParamSet
+from anonstudio.gui.panes._common import INVALID, StateBinding, placeholder
+
+_INT_LIMIT = 2_000_000_000
+_FLOAT_LIMIT = 1e12
+
+
+def parse_weights(text: str, choices: tuple[str, ...]) -> Any:
+    """A ``weights`` entry: one of ``choices``, or ``"age=0.2, sex=1"`` → ``{"age": 0.2, "sex": 1.0}``
+    (values are validated by :meth:`Param.validate`; malformed pairs are returned as the raw text)."""
+    text = text.strip()
+    if text in choices or "=" not in text:
+        return text
+    out: dict[str, Any] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            return text
+        key, value = part.split("=", 1)
+        key = key.strip()
+        if not key:
+            return text
+        try:
+            out[key] = float(value)
+        except ValueError:
+            out[key] = value.strip()
+    return out
+
+
+def format_weights(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in value.items())
+    return "" if value is None else str(value)
+
+
+def tooltip_for(param: Param, reference: str = "") -> str:
+    """A parameter's tooltip: its help, range or choices, default, and the paper it comes from."""
+    lines = [param.help or param.name]
+    rng = param.describe_range()
+    if rng:
+        lines.append(f"Allowed: {rng}")
+    if param.required:
+        lines.append("Required (no default).")
+    elif param.default is not None:
+        lines.append(f"Default: {format_weights(param.default) if param.kind == 'weights' else param.default}")
+    if reference:
+        lines.append(f"Reference: {reference}")
+    return "\n".join(lines)
+
+
+class _Field:
+    """One parameter's editor, error label and read/write/validate logic."""
+
+    def __init__(self, param: Param, reference: str, on_change) -> None:
+        self.param = param
+        p = param
+        self.editor: QtWidgets.QWidget
+        #: an optional parameter without a default: left empty, it is not set at all (e.g. Mondrian's l)
+        self.optional = p.default is None and not p.required
+        if p.kind in ("int", "float") and not p.required and not self.optional:
+            if p.kind == "int":
+                w = QtWidgets.QSpinBox()
+                w.setRange(-_INT_LIMIT, _INT_LIMIT)
+                w.valueChanged.connect(on_change)
+            else:
+                w = QtWidgets.QDoubleSpinBox()
+                w.setDecimals(4)
+                w.setRange(-_FLOAT_LIMIT, _FLOAT_LIMIT)
+                span = (p.high - p.low) if (p.low is not None and p.high is not None) else None
+                w.setSingleStep(0.05 if span is not None and span <= 1 else 0.1 if span is not None and span <= 10 else 1.0)
+                w.valueChanged.connect(on_change)
+            w.setKeyboardTracking(True)
+            self.editor = w
+        elif p.kind == "choice":
+            w = QtWidgets.QComboBox()
+            w.addItems(list(p.choices))
+            w.currentTextChanged.connect(on_change)
+            self.editor = w
+        elif p.kind == "bool":
+            w = QtWidgets.QCheckBox()
+            w.toggled.connect(on_change)
+            self.editor = w
+        elif p.kind == "weights":
+            w = QtWidgets.QComboBox()
+            w.setEditable(True)
+            w.addItems(list(p.choices))
+            w.setInsertPolicy(QtWidgets.QComboBox.NoInsert)
+            w.lineEdit().setPlaceholderText(" | ".join(p.choices) + " or attr=weight, …")
+            w.currentTextChanged.connect(on_change)
+            self.editor = w
+        else:  # str, str_list, required numbers
+            w = QtWidgets.QLineEdit()
+            if p.kind == "str_list":
+                w.setPlaceholderText("comma-separated values")
+            elif p.required:
+                w.setPlaceholderText("required")
+            elif self.optional:
+                w.setPlaceholderText("not set (optional)")
+            w.textChanged.connect(on_change)
+            self.editor = w
+        self.editor.setObjectName(f"param_{p.name}")
+        self.editor.setToolTip(tooltip_for(p, reference))
+        # the red border goes on a frame around the editor (a style sheet on a spin box itself would
+        # replace its native look, arrows included)
+        self.frame = QtWidgets.QFrame()
+        self.frame.setObjectName(f"frame_{p.name}")
+        box = QtWidgets.QHBoxLayout(self.frame)
+        box.setContentsMargins(2, 2, 2, 2)
+        box.addWidget(self.editor)
+        self.error = QtWidgets.QLabel()
+        self.error.setObjectName(f"error_{p.name}")
+        self.error.setStyleSheet(f"color: {INVALID};")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        self.message = ""
+        if not p.required:
+            self.set(p.default)
+
+    # -- value ---------------------------------------------------------------------------------------------
+    def raw(self) -> Any:
+        """What the widget holds, in the type the job file would hold (unvalidated)."""
+        p, w = self.param, self.editor
+        if isinstance(w, QtWidgets.QSpinBox):
+            return int(w.value())
+        if isinstance(w, QtWidgets.QDoubleSpinBox):
+            return float(w.value())
+        if isinstance(w, QtWidgets.QCheckBox):
+            return bool(w.isChecked())
+        if isinstance(w, QtWidgets.QComboBox):
+            text = w.currentText()
+            return parse_weights(text, p.choices) if p.kind == "weights" else text
+        text = w.text()
+        if p.kind == "str_list":
+            return [v.strip() for v in text.split(",") if v.strip()]
+        if p.kind in ("int", "float"):
+            text = text.strip()
+            if not text:
+                return None
+            try:
+                num = float(text)
+            except ValueError:
+                return text
+            return int(num) if p.kind == "int" and num.is_integer() else num
+        return text
+
+    def set(self, value: Any) -> None:
+        p, w = self.param, self.editor
+        blocker = QtCore.QSignalBlocker(w)
+        try:
+            if isinstance(w, QtWidgets.QSpinBox):
+                w.setValue(int(value) if value is not None else 0)
+            elif isinstance(w, QtWidgets.QDoubleSpinBox):
+                v = float(value) if value is not None else 0.0
+                w.setValue(v if math.isfinite(v) else 0.0)
+            elif isinstance(w, QtWidgets.QCheckBox):
+                w.setChecked(bool(value))
+            elif isinstance(w, QtWidgets.QComboBox):
+                text = format_weights(value) if p.kind == "weights" else ("" if value is None else str(value))
+                i = w.findText(text)
+                if i >= 0:
+                    w.setCurrentIndex(i)
+                else:
+                    w.setEditText(text) if w.isEditable() else None
+            else:
+                if isinstance(value, (list, tuple)):
+                    w.setText(", ".join(map(str, value)))
+                else:
+                    w.setText("" if value is None else str(value))
+        finally:
+            del blocker
+
+    def is_unset(self) -> bool:
+        """An empty entry of an optional parameter without a default (left out of the parameters)."""
+        value = self.raw()
+        return self.optional and (value is None or value == "" or value == [])
+
+    def check(self) -> bool:
+        """Validate with the engine; mark the editor red with the message when invalid."""
+        value = self.raw()
+        try:
+            if self.is_unset():
+                pass
+            elif value is None or (value == "" and self.param.kind != "str"):
+                if self.param.required:
+                    raise AnonStudioError(f"parameter '{self.param.name}' is required")
+                self.param.validate(self.param.default)
+            else:
+                self.param.validate(value)
+            self.message = ""
+        except AnonStudioError as exc:
+            self.message = exc.message if hasattr(exc, "message") else str(exc)
+        ok = not self.message
+        self.editor.setProperty("invalid", not ok)
+        self.frame.setStyleSheet(
+            "" if ok else f"QFrame#frame_{self.param.name} {{ border: 2px solid {INVALID}; border-radius: 3px; }}"
+        )
+        self.error.setText(self.message)
+        self.error.setVisible(not ok)
+        return ok
+
+
+class ParamForm(QtWidgets.QWidget):
+    """A form with one validated editor per declared :class:`Param` (usable for generators and
+    experiments too: any :class:`ParamSet`)."""
+
+    changed = QtCore.Signal()
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._layout = QtWidgets.QFormLayout(self)
+        self._layout.setFieldGrowthPolicy(QtWidgets.QFormLayout.AllNonFixedFieldsGrow)
+        self._fields: dict[str, _Field] = {}
+        self.parameters = ParamSet()
+
+    def set_parameters(self, parameters: ParamSet, reference: str = "") -> None:
+        while self._layout.rowCount():
+            self._layout.removeRow(0)
+        self._fields = {}
+        self.parameters = parameters
+        for p in parameters:
+            f = _Field(p, reference, self._on_change)
+            box = QtWidgets.QWidget()
+            v = QtWidgets.QVBoxLayout(box)
+            v.setContentsMargins(0, 0, 0, 0)
+            v.setSpacing(1)
+            v.addWidget(f.frame)
+            v.addWidget(f.error)
+            label = QtWidgets.QLabel(p.name + ("*" if p.required else ""))
+            label.setToolTip(f.editor.toolTip())
+            self._layout.addRow(label, box)
+            self._fields[p.name] = f
+            f.check()
+
+    def _on_change(self, *_: Any) -> None:
+        for f in self._fields.values():
+            f.check()
+        self.changed.emit()
+
+    def field(self, name: str) -> _Field:
+        return self._fields[name]
+
+    def editor(self, name: str) -> QtWidgets.QWidget:
+        return self._fields[name].editor
+
+    def values(self) -> dict[str, Any]:
+        """The entries as job-file values (validated and converted where valid, raw where not; empty
+        entries give the default, and optional parameters without a default are left out)."""
+        out: dict[str, Any] = {}
+        for name, f in self._fields.items():
+            if f.is_unset():
+                continue
+            raw = f.raw()
+            try:
+                out[name] = f.param.validate(raw) if raw is not None else f.param.default
+            except AnonStudioError:
+                out[name] = raw
+        return out
+
+    def set_values(self, values: dict[str, Any]) -> None:
+        """Set the entries to ``values``; parameters it does not name go back to their defaults."""
+        for name, f in self._fields.items():
+            f.set(values[name] if name in values else f.param.default)
+        self._on_change()
+
+    def errors(self) -> dict[str, str]:
+        return {n: f.message for n, f in self._fields.items() if not f.check()}
+
+    def is_valid(self) -> bool:
+        if self.errors():
+            return False
+        try:
+            self.parameters.validate(self.values())
+        except AnonStudioError:
+            return False
+        return True
+
+
+class ParametersPane(QtWidgets.QWidget):
+    """Choose a method for the loaded kind of data and set its parameters.
+
+    Signals
+    -------
+    paramsChanged(dict):
+        The current entries (without ``name``) after every change, valid or not (see :meth:`is_valid`).
+    methodChanged(str):
+        The newly chosen method's job-file name.
+    validityChanged(bool):
+        Whether all entries are valid (for enabling Run).
+    """
+
+    paramsChanged = QtCore.Signal(dict)
+    methodChanged = QtCore.Signal(str)
+    validityChanged = QtCore.Signal(bool)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._kind: str | None = None
+        self._classes: list[type] = []
+        self._valid = False
+        self._updating = False
+        self._binding = StateBinding(self, self._on_state)
+
+        self.method_box = QtWidgets.QComboBox()
+        self.method_box.setObjectName("method")
+        self.method_box.currentIndexChanged.connect(self._on_method)
+        self.reference = QtWidgets.QLabel()
+        self.reference.setWordWrap(True)
+        self.reference.setStyleSheet("color: #555;")
+        self.reference.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
+        self.form = ParamForm()
+        self.form.changed.connect(self._on_form)
+        self.status = QtWidgets.QLabel()
+        self.status.setWordWrap(True)
+        self.empty = placeholder("Load data to see the methods for it.")
+
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
+        scroll.setWidget(self.form)
+
+        top = QtWidgets.QFormLayout()
+        top.addRow("Method", self.method_box)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.reference)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.status)
+        layout.addWidget(self.empty)
+        self._show_empty(True)
+
+    # -- public API ----------------------------------------------------------------------------------------
+    def set_state(self, state: Any) -> None:
+        """Bind to a :class:`~anonstudio.gui.state.WorkbenchState`: follow its kind and method, and write
+        the chosen method and parameters back to it."""
+        self._binding.bind(state)
+        self._sync_from_state()
+
+    def set_kind(self, kind: str | None) -> None:
+        """List the methods for ``kind`` (``"table"``, ``"events"``, ``"fasta"``; ``None``: none)."""
+        self._kind = kind
+        self._classes = list(algorithms.available(kind)) if kind else []
+        self._updating = True
+        try:
+            self.method_box.clear()
+            for cls in self._classes:
+                self.method_box.addItem(cls.title or cls.name, cls.name)
+                self.method_box.setItemData(self.method_box.count() - 1, cls.reference, QtCore.Qt.ToolTipRole)
+        finally:
+            self._updating = False
+        if not self._classes:
+            self.empty.setText(
+                "Load data to see the methods for it." if kind is None
+                else f"This version offers no method for {kind} data yet."
+            )
+            self._show_empty(True)
+            self.form.set_parameters(ParamSet())
+            self._emit_validity()
+            return
+        self._show_empty(False)
+        self._on_method(self.method_box.currentIndex())
+
+    def method(self) -> str | None:
+        """The chosen method's job-file name."""
+        return self.method_box.currentData() if self.method_box.count() else None
+
+    def algorithm_class(self) -> type | None:
+        i = self.method_box.currentIndex()
+        return self._classes[i] if 0 <= i < len(self._classes) else None
+
+    def params(self) -> dict[str, Any]:
+        """The parameter entries as job-file values (without ``name``)."""
+        return self.form.values()
+
+    def is_valid(self) -> bool:
+        """True when a method is chosen and every entry passes the engine's validation."""
+        return self.method() is not None and self.form.is_valid()
+
+    def errors(self) -> dict[str, str]:
+        """Parameter name → the engine's message, for every invalid entry."""
+        return self.form.errors()
+
+    def set_values(self, method: str, params: dict[str, Any]) -> None:
+        """Choose ``method`` and fill in ``params`` (the others get their defaults)."""
+        i = self.method_box.findData(method)
+        if i < 0:
+            raise KeyError(f"method '{method}' is not offered for {self._kind} data")
+        self._updating = True
+        try:
+            self.method_box.setCurrentIndex(i)
+            self._load_method(i)
+            self.form.set_values(dict(params))
+        finally:
+            self._updating = False
+        self._on_form()
+
+    def show_outcome(self, outcome: Any) -> None:
+        """Show the parameters a finished run used (from its report)."""
+        if outcome is None:
+            return
+        params = dict(outcome.report.get("parameters", {}))
+        name = params.pop("name", None) or outcome.report.get("algorithm")
+        if name and self.method_box.findData(name) >= 0:
+            self.set_values(name, {k: v for k, v in params.items() if k in self.form.parameters.names()})
+
+    def clear(self) -> None:
+        """Back to the chosen method's defaults."""
+        i = self.method_box.currentIndex()
+        if i >= 0:
+            self._load_method(i)
+            self._on_form()
+
+    # -- internals -----------------------------------------------------------------------------------------
+    def _show_empty(self, empty: bool) -> None:
+        self.empty.setVisible(empty)
+        self.method_box.setEnabled(not empty)
+        self.reference.setVisible(not empty)
+
+    def _load_method(self, index: int) -> None:
+        cls = self._classes[index]
+        self.form.set_parameters(cls.parameters, cls.reference)
+        self.reference.setText(cls.reference)
+        self.reference.setToolTip(cls.__doc__.strip().splitlines()[0] if cls.__doc__ else "")
+
+    def _on_method(self, index: int) -> None:
+        if self._updating or index < 0 or index >= len(self._classes):
+            return
+        self._load_method(index)
+        self.methodChanged.emit(self._classes[index].name)
+        self._on_form()
+
+    def _on_form(self) -> None:
+        if self._updating:
+            return
+        errors = self.form.errors()
+        n = len(errors)
+        self.status.setText(
+            "" if not self.method() else
+            f"<span style='color:{INVALID}'>{n} invalid parameter{'s' if n != 1 else ''}: correct {'them' if n != 1 else 'it'} before running</span>"
+            if n else ""
+        )
+        params = self.params()
+        self.paramsChanged.emit(params)
+        self._emit_validity()
+        state = self._binding.state
+        if state is not None and self.method() is not None and hasattr(state, "set_method"):
+            if state.method != self.method() or state.params != params:
+                self._updating = True
+                try:
+                    state.set_method(self.method(), params)
+                finally:
+                    self._updating = False
+
+    def _emit_validity(self) -> None:
+        valid = self.is_valid()
+        if valid != self._valid:
+            self._valid = valid
+            self.validityChanged.emit(valid)
+
+    def _on_state(self, what: str) -> None:
+        if self._updating:
+            return
+        if what in ("data", "project", "method"):
+            self._sync_from_state()
+
+    def _sync_from_state(self) -> None:
+        state = self._binding.state
+        if state is None:
+            return
+        kind = getattr(state, "kind", None)
+        if kind != self._kind or not self._classes:
+            self.set_kind(kind)
+        method = getattr(state, "method", None)
+        if method and method != self.method() and self.method_box.findData(method) >= 0:
+            self.set_values(method, getattr(state, "params", {}) or {})
+        elif method and method == self.method() and (getattr(state, "params", {}) or {}) != self.params():
+            self.set_values(method, state.params)
+
+
+if __name__ == "__main__":
+    import sys
+
+    from anonstudio.gui.panes._common import run_preview
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
+    pane = ParametersPane()
+    pane.set_kind(sys.argv[1] if len(sys.argv) > 1 else "table")
+    pane.paramsChanged.connect(lambda p: print("params:", p, "valid:", pane.is_valid()))
+    run_preview(pane, "Parameters — preview")

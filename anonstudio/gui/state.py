@@ -1,0 +1,313 @@
+"""The workbench state: a small Qt-free object every pane reads and the main window changes.
+
+Panes bind to a :class:`WorkbenchState` (glue's ``viewers/*/state.py`` pattern): they read ``data``,
+``hierarchies``, ``method``/``params`` and ``outcome`` from it and never keep copies of their own. The
+state holds no Qt object, so it can be built, changed and tested without a ``QApplication``; listeners
+registered with :meth:`WorkbenchState.subscribe` are plain callables ``(what: str) -> None`` that the
+main window forwards to Qt signals.
+
+``what`` is one of :data:`CHANGES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
+from anonstudio.core.hierarchy import Hierarchy
+
+#: the kinds of data the workbench holds (``core.algorithms.Algorithm.data_kind``)
+KINDS = ("table", "events", "fasta")
+
+#: change notifications sent to listeners
+CHANGES = ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty")
+
+Listener = Callable[[str], None]
+
+
+def kind_of(data: Any) -> str | None:
+    """``"table"``, ``"events"`` or ``"fasta"`` for a data container; ``None`` for ``None``."""
+    if data is None:
+        return None
+    if isinstance(data, Table):
+        return "table"
+    if isinstance(data, EventLog):
+        return "events"
+    if isinstance(data, SequenceSet):
+        return "fasta"
+    raise TypeError(f"not a data container: {type(data).__name__}")
+
+
+@dataclass
+class WorkbenchState:
+    """Everything the workbench shows and a project file stores.
+
+    Attributes
+    ----------
+    data:
+        The loaded :class:`Table`, :class:`EventLog` or :class:`SequenceSet` (roles included), or ``None``.
+    data_path:
+        The file ``data`` was read from.
+    kind:
+        ``"table"``, ``"events"`` or ``"fasta"`` (``None`` without data).
+    read_options:
+        How ``data`` was read (``sequence_id``, ``event_order``, ``delimiter``, ``label_pattern`` …), so a
+        project or job can read it again the same way.
+    hierarchies:
+        One validated :class:`Hierarchy` per attribute.
+    hierarchy_sources:
+        Where each hierarchy came from: a file path (``str``) or a builder spec (``dict``, as in a job's
+        ``[hierarchies]``); attributes edited by hand are absent (the project stores their rows inline).
+    method, params:
+        The chosen method's job-file name and its parameters (without ``name``).
+    outcome:
+        The last finished run (:class:`anonstudio.core.jobs.Outcome`) or ``None``.
+    last_report:
+        The report of the last run as stored in a project (``outcome.report`` once a run finishes here).
+    project_path:
+        The project file, once saved or opened.
+    dirty:
+        True when something changed since the project was last saved or opened.
+    """
+
+    data: Table | EventLog | SequenceSet | None = None
+    data_path: Path | None = None
+    kind: str | None = None
+    read_options: dict[str, Any] = field(default_factory=dict)
+    hierarchies: dict[str, Hierarchy] = field(default_factory=dict)
+    hierarchy_sources: dict[str, Any] = field(default_factory=dict)
+    method: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    outcome: Any = None
+    last_report: dict[str, Any] | None = None
+    project_path: Path | None = None
+    dirty: bool = False
+    _listeners: list[Listener] = field(default_factory=list, repr=False, compare=False)
+
+    # -- listeners ---------------------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener(what)`` after every change (``what`` in :data:`CHANGES`)."""
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def notify(self, what: str) -> None:
+        for listener in list(self._listeners):
+            listener(what)
+
+    def _changed(self, what: str) -> None:
+        was = self.dirty
+        self.dirty = True
+        self.notify(what)
+        if not was:
+            self.notify("dirty")
+
+    def replace_from(self, other: WorkbenchState) -> None:
+        """Take over everything ``other`` holds (a project or job just read), keeping this object — and
+        the panes bound to it — and its listeners; then notify every kind of change."""
+        for name in ("data", "data_path", "kind", "read_options", "hierarchies", "hierarchy_sources", "method",
+                     "params", "outcome", "last_report", "project_path", "dirty"):
+            setattr(self, name, getattr(other, name))
+        for what in ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty"):
+            self.notify(what)
+
+    # -- data --------------------------------------------------------------------------------------------
+    def set_data(
+        self,
+        data: Table | EventLog | SequenceSet | None,
+        path: str | Path | None = None,
+        *,
+        read_options: dict[str, Any] | None = None,
+    ) -> None:
+        """Replace the data; hierarchies of columns the new data lacks and the last outcome are dropped,
+        and a method for another kind of data is forgotten."""
+        kind = kind_of(data)
+        self.data = data
+        self.data_path = Path(path) if path is not None else getattr(data, "source", None)
+        self.read_options = dict(read_options or {})
+        columns = set(self.columns())
+        for attr in list(self.hierarchies):
+            if attr not in columns:
+                del self.hierarchies[attr]
+                self.hierarchy_sources.pop(attr, None)
+        if kind != self.kind:
+            self.method = None
+            self.params = {}
+        self.kind = kind
+        self.outcome = None
+        self._changed("data")
+
+    def columns(self) -> list[str]:
+        """The data's column names (tables and event logs), else ``[]``."""
+        if isinstance(self.data, (Table, EventLog)):
+            return [str(c) for c in self.data.df.columns]
+        return []
+
+    def n_records(self) -> int:
+        """Rows of a table, sequences of an event log or strings of a sequence set."""
+        return 0 if self.data is None else len(self.data)
+
+    def size_text(self) -> str:
+        """One line for the status bar, e.g. ``"32,561 rows × 15 columns"``."""
+        d = self.data
+        if d is None:
+            return "no data"
+        if isinstance(d, Table):
+            return f"{len(d):,} rows × {d.df.shape[1]} columns"
+        if isinstance(d, EventLog):
+            return f"{len(d):,} sequences, {d.n_events:,} events"
+        return f"{len(d):,} sequences, {int(d.offsets[-1]):,} residues"
+
+    # -- roles -------------------------------------------------------------------------------------------
+    def role(self, column: str) -> Role:
+        d = self.data
+        if isinstance(d, Table):
+            return d.role(column)
+        if isinstance(d, EventLog):
+            if column in d.quasi_identifiers:
+                return Role.QUASI
+            if column == d.sensitive:
+                return Role.SENSITIVE
+            if column in (d.sequence_id,):
+                return Role.IDENTIFYING
+        return Role.INSENSITIVE
+
+    def quasi_identifiers(self) -> list[str]:
+        d = self.data
+        if isinstance(d, (Table, EventLog)):
+            return list(d.quasi_identifiers)
+        return []
+
+    def set_role(self, column: str, role: Role | str) -> None:
+        """Set a column's role (tables: any role; event logs: quasi-identifying, sensitive or insensitive;
+        the sequence id and event order columns keep theirs)."""
+        role = Role(role)
+        d = self.data
+        if column not in self.columns():
+            raise KeyError(column)
+        if isinstance(d, Table):
+            if role is Role.INSENSITIVE:
+                d.roles.pop(column, None)
+            else:
+                d.roles[column] = role
+        elif isinstance(d, EventLog):
+            if column in (d.sequence_id, d.event_order):
+                raise ValueError(f"'{column}' identifies sequences or orders events; its role is fixed")
+            if column in d.quasi_identifiers:
+                d.quasi_identifiers.remove(column)
+            if d.sensitive == column:
+                d.sensitive = None
+            if role is Role.QUASI:
+                d.quasi_identifiers.append(column)
+            elif role is Role.SENSITIVE:
+                d.sensitive = column
+            elif role is Role.IDENTIFYING:
+                raise ValueError("event logs have no identifying columns besides the sequence id")
+        else:
+            raise ValueError("this data has no columns")
+        self.outcome = None
+        self._changed("roles")
+
+    def attr_type(self, column: str) -> AttrType | None:
+        if isinstance(self.data, Table):
+            return self.data.types.get(column)
+        return None
+
+    def set_type(self, column: str, attr_type: AttrType | str) -> None:
+        """Set a table column's type (categorical / ordinal / numeric)."""
+        if not isinstance(self.data, Table):
+            raise ValueError("only table columns have types")
+        if column not in self.columns():
+            raise KeyError(column)
+        self.data.types[column] = AttrType(attr_type)
+        self._changed("roles")
+
+    def column_values(self, column: str) -> list[str]:
+        """The distinct non-missing values of a column as strings, in first-seen order."""
+        if not isinstance(self.data, (Table, EventLog)) or column not in self.columns():
+            return []
+        return [str(v) for v in self.data.df[column].dropna().astype(str).unique()]
+
+    # -- hierarchies -------------------------------------------------------------------------------------
+    def set_hierarchy(self, attribute: str, hierarchy: Hierarchy, source: Any = None) -> None:
+        """Set (or replace) an attribute's hierarchy; ``source`` is its file path or builder spec."""
+        self.hierarchies[attribute] = hierarchy
+        if source is None:
+            self.hierarchy_sources.pop(attribute, None)
+        else:
+            self.hierarchy_sources[attribute] = str(source) if isinstance(source, Path) else source
+        self.outcome = None
+        self._changed("hierarchies")
+
+    def remove_hierarchy(self, attribute: str) -> None:
+        self.hierarchies.pop(attribute, None)
+        self.hierarchy_sources.pop(attribute, None)
+        self._changed("hierarchies")
+
+    def missing_values(self, attribute: str) -> list[str]:
+        """Data values of ``attribute`` that are not leaves of its hierarchy (all of them without one)."""
+        values = self.column_values(attribute)
+        h = self.hierarchies.get(attribute)
+        return values if h is None else h.missing(values)
+
+    # -- method ------------------------------------------------------------------------------------------
+    def available_methods(self) -> list:
+        """The algorithm classes for the current kind of data (from the engine's registry)."""
+        from anonstudio.core import algorithms
+
+        return algorithms.available(self.kind) if self.kind else []
+
+    def set_method(self, method: str | None, params: dict[str, Any] | None = None) -> None:
+        self.method = method
+        self.params = dict(params or {})
+        self._changed("method")
+
+    # -- results -----------------------------------------------------------------------------------------
+    def set_outcome(self, outcome: Any) -> None:
+        self.outcome = outcome
+        self.last_report = outcome.report if outcome is not None else self.last_report
+        self._changed("outcome")
+
+    def verdict_text(self) -> str:
+        """The last run's verdict for the status bar, e.g. ``"k-anonymous, k = 5, verified"``."""
+        rep = self.outcome.report if self.outcome is not None else self.last_report
+        if not rep:
+            return ""
+        ver = rep.get("verification", {}) or {}
+        params = rep.get("parameters", {}) or {}
+        model = str(ver.get("model", ""))
+        passed = bool(ver.get("passed"))
+        bits: list[str] = []
+        if model == "k-anonymity":
+            bits.append("k-anonymous")
+        elif model:
+            bits.append(model)
+        for key in ("k", "l", "c"):
+            if params.get(key) is not None:
+                bits.append(f"{key} = {params[key]}")
+        bits.append("verified" if passed else "NOT verified")
+        return ", ".join(bits)
+
+    # -- project -----------------------------------------------------------------------------------------
+    @property
+    def project_name(self) -> str:
+        if self.project_path is not None:
+            name = Path(self.project_path).name
+            return name[: -len(".anonstudio.json")] if name.endswith(".anonstudio.json") else Path(name).stem
+        return "untitled"
+
+    def title(self) -> str:
+        """Window title: project name, ``*`` when there are unsaved changes."""
+        return f"{self.project_name}{'*' if self.dirty else ''} — anonstudio"
+
+    def mark_saved(self, path: str | Path | None = None) -> None:
+        if path is not None:
+            self.project_path = Path(path)
+        self.dirty = False
+        self.notify("project")
+        self.notify("dirty")

@@ -1,0 +1,255 @@
+"""Background work for the workbench — the only module that creates threads.
+
+A task is a plain, Qt-free function taking a ``progress(fraction, message)`` callback (STYLE.md #3), for
+example :func:`anonstudio.core.jobs.run`. :class:`RunWorker` runs it on a :class:`QThread` (Qt's
+worker-object pattern, STYLE.md #4): the callback forwards progress as a signal and raises
+:class:`~anonstudio.core.progress.Cancelled` once :meth:`RunWorker.cancel` was called, which stops the
+engine at its next chunk. Exactly one of ``finished(result)``, ``failed(exception)`` or ``cancelled()``
+is emitted per run, then the worker and its thread delete themselves.
+
+:class:`SweepWorker` runs one task per parameter point and emits ``point(dict)`` as each one arrives.
+
+Use :func:`start` (or :meth:`TaskRunner.start`) rather than building workers by hand::
+
+    runner = TaskRunner(parent)
+    worker = runner.start(jobs.run, data, hierarchies, algorithm)
+    worker.finished.connect(show)            # progress / failed / cancelled likewise
+    ...
+    runner.shutdown()                        # on close: cancel, quit(), wait()
+
+Connect the signals to bound methods of objects that live in the GUI thread (widgets, panes): Qt then
+queues each call to the GUI thread. A lambda or plain function has no thread and would run on the worker
+thread, where touching a widget crashes. The same holds in tests: ``qtbot.waitSignal(worker.finished)``
+runs pytest-qt's slot on the worker thread (an intermittent segfault); wait on the main window's
+``runFinished`` / ``sweepFinished`` / ``dataOpened`` or on a GUI-thread receiver instead.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QObject, QThread, Signal, Slot
+
+from anonstudio.core.progress import Cancelled
+
+
+class RunWorker(QObject):
+    """Runs ``func(*args, progress=callback, **kwargs)`` on a worker thread.
+
+    Signals
+    -------
+    progress(float, str):
+        Fraction done in [0, 1] and what is happening. Emitted at most every 50 ms (and always for 0 and 1),
+        so a chatty engine cannot flood the event loop.
+    finished(object):
+        The function's return value.
+    failed(object):
+        The exception it raised (anything but ``Cancelled``).
+    cancelled():
+        The run stopped because :meth:`cancel` was called.
+    done():
+        Emitted last, after any of the three above.
+    """
+
+    progress = Signal(float, str)
+    finished = Signal(object)
+    failed = Signal(object)
+    cancelled = Signal()
+    done = Signal()
+
+    #: minimum seconds between two progress signals
+    THROTTLE = 0.05
+
+    def __init__(self, func: Callable[..., Any], *args: Any, progress_kw: str = "progress", **kwargs: Any) -> None:
+        super().__init__()
+        self._func = func
+        self._args = args
+        self._kwargs = kwargs
+        self._progress_kw = progress_kw
+        self._cancel = threading.Event()
+        self._last_emit = 0.0
+        self.elapsed = QElapsedTimer()
+
+    # -- called from the GUI thread ----------------------------------------------------------------------
+    def cancel(self) -> None:
+        """Ask the run to stop; it raises ``Cancelled`` at its next progress report."""
+        self._cancel.set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
+
+    # -- runs on the worker thread -----------------------------------------------------------------------
+    def _callback(self, fraction: float, message: str = "") -> None:
+        if self._cancel.is_set():
+            raise Cancelled("cancelled by the user")
+        now = time.monotonic()
+        if fraction <= 0.0 or fraction >= 1.0 or now - self._last_emit >= self.THROTTLE:
+            self._last_emit = now
+            self.progress.emit(float(fraction), str(message))
+
+    @Slot()
+    def run(self) -> None:
+        self.elapsed.start()
+        try:
+            if self._cancel.is_set():
+                raise Cancelled("cancelled before it started")
+            kwargs = dict(self._kwargs)
+            if self._progress_kw:  # "" or None: the function takes no progress callback
+                kwargs[self._progress_kw] = self._callback
+            result = self._func(*self._args, **kwargs)
+        except Cancelled:
+            self.cancelled.emit()
+        except Exception as exc:  # noqa: BLE001 — every failure goes to the GUI as a dialog
+            self.failed.emit(exc)
+        else:
+            self.finished.emit(result)
+        self.done.emit()
+
+
+class SweepWorker(RunWorker):
+    """Runs ``func(point, progress=...)`` for each parameter point and emits ``point(dict)`` per result.
+
+    ``func`` returns a dict of figures for one point (e.g. ``{"k": 5, "NCP": 0.21}``); the emitted dict is
+    ``{**point, **figures}``. A point that raises an :class:`~anonstudio.core.errors.AnonStudioError` is
+    emitted with an ``"error"`` key and the sweep goes on; ``finished`` carries the list of all rows.
+    """
+
+    point = Signal(object)  # object, not dict: a QVariantMap would sort the keys
+
+    def __init__(self, func: Callable[..., dict], points: Iterable[dict]) -> None:
+        super().__init__(self._sweep, progress_kw="progress")
+        self._point_func = func
+        self._points = [dict(p) for p in points]
+
+    def _sweep(self, progress: Callable[[float, str], None]) -> list[dict]:
+        from anonstudio.core.errors import AnonStudioError
+        from anonstudio.core.progress import subrange
+
+        rows: list[dict] = []
+        n = max(1, len(self._points))
+        for i, p in enumerate(self._points):
+            progress(i / n, f"point {i + 1} of {n}: {p}")
+            try:
+                figures = self._point_func(p, progress=subrange(progress, i / n, (i + 1) / n))
+                row = {**p, **(figures or {})}
+            except AnonStudioError as exc:
+                row = {**p, "error": str(exc)}
+            rows.append(row)
+            self.point.emit(row)
+        progress(1.0, "sweep done")
+        return rows
+
+
+class TaskRunner(QObject):
+    """Owns the threads of running workers and stops them on close.
+
+    Signals
+    -------
+    idle():
+        The last running task's thread has finished (``busy`` is now False).
+    """
+
+    idle = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._threads: dict[RunWorker, QThread] = {}
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._threads)
+
+    @property
+    def current(self) -> RunWorker | None:
+        return next(iter(self._threads), None)
+
+    def start_worker(self, worker: RunWorker) -> RunWorker:
+        """Move ``worker`` to a new thread and start it."""
+        thread = QThread()
+        thread.setObjectName(f"anonstudio-{type(worker).__name__}")
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.done.connect(thread.quit)
+        worker.done.connect(worker.deleteLater)
+        thread.finished.connect(self._forget)  # queued to this (GUI) thread
+        self._threads[worker] = thread
+        thread.start()
+        return worker
+
+    @Slot()
+    def _forget(self) -> None:
+        thread = self.sender()
+        for worker, t in list(self._threads.items()):
+            if t is thread or t.isFinished():
+                del self._threads[worker]
+                t.deleteLater()
+        if not self._threads:
+            self.idle.emit()
+
+    def start(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> RunWorker:
+        """Run ``func(*args, progress=..., **kwargs)`` on a new thread."""
+        return self.start_worker(RunWorker(func, *args, **kwargs))
+
+    def start_sweep(self, func: Callable[..., dict], points: Iterable[dict]) -> SweepWorker:
+        worker = SweepWorker(func, points)
+        self.start_worker(worker)
+        return worker
+
+    def cancel(self) -> None:
+        for worker in list(self._threads):
+            worker.cancel()
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Cancel every task, ``quit()`` and ``wait()`` its thread; True if all stopped in time."""
+        ok = True
+        for worker, thread in list(self._threads.items()):
+            worker.cancel()
+            thread.quit()
+            ok = thread.wait(timeout_ms) and ok
+        QCoreApplication.processEvents()
+        self._threads.clear()
+        return ok
+
+
+def measure_responsiveness(action: Callable[[], Any], *, until: Callable[[], bool], timeout_s: float = 30.0,
+                           tick_ms: int = 10) -> dict[str, float]:
+    """How responsive the event loop stays while something runs.
+
+    Calls ``action()`` and then spins the event loop until ``until()`` is true, with a timer firing every
+    ``tick_ms``. Returns ``{"max_gap_ms", "median_gap_ms", "ticks", "elapsed_s"}``: the largest and typical
+    gap between timer ticks. A frozen GUI shows as a large ``max_gap_ms`` (a kernel holding the GIL, a
+    pane doing heavy work in a slot). Used by the GUI tests and benchmarks::
+
+        stats = measure_responsiveness(lambda: window.start_run(), until=lambda: not window.runner.busy)
+        assert stats["max_gap_ms"] < 250
+    """
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    stamps: list[float] = []
+    timer = QTimer()
+    timer.setInterval(tick_ms)
+    timer.timeout.connect(lambda: stamps.append(time.perf_counter()))
+    start = time.perf_counter()
+    timer.start()
+    action()
+    loop_deadline = start + timeout_s
+    app = QCoreApplication.instance()
+    while not until():
+        if time.perf_counter() > loop_deadline:
+            timer.stop()
+            raise TimeoutError(f"still running after {timeout_s} s")
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        time.sleep(0.001)
+    timer.stop()
+    app.processEvents()
+    gaps = sorted((b - a) * 1000 for a, b in zip(stamps, stamps[1:]))
+    return {
+        "max_gap_ms": gaps[-1] if gaps else 0.0,
+        "median_gap_ms": gaps[len(gaps) // 2] if gaps else 0.0,
+        "ticks": float(len(stamps)),
+        "elapsed_s": time.perf_counter() - start,
+    }

@@ -1,0 +1,183 @@
+"""Project files (JSON, atomic, autosave, round trip) and job files written from the workbench."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+
+import pytest
+
+from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.gui import project as proj
+from anonstudio.gui.state import WorkbenchState
+
+
+def _state(adult_csv, sex_hierarchy_csv) -> WorkbenchState:
+    state = WorkbenchState()
+    state.set_data(proj.read_data(adult_csv, "table"), adult_csv)
+    state.set_role("sex", "quasi-identifying")
+    state.set_role("education", "quasi-identifying")
+    state.set_role("salary-class", "sensitive")
+    state.set_type("age", "ordinal")
+    state.set_hierarchy("sex", proj.read_hierarchy_file(sex_hierarchy_csv, "sex"), str(sex_hierarchy_csv))
+    state.set_hierarchy("education", Hierarchy("education", [["Bachelors", "Higher", "*"], ["HS-grad", "School", "*"],
+                                                             ["11th", "School", "*"], ["Masters", "Higher", "*"],
+                                                             ["9th", "School", "*"]]))
+    state.set_method("mst", {"k": 3})
+    state.last_report = {"verification": {"passed": True, "model": "k-anonymity"}, "parameters": {"k": 3}}
+    return state
+
+
+def _summary(state: WorkbenchState) -> dict:
+    d = state.data
+    return {
+        "path": str(state.data_path.resolve()),
+        "kind": state.kind,
+        "frame": d.df.to_dict("list"),
+        "roles": {c: r.value for c, r in d.roles.items()},
+        "types": {c: t.value for c, t in d.types.items()},
+        "hierarchies": {a: sorted(h.to_rows()) for a, h in state.hierarchies.items()},
+        "method": state.method,
+        "params": state.params,
+        "verdict": state.verdict_text(),
+    }
+
+
+def test_project_round_trip_without_qt(adult_csv, sex_hierarchy_csv, tmp_path):
+    state = _state(adult_csv, sex_hierarchy_csv)
+    path = proj.write_project(state, tmp_path / "study.anonstudio.json")
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert raw["format"] == "anonstudio-project"
+    assert raw["data"]["path"] == "adult.csv"  # relative to the project
+    assert raw["hierarchies"]["sex"]["source"] == "sex.csv"
+    back = proj.read_project(path)
+    assert _summary(back) == _summary(state)
+    assert back.verdict_text() == "k-anonymous, k = 3, verified"
+    assert back.project_name == "study" and not back.dirty
+    assert not list(tmp_path.glob(".*.part"))  # atomic: no temporary left behind
+
+
+def test_broken_project_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.anonstudio.json"
+    bad.write_text('{\n  "format": "anonstudio-project",\n  "data": nope\n}\n', encoding="utf-8")
+    with pytest.raises(proj.ProjectError) as info:
+        proj.read_project(bad)
+    assert "bad.anonstudio.json" in str(info.value) and ":3" in str(info.value)
+    other = tmp_path / "other.json"
+    other.write_text("{}", encoding="utf-8")
+    with pytest.raises(proj.ProjectError, match="not an anonstudio project"):
+        proj.read_project(other)
+
+
+def test_project_with_missing_data_file_names_it(adult_csv, sex_hierarchy_csv, tmp_path):
+    path = proj.write_project(_state(adult_csv, sex_hierarchy_csv), tmp_path / "p.anonstudio.json")
+    adult_csv.unlink()
+    with pytest.raises(proj.AnonStudioError) as info:
+        proj.read_project(path)
+    assert "adult.csv" in str(info.value)
+
+
+@pytest.mark.gui
+def test_window_project_round_trip_and_broken_project_keeps_state(window, adult_csv, sex_hierarchy_csv, tmp_path,
+                                                                  settings, qtbot, messages, registered_method):
+    from anonstudio.gui.main_window import MainWindow
+
+    state = _state(adult_csv, sex_hierarchy_csv)
+    state.set_method(registered_method, {"k": 3, "delay": 0.0})
+    window.adopt_state(state)
+    target = tmp_path / "study.anonstudio.json"
+    assert window.save_project_to(target)
+    assert window.windowTitle() == "study — anonstudio"
+    saved = _summary(window.state)
+    window.close()
+
+    second = MainWindow(settings=settings)
+    qtbot.addWidget(second)
+    assert second.open_project(target)
+    assert _summary(second.state) == saved
+    assert second.windowTitle() == "study — anonstudio"
+    assert second.panes["Data"].table_model.rowCount() == 10
+    assert sorted(second.panes["Hierarchies"].attributes()) == ["education", "sex"]
+    assert str(target.resolve()) == second.recent_files()[0]
+    method_pane = second.panes.get("Method")
+    if method_pane is not None:
+        assert method_pane.method() == registered_method and method_pane.params()["k"] == 3
+
+    broken = tmp_path / "broken.anonstudio.json"
+    broken.write_text('{"format": "anonstudio-project", "data": {"path": "missing.csv", "kind": "table"}}', encoding="utf-8")
+    assert not second.open_project(broken)
+    [text] = messages.texts("critical")
+    assert "missing.csv" in text
+    assert _summary(second.state) == saved
+    second.state.dirty = False
+    second.close()
+
+
+@pytest.mark.gui
+def test_autosave_beside_project(window, adult_csv, tmp_path):
+    window.open_data(adult_csv, "table")
+    window.save_project_to(tmp_path / "study.anonstudio.json")
+    assert window.autosave() is None  # nothing changed since saving
+    window.state.set_role("sex", "quasi-identifying")
+    auto = window.autosave()
+    assert auto == tmp_path / "study.autosave.json"
+    assert proj.read_project(auto).data.roles["sex"].value == "quasi-identifying"
+    assert window.save_project()
+    assert not auto.exists()  # a real save makes the autosave stale
+
+
+def test_job_written_from_state_runs_unchanged(adult_csv, sex_hierarchy_csv, tmp_path, test_method, monkeypatch):
+    from anonstudio.core import jobs
+
+    state = _state(adult_csv, sex_hierarchy_csv)
+    state.set_method(test_method, {"k": 2})
+    job_path = tmp_path / "jobs" / "adult.toml"
+    job_path.parent.mkdir()
+    proj.save_job(state, job_path)
+    raw = tomllib.loads(job_path.read_text(encoding="utf-8"))
+    assert raw["input"]["path"] == str(adult_csv.resolve())  # outside the job's folder: absolute
+    assert raw["input"]["quasi_identifiers"] == ["sex", "education"]
+    assert raw["hierarchies"]["sex"] == "../sex.csv" or raw["hierarchies"]["sex"].endswith("sex.csv")
+    assert raw["hierarchies"]["education"] == "adult-hierarchies/education.csv"  # hand-made: written beside
+    assert raw["algorithm"] == {"name": test_method, "k": 2}
+    outcome = jobs.run_job(jobs.load_job(job_path))
+    assert outcome.report["verification"]["passed"]
+    assert (tmp_path / "jobs" / "adult-output.csv").exists()
+
+    # the built-in writer (without tomli_w) writes the same job
+    monkeypatch.setitem(sys.modules, "tomli_w", None)
+    assert tomllib.loads(jobs.job_to_toml(raw)) == raw
+
+    # and the workbench opens the job again with the same settings
+    back = proj.state_from_job(job_path)
+    assert back.quasi_identifiers() == ["sex", "education"]
+    assert back.method == test_method and back.params["k"] == 2
+    assert sorted(back.hierarchies["education"].to_rows()) == sorted(state.hierarchies["education"].to_rows())
+
+
+def test_job_needs_data_and_method():
+    with pytest.raises(proj.JobError, match="open a data file"):
+        proj.job_dict(WorkbenchState(), "x.toml")
+
+
+def test_fasta_demo_job_round_trips_through_the_workbench(repo_root, tmp_path, engine_io):
+    from anonstudio.cli.main import prepare_demo
+    from anonstudio.core import jobs
+
+    if not (repo_root / "resources" / "demo" / "proteins-condensation.toml").exists():
+        pytest.skip("the demo's protein job is not in this checkout")
+    demo = prepare_demo(tmp_path / "demo")
+    try:
+        state = proj.state_from_job(demo / "proteins-condensation.toml")
+    except proj.AnonStudioError as exc:  # the method may not be in this build yet
+        pytest.skip(str(exc))
+    assert state.kind == "fasta" and state.method == "condensation"
+    saved = proj.save_job(state, demo / "again.toml")
+    raw = tomllib.loads(saved.read_text(encoding="utf-8"))
+    assert "hierarchies" not in raw  # strings need none: no empty section
+    original = jobs.load_job(demo / "proteins-condensation.toml")
+    again = jobs.load_job(saved)
+    assert again.input.path == original.input.path
+    assert again.input.label_pattern == original.input.label_pattern
+    assert (again.algorithm, again.params) == (original.algorithm, original.params)

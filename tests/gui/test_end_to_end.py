@@ -338,3 +338,26 @@ def test_gui_thread_stays_responsive_during_a_long_real_run(window, tmp_path, qt
     print(f"\nresponsiveness: {len(gaps)} ticks over {total_s:.1f} s, max gap {gaps.max():.1f} ms, "
           f"median {np.median(gaps):.1f} ms")
     assert gaps.max() <= 100, f"GUI thread froze {gaps.max():.0f} ms (worst gaps {gaps[worst].round(0)} ms)"
+
+
+def test_views_prepared_on_the_worker_are_what_the_panes_would_compute():
+    """``prepare_views`` (run on the worker thread) keeps exactly the views the panes ask for."""
+    from anonstudio.gui.panes import _results as R
+    from anonstudio.gui.panes import _samples
+
+    outcome = _samples.table_outcome(k=3, n=90)
+    original, output = outcome.data.df, outcome.result.output.df
+    fresh = (R.equivalence_classes(outcome), R.changed_mask(original, output), R.frame_text(output))
+    assert R.equivalence_classes(outcome) is not fresh[0]  # not prepared: computed afresh each time
+    R.prepare_views(outcome)
+    kept = (R.equivalence_classes(outcome), R.changed_mask(original, output), R.frame_text(output))
+    assert R.equivalence_classes(outcome) is kept[0] and R.mst_view(outcome) is R.mst_view(outcome)
+    for a, b in zip(fresh, kept):
+        assert np.array_equal(a, b)
+    key = ("equivalence_classes", id(outcome))
+    assert key in R._VIEWS
+    del outcome, kept
+    import gc
+
+    gc.collect()
+    assert key not in R._VIEWS  # forgotten with the outcome

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,25 +30,29 @@ _GROUP_RE = re.compile(r"(?:^|\s)group=(-?\d+)")
 # ---------------------------------------------------------------------------------------------------------
 # views computed once per object (see prepare_views)
 _VIEWS: dict[tuple, tuple[tuple[weakref.ref, ...], Any]] = {}
+_PREPARING = threading.local()
 
 
 def cached_view(name: str, objects: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()``, remembered for as long as every one of ``objects`` lives (keyed by identity).
+    """``compute()``, or the value :func:`prepare_views` stored for these ``objects`` (keyed by identity,
+    kept for as long as every one of them lives).
 
     Result panes call the view functions below on the GUI thread; :func:`prepare_views` calls them on the
-    worker thread right after a run, so that showing a large result costs the GUI thread only the Qt work.
-    What it returns is shared: callers must not modify it.
+    worker thread right after a run and keeps what they return, so that showing a large result costs the
+    GUI thread only the Qt work. Only views of a finished run's outcome (never modified afterwards) are
+    kept; any other call computes afresh. What it returns is shared: callers must not modify it.
     """
     key = (name, *(id(o) for o in objects))
     hit = _VIEWS.get(key)
     if hit is not None and all(ref() is o for ref, o in zip(hit[0], objects)):
         return hit[1]
     value = compute()
-    try:
-        refs = tuple(weakref.ref(o, lambda _ref, key=key: _VIEWS.pop(key, None)) for o in objects)
-    except TypeError:  # an object without weak references: not cached
-        return value
-    _VIEWS[key] = (refs, value)
+    if getattr(_PREPARING, "active", False):
+        try:
+            refs = tuple(weakref.ref(o, lambda _ref, key=key: _VIEWS.pop(key, None)) for o in objects)
+        except TypeError:  # an object without weak references: not kept
+            return value
+        _VIEWS[key] = (refs, value)
     return value
 
 
@@ -57,6 +62,15 @@ def prepare_views(outcome: Any) -> Any:
     What the result panes later ask for — equivalence classes, changed cells, the frames as text, the MST
     layout — then comes from :func:`cached_view`, so the GUI thread never converts whole frames.
     """
+    _PREPARING.active = True
+    try:
+        _prepare(outcome)
+    finally:
+        _PREPARING.active = False
+    return outcome
+
+
+def _prepare(outcome: Any) -> None:
     equivalence_classes(outcome)
     data, output = getattr(outcome, "data", None), getattr(outcome.result, "output", None)
     if data_kind(data) == "table" and data_kind(output) == "table":
@@ -67,7 +81,6 @@ def prepare_views(outcome: Any) -> Any:
             frame_text(published)
     if (getattr(outcome.result, "details", None) or {}).get("mst_edges") is not None:
         mst_view(outcome)
-    return outcome
 
 
 def frame_text(frame: pd.DataFrame) -> np.ndarray:

@@ -361,3 +361,14 @@ def test_views_prepared_on_the_worker_are_what_the_panes_would_compute():
 
     gc.collect()
     assert key not in R._VIEWS  # forgotten with the outcome
+
+
+def test_gui_command_shows_the_window_and_reports_the_startup_time(tmp_path):
+    """The hook the startup benchmark uses: ``anonstudio gui`` prints when its window was shown and quits."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen", ANONSTUDIO_EXIT_AFTER_SHOW="1",
+               HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-m", "anonstudio", "gui"], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    shown = float(proc.stdout.split("shown after ")[1].split()[0])
+    assert 0 < shown <= 3.0, proc.stdout

@@ -80,11 +80,16 @@ def _run_and_wait(window, qtbot, messages, timeout: int = 60_000):
 
 def _screens(window, screenshot, kind: str) -> dict[str, Path]:
     """Every pane (raised in its dock) and the whole window after a real run."""
+    from anonstudio.gui.main_window import PANES
+
     shots = {}
+    bottom = [t for t, spec in PANES.items() if spec[2] == Qt.DockWidgetArea.BottomDockWidgetArea]
+    window.resizeDocks([window.docks[bottom[0]]], [600], Qt.Orientation.Vertical)  # room for the plots
     for title, dock in window.docks.items():
         dock.raise_()
         dock.show()
         shots[title] = screenshot(window.panes[title], f"e2e_{kind}_{title.lower().replace(' ', '_')}")
+    window.resizeDocks([window.docks[bottom[0]]], [400], Qt.Orientation.Vertical)
     window.docks["Compare"].raise_()
     shots["window"] = screenshot(window, f"e2e_{kind}_window")
     return shots
@@ -169,6 +174,17 @@ def test_table_demo_mst_end_to_end(window, demo, qtbot, monkeypatch, screenshot,
     assert metrics.report_row("verification", "passed") == "yes"
     privacy = window.panes["Privacy"]
     assert privacy.verdict_passed() is True and "Verified" in privacy.verdict.text()
+
+    # a sweep over k with the same real method: one point per k in the Metrics pane
+    with qtbot.waitSignal(window.sweepFinished, timeout=60_000) as swept:
+        window.start_sweep([{"k": k} for k in (2, 5, 10, 20)])
+    rows = swept.args[0]
+    assert [r["k"] for r in rows] == [2, 5, 10, 20] and all(r.get("verified") for r in rows), rows
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=10_000)
+    metrics.set_metric("GCP")
+    assert metrics.curves["mst"].xData.tolist() == [2, 5, 10, 20]
+    assert metrics.curves["mst"].yData[-1] >= metrics.curves["mst"].yData[0]  # larger k, more generalization
+    editor.tree.expandToDepth(1)
 
     _screens(window, screenshot, "table")
 

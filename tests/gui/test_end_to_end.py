@@ -96,7 +96,7 @@ def _screens(window, screenshot, kind: str) -> dict[str, Path]:
 
 
 # ---------------------------------------------------------------------------------------------------------
-def test_table_demo_mst_end_to_end(window, demo, qtbot, monkeypatch, screenshot, messages, engine_io):
+def test_table_demo_mst_end_to_end(window, settings, demo, qtbot, monkeypatch, screenshot, messages, engine_io):
     from PySide6.QtWidgets import QDialogButtonBox
 
     from anonstudio.gui.panes import hierarchy_editor
@@ -174,6 +174,7 @@ def test_table_demo_mst_end_to_end(window, demo, qtbot, monkeypatch, screenshot,
     assert metrics.report_row("verification", "passed") == "yes"
     privacy = window.panes["Privacy"]
     assert privacy.verdict_passed() is True and "Verified" in privacy.verdict.text()
+    metrics_gcp = metrics.report_row("metrics", "GCP")
 
     # a sweep over k with the same real method: one point per k in the Metrics pane
     with qtbot.waitSignal(window.sweepFinished, timeout=60_000) as swept:
@@ -206,6 +207,38 @@ def test_table_demo_mst_end_to_end(window, demo, qtbot, monkeypatch, screenshot,
     ran = _cli("run", job, cwd=demo)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert exported.read_bytes() == gui_bytes  # the saved job reproduces the GUI's output exactly
+
+    # the project round-trips: save, close the window, open it in a new one, the same state
+    project = demo / "study.anonstudio.json"
+    _answer_file_dialogs(monkeypatch, save=[project])
+    window.act_save_as.trigger()
+    before = _snapshot(window.state)
+    assert window.close()
+    from anonstudio.gui.main_window import MainWindow
+
+    again = MainWindow(settings=settings)
+    qtbot.addWidget(again)
+    again.show()
+    _answer_file_dialogs(monkeypatch, open_=[project])
+    again.act_open_project.trigger()
+    assert _snapshot(again.state) == before
+    assert again.panes["Method"].method() == "mst" and again.panes["Method"].params()["k"] == 5
+    assert again.panes["Metrics"].report_row("metrics", "GCP") == metrics_gcp
+    assert again.windowTitle() == "study — anonstudio"
+    again.runner.shutdown()
+
+
+def _snapshot(state) -> dict:
+    """What a user set up in the workbench (and the last run's report), comparable across windows."""
+    return {
+        "data": (str(state.data_path), state.kind, state.data.df.shape),
+        "roles": {c: state.role(c).value for c in state.data.df.columns},
+        "types": {c: state.attr_type(c).value for c in state.data.df.columns},
+        "hierarchies": {a: sorted(map(tuple, h.to_rows())) for a, h in state.hierarchies.items()},
+        "sources": {a: str(v) for a, v in state.hierarchy_sources.items()},
+        "method": (state.method, dict(state.params)),
+        "report": state.last_report["metrics"] if state.last_report else None,
+    }
 
 
 def test_fasta_demo_condensation_end_to_end(window, demo, qtbot, monkeypatch, screenshot, messages, engine_io):
@@ -260,6 +293,23 @@ def test_fasta_demo_condensation_end_to_end(window, demo, qtbot, monkeypatch, sc
     job.write_text(text, encoding="utf-8")
     checked = _cli("verify", job, cwd=demo)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_bad_file_shows_the_error_dialog_and_keeps_the_data(window, demo, qtbot, monkeypatch, messages, engine_io):
+    with qtbot.waitSignal(window.dataOpened, timeout=20_000):
+        _answer_file_dialogs(monkeypatch, open_=[demo / "adult-sample.csv"])
+        window.act_open_table.trigger()
+    bad = demo / "broken.csv"
+    lines = (demo / "adult-sample.csv").read_text(encoding="utf-8").splitlines()
+    lines[41] = lines[41].rsplit(";", 2)[0]  # line 42 lacks two cells
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _answer_file_dialogs(monkeypatch, open_=[bad])
+    window.act_open_table.trigger()
+    qtbot.waitUntil(lambda: bool(messages.texts("critical")), timeout=20_000)
+    [text] = messages.texts("critical")
+    assert "broken.csv" in text and "42" in text, text
+    assert window.state.data_path.name == "adult-sample.csv" and window.panes["Data"].table_model.rowCount() == 2000
+    qtbot.waitUntil(window.act_run.isEnabled, timeout=10_000)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -903,7 +903,7 @@ class MainWindow(QMainWindow):
     def _remember_dir(self, path: str) -> None:
         self.settings.setValue("lastDir", str(Path(path).parent))
 
-    def showEvent(self, event) -> None:  # noqa: N802
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         preload_engine()  # once per process: numba's imports then never stall a run's GUI thread
 

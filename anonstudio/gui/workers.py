@@ -26,6 +26,7 @@ runs pytest-qt's slot on the worker thread (an intermittent segfault); wait on t
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -243,10 +244,9 @@ def preload_engine() -> threading.Thread:
     global _preload_thread
     if _preload_thread is None:
         def target() -> None:
-            try:
+            # an optional speed-up: if anything fails here, the first run imports what it needs itself
+            with contextlib.suppress(Exception):
                 _preload()
-            except Exception:  # noqa: BLE001 — an optional speed-up: the first run imports what it needs
-                pass
 
         _preload_thread = threading.Thread(target=target, name="anonstudio-preload", daemon=True)
         _preload_thread.start()

@@ -21,8 +21,6 @@ import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 from PySide6.QtWidgets import QDialog, QFileDialog
 
-from anonstudio.core.data import Role
-
 pytestmark = pytest.mark.gui
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +42,7 @@ def _cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("QT_QPA_PLATFORM", None)
     return subprocess.run([sys.executable, "-m", "anonstudio", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
 
 
 def _role_action(pane, column: str, role: str):
@@ -267,7 +265,7 @@ def test_fasta_demo_condensation_end_to_end(window, demo, qtbot, monkeypatch, sc
     compare.select_record(0)
     mates = compare.right_model.highlighted_rows()
     assert len(mates)
-    row_a, row_b = compare.align(0, int(mates[0]))
+    row_a, _row_b = compare.align(0, int(mates[0]))
     assert "".join(x for x in row_a if x != "-") == outcome.data.sequence(0)
     assert outcome.data.ids[0][:18] in compare.alignment.toPlainText()
 
@@ -434,7 +432,7 @@ def test_gui_command_shows_the_window_and_reports_the_startup_time(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen", ANONSTUDIO_EXIT_AFTER_SHOW="1",
                HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path))
     proc = subprocess.run([sys.executable, "-m", "anonstudio", "gui"], env=env, capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     shown = float(proc.stdout.split("shown after ")[1].split()[0])
     assert 0 < shown <= 3.0, proc.stdout

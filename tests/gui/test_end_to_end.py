@@ -293,6 +293,68 @@ def test_fasta_demo_condensation_end_to_end(window, demo, qtbot, monkeypatch, sc
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+def _type_param(pane, name: str, value) -> None:
+    """Enter ``value`` in the Method pane's editor for parameter ``name``, as typed by a user."""
+    from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
+
+    editor = pane.form.editor(name)
+    if isinstance(editor, (QSpinBox, QDoubleSpinBox)):
+        editor.setValue(value)
+    elif isinstance(editor, QCheckBox):
+        editor.setChecked(bool(value))
+    elif isinstance(editor, QComboBox):
+        editor.setCurrentText(str(value))
+    elif isinstance(editor, QLineEdit):
+        editor.setText(", ".join(map(str, value)) if isinstance(value, list) else str(value))
+    else:
+        raise AssertionError(f"no way to type into {type(editor).__name__} for {name}")
+
+
+def test_events_demo_cbmsa_end_to_end(window, demo, qtbot, monkeypatch, screenshot, messages, engine_io):
+    """The event-sequence demo with its job's settings, entered through the panes (runs once cbmsa lands)."""
+    import tomllib
+
+    from anonstudio.core import algorithms
+    from anonstudio.gui import main_window as mw
+
+    if "cbmsa" not in [c.name for c in algorithms.available("events")]:
+        pytest.skip("the engine has no event-sequence method (cbmsa) yet")
+    job = tomllib.loads((demo / "events-cbmsa.toml").read_text(encoding="utf-8"))
+    monkeypatch.setattr(mw.EventColumnsDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
+    with qtbot.waitSignal(window.dataOpened, timeout=20_000):
+        _answer_file_dialogs(monkeypatch, open_=[demo / "events.csv"])
+        window.act_open_events.trigger()
+    data = window.panes["Data"]
+    for col in job["input"]["quasi_identifiers"]:
+        _role_action(data, col, "quasi-identifying").trigger()
+    for col in job["input"]["sensitive"]:
+        _role_action(data, col, "sensitive").trigger()
+    editor = window.panes["Hierarchies"]
+    for attr, rel in job["hierarchies"].items():
+        editor.select_attribute(attr)
+        _answer_file_dialogs(monkeypatch, open_=[demo / rel])
+        editor.import_dialog()
+        assert editor.status.text().startswith("Valid"), (attr, editor.status.text())
+    params = {k: v for k, v in job["algorithm"].items() if k != "name"}
+    _pick_method(window, "cbmsa", params.pop("k"))
+    for name, value in params.items():
+        _type_param(window.panes["Method"], name, value)
+    outcome = _run_and_wait(window, qtbot, messages)
+    assert outcome is window.state.outcome and outcome.report["verification"]["passed"], outcome.report
+    compare = window.panes["Compare"]
+    assert compare.mode == "events" and compare.left_model.rowCount() > 0
+    assert window.panes["Privacy"].verdict_passed() is True
+    _screens(window, screenshot, "events")
+    exported, saved = demo / "events-k5.csv", demo / "events-k5.toml"
+    _answer_file_dialogs(monkeypatch, save=[exported, saved])
+    window.act_export_data.trigger()
+    window.act_save_job.trigger()
+    text = saved.read_text(encoding="utf-8").replace('"events-k5-output.csv"', '"events-k5.csv"')
+    saved.write_text(text, encoding="utf-8")
+    checked = _cli("verify", saved, cwd=demo)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
 def test_a_bad_file_shows_the_error_dialog_and_keeps_the_data(window, demo, qtbot, monkeypatch, messages, engine_io):
     with qtbot.waitSignal(window.dataOpened, timeout=20_000):
         _answer_file_dialogs(monkeypatch, open_=[demo / "adult-sample.csv"])

@@ -411,57 +411,20 @@ def _records(data: Any) -> int:
 
 # ---------------------------------------------------------------------------------------------------------
 # writing (the GUI's "Save job…"): a raw job dict → TOML text that :func:`load_job` reads back
-def _toml_value(value: Any, where: str) -> str:
-    import json
-    import math
-
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-        return repr(value)
-    if isinstance(value, (str, Path)):
-        return json.dumps(str(value), ensure_ascii=False)  # a JSON string is a valid TOML basic string
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v, where) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v, where)}" for k, v in value.items()) + "}"
-    raise JobError(f"cannot write {type(value).__name__} value of '{where}' to a job file", column=where)
-
-
-def _toml_key(key: str) -> str:
-    import json
-    import re
-
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
-
-
 def job_to_toml(raw: dict[str, Any]) -> str:
-    """TOML text of a job dict with the sections of ``cli-contract.md`` (``input``, ``hierarchies``,
-    ``algorithm``, ``output``); nested tables inside a section are written inline. Uses ``tomli_w`` when
-    it is installed."""
-    try:
-        import tomli_w
-    except ImportError:
-        tomli_w = None
+    """TOML text of a job dict, sections in the order of ``cli-contract.md`` (``input``, ``hierarchies``,
+    ``algorithm``, ``output``), written by ``tomli_w`` (the writer that matches the standard ``tomllib``)."""
+    import tomli_w
+
     order = [s for s in ("input", "hierarchies", "algorithm", "output") if s in raw]
     order += [s for s in raw if s not in order]
-    if tomli_w is not None:
-        return tomli_w.dumps({s: raw[s] for s in order})
-    lines: list[str] = []
     for section in order:
-        body = raw[section]
-        if not isinstance(body, dict):
+        if not isinstance(raw[section], dict):
             raise JobError(f"job section '{section}' must be a table", column=section)
-        if lines:
-            lines.append("")
-        lines.append(f"[{_toml_key(section)}]")
-        for key, value in body.items():
-            lines.append(f"{_toml_key(key)} = {_toml_value(value, f'{section}.{key}')}")
-    return "\n".join(lines) + "\n"
+    try:
+        return tomli_w.dumps({s: to_jsonable(raw[s]) for s in order})
+    except TypeError as exc:
+        raise JobError(f"cannot write the job: {exc}") from None
 
 
 def save_job(raw: dict[str, Any], path: str | Path) -> Path:

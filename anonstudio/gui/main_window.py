@@ -40,7 +40,7 @@ from anonstudio import __version__
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.gui import project as proj
 from anonstudio.gui.state import WorkbenchState
-from anonstudio.gui.workers import RunWorker, SweepWorker, TaskRunner
+from anonstudio.gui.workers import RunWorker, SweepWorker, TaskRunner, preload_engine
 
 #: dock title → (module in anonstudio.gui.panes, class, dock area)
 PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
@@ -164,6 +164,8 @@ class MainWindow(QMainWindow):
         self.runner = TaskRunner(self)
         self.runner.idle.connect(self._update_actions)
         self.worker: RunWorker | None = None
+        #: a finished run being shown pane by pane: (outcome, titles of the panes still to show it)
+        self._presenting: tuple[Any, list[str]] | None = None
         self._task = "run"
         self._pending_open: tuple[str, str, dict | None] | None = None
         self.sweep_dialog: SweepDialog | None = None
@@ -349,6 +351,7 @@ class MainWindow(QMainWindow):
         data_pane = self.panes.get("Data")
         hier = self.panes.get("Hierarchies")
         if what == "data":
+            self._presenting = None
             if data_pane is not None:
                 data_pane.refresh()
             if hier is not None:
@@ -384,7 +387,7 @@ class MainWindow(QMainWindow):
             label.setMinimumWidth(label.fontMetrics().horizontalAdvance(text) + 12 if text else 0)
 
     def _update_actions(self) -> None:
-        busy = self.runner.busy
+        busy = self.runner.busy or self._presenting is not None
         has_data = self.state.data is not None
         self.act_run.setEnabled(has_data and not busy)
         self.act_sweep.setEnabled(has_data and not busy)
@@ -747,19 +750,30 @@ class MainWindow(QMainWindow):
         self.runner.cancel()
 
     def _run_finished(self, outcome: Any) -> None:
+        """Show a finished run: one result pane per turn of the event loop, then the state, then
+        ``runFinished``. Each pane's share of the work is drawing (the worker thread already computed its
+        views, ``project.run_method``), and the window answers input between two panes."""
         self.worker = None
-        self.state.set_outcome(outcome)
+        self._presenting = (outcome, [t for t in RESULT_PANES if hasattr(self.panes.get(t), "show_outcome")])
+        self._update_actions()
+        QTimer.singleShot(0, self._present_next)
+
+    def _present_next(self) -> None:
+        if self._presenting is None:
+            return  # new data was opened meanwhile: the panes were cleared and stay so
+        outcome, titles = self._presenting
+        if titles:
+            pane = self.panes.get(titles.pop(0))
+            if pane is not None and getattr(pane, "outcome", None) is not outcome:
+                pane.show_outcome(outcome)
+            QTimer.singleShot(0, self._present_next)
+            return
+        self._presenting = None
+        self.state.set_outcome(outcome)  # the panes already show it: their state listeners have nothing to do
         verdict = self.state.verdict_text()
         run_pane = self.panes.get("Run")
         if run_pane is not None:
             run_pane.finish(True, verdict)
-        for title in RESULT_PANES:
-            pane = self.panes.get(title)
-            if pane is None or not hasattr(pane, "show_outcome"):
-                continue
-            if getattr(pane, "outcome", None) is outcome:
-                continue  # the pane follows the state and already shows this outcome: do not redo its work
-            pane.show_outcome(outcome)
         self.statusBar().showMessage(f"Done: {verdict}", 8000)
         self._update_actions()
         self.runFinished.emit(outcome)
@@ -888,6 +902,10 @@ class MainWindow(QMainWindow):
 
     def _remember_dir(self, path: str) -> None:
         self.settings.setValue("lastDir", str(Path(path).parent))
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        preload_engine()  # once per process: numba's imports then never stall a run's GUI thread
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self._confirm_discard():

@@ -363,8 +363,13 @@ def complete_hierarchies(data: Any, hierarchies: dict[str, Hierarchy]) -> tuple[
 
 def run_method(data: Any, hierarchies: dict[str, Hierarchy], method: str, params: dict[str, Any],
                progress: Any = None) -> Any:
-    """Anonymize, verify and evaluate in memory (:func:`anonstudio.core.jobs.run`) → ``Outcome``."""
+    """Anonymize, verify and evaluate in memory (:func:`anonstudio.core.jobs.run`) → ``Outcome``.
+
+    Runs on the worker thread, so it also computes what the result panes will show
+    (:func:`anonstudio.gui.panes._results.prepare_views`): the GUI thread then only draws.
+    """
     from anonstudio.core import algorithms, jobs
+    from anonstudio.gui.panes._results import prepare_views
 
     algorithm = algorithms.get(method)(**params)
     full, notes = complete_hierarchies(data, hierarchies)
@@ -372,7 +377,7 @@ def run_method(data: Any, hierarchies: dict[str, Hierarchy], method: str, params
     source = getattr(data, "source", None)
     if source is not None:
         outcome.report["input"]["path"] = str(source)
-    return outcome
+    return prepare_views(outcome)
 
 
 def sweep_point(data: Any, hierarchies: dict[str, Hierarchy], method: str, params: dict[str, Any],

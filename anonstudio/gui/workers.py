@@ -26,6 +26,7 @@ runs pytest-qt's slot on the worker thread (an intermittent segfault); wait on t
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -213,6 +214,43 @@ class TaskRunner(QObject):
         QCoreApplication.processEvents()
         self._threads.clear()
         return ok
+
+
+_preload_thread: threading.Thread | None = None
+
+
+def _preload() -> None:
+    import importlib
+    import pkgutil
+
+    from anonstudio.core import kernels
+
+    for info in pkgutil.iter_modules(kernels.__path__):
+        importlib.import_module(f"{kernels.__name__}.{info.name}")  # numba, scipy's BLAS, the kernels
+    from numba.core.registry import cpu_target
+
+    cpu_target.target_context.refresh()  # numba's one-time set-up before it loads a cached kernel
+    from anonstudio.core import algorithms, metrics, privacy  # noqa: F401
+
+
+def preload_engine() -> threading.Thread:
+    """Import the engine's compiled parts (numba, its kernels) on a background thread, once per process.
+
+    Importing numba and loading its set-up holds the GIL for up to ~0.1 s at a time (extension modules
+    initialising): done lazily by the first run, it would freeze the GUI thread in the middle of that run.
+    The main window starts this when it is first shown; a run waits for nothing (the import lock orders
+    them). Returns the (possibly finished) thread.
+    """
+    global _preload_thread
+    if _preload_thread is None:
+        def target() -> None:
+            # an optional speed-up: if anything fails here, the first run imports what it needs itself
+            with contextlib.suppress(Exception):
+                _preload()
+
+        _preload_thread = threading.Thread(target=target, name="anonstudio-preload", daemon=True)
+        _preload_thread.start()
+    return _preload_thread
 
 
 def measure_responsiveness(action: Callable[[], Any], *, until: Callable[[], bool], timeout_s: float = 30.0,

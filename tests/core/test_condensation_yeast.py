@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from anonstudio.core import metrics
 from anonstudio.core.algorithms.condensation import Condensation
 from anonstudio.core.io import read_fasta
 

@@ -4,7 +4,6 @@ record-by-record implementation of the greedy algorithm, every cluster has k rec
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from anonstudio.core import algorithms

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from anonstudio.cli.main import main
 from anonstudio.core.experiments import EXPERIMENTS

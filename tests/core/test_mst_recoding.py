@@ -20,7 +20,6 @@ from anonstudio.core.algorithms.mst_recoding import (
 from anonstudio.core.data import Table
 from anonstudio.core.errors import HierarchyError, ParameterError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.core.metrics import equivalence_classes
 from anonstudio.core.progress import Cancelled
 
 from tests.core import _paper002 as P

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from anonstudio.core.data import EventLog, SequenceSet, Table
+from anonstudio.core.data import EventLog, Table
 from anonstudio.core.errors import NotAvailableError, ParameterError
 from anonstudio.core.privacy._events import verify_kc_privacy
 from anonstudio.core.privacy._strings import longest_shared_substrings, verify_pseudo_strings

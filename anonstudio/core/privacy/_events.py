@@ -81,7 +81,6 @@ def verify_kc_privacy(
     where = {s: i for i, s in enumerate(ids)}
     o_qi = np.column_stack([as_text(src[q])[order] for q in qis]) if qis else np.empty((len(order), 0), object)
     o_ot = np.column_stack([as_text(src[x])[order] for x in others]) if others else np.empty((len(order), 0), object)
-    o_sens = as_text(src[sens])[order] if sens else None
 
     p_sid = as_text(pub[sid])
     codes, uniq = pd.factorize(p_sid)

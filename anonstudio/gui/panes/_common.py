@@ -110,7 +110,9 @@ class FrameModel(QtCore.QAbstractTableModel):
             self._values = np.empty((0, 0), dtype=object)
             self._columns = []
         else:
-            self._values = frame.astype("string").fillna("").to_numpy(dtype=object)
+            from anonstudio.gui.panes._results import frame_text
+
+            self._values = frame_text(frame)  # computed once per frame (see _results.prepare_views)
             self._columns = [str(c) for c in frame.columns]
         self._changed = changed
         self._row_labels = row_labels

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +25,67 @@ from anonstudio.core.data import EventLog, SequenceSet, Table
 MST_MAX_NODES = 1000
 
 _GROUP_RE = re.compile(r"(?:^|\s)group=(-?\d+)")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# views computed once per object (see prepare_views)
+_VIEWS: dict[tuple, tuple[tuple[weakref.ref, ...], Any]] = {}
+_PREPARING = threading.local()
+
+
+def cached_view(name: str, objects: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, or the value :func:`prepare_views` stored for these ``objects`` (keyed by identity,
+    kept for as long as every one of them lives).
+
+    Result panes call the view functions below on the GUI thread; :func:`prepare_views` calls them on the
+    worker thread right after a run and keeps what they return, so that showing a large result costs the
+    GUI thread only the Qt work. Only views of a finished run's outcome (never modified afterwards) are
+    kept; any other call computes afresh. What it returns is shared: callers must not modify it.
+    """
+    key = (name, *(id(o) for o in objects))
+    hit = _VIEWS.get(key)
+    if hit is not None and all(ref() is o for ref, o in zip(hit[0], objects)):
+        return hit[1]
+    value = compute()
+    if getattr(_PREPARING, "active", False):
+        try:
+            refs = tuple(weakref.ref(o, lambda _ref, key=key: _VIEWS.pop(key, None)) for o in objects)
+        except TypeError:  # an object without weak references: not kept
+            return value
+        _VIEWS[key] = (refs, value)
+    return value
+
+
+def prepare_views(outcome: Any) -> Any:
+    """Compute the costly views of ``outcome`` now (on the worker thread that ran it); returns it.
+
+    What the result panes later ask for — equivalence classes, changed cells, the frames as text, the MST
+    layout — then comes from :func:`cached_view`, so the GUI thread never converts whole frames.
+    """
+    _PREPARING.active = True
+    try:
+        _prepare(outcome)
+    finally:
+        _PREPARING.active = False
+    return outcome
+
+
+def _prepare(outcome: Any) -> None:
+    equivalence_classes(outcome)
+    data, output = getattr(outcome, "data", None), getattr(outcome.result, "output", None)
+    if data_kind(data) == "table" and data_kind(output) == "table":
+        original, published = frame_of(data), frame_of(output)
+        if original is not None and published is not None:
+            changed_mask(original, published)
+            frame_text(original)
+            frame_text(published)
+    if (getattr(outcome.result, "details", None) or {}).get("mst_edges") is not None:
+        mst_view(outcome)
+
+
+def frame_text(frame: pd.DataFrame) -> np.ndarray:
+    """``frame``'s cells as an object array of strings (missing values empty), as tables show them."""
+    return cached_view("frame_text", (frame,), lambda: frame.astype("string").fillna("").to_numpy(dtype=object))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -64,6 +128,10 @@ def changed_mask(original: pd.DataFrame, output: pd.DataFrame) -> np.ndarray:
     """``bool[len(output), n_output_columns]``: the output cells that differ from the original's cell in
     the same row and column (columns matched by name; rows by position). Rows or columns the original
     lacks count as unchanged."""
+    return cached_view("changed_mask", (original, output), lambda: _changed_mask(original, output))
+
+
+def _changed_mask(original: pd.DataFrame, output: pd.DataFrame) -> np.ndarray:
     mask = np.zeros(output.shape, dtype=bool)
     n = min(len(original), len(output))
     for j, col in enumerate(output.columns):
@@ -214,6 +282,10 @@ def equivalence_classes(outcome: Any) -> np.ndarray:
     are -1. For
     other outputs (strings, event sequences) the method's groups are the classes.
     """
+    return cached_view("equivalence_classes", (outcome,), lambda: _equivalence_classes(outcome))
+
+
+def _equivalence_classes(outcome: Any) -> np.ndarray:
     groups = np.asarray(outcome.result.groups, dtype=np.int64)
     output = frame_of(getattr(outcome.result, "output", None))
     qis = [q for q in (getattr(outcome.data, "quasi_identifiers", []) or [])]
@@ -433,6 +505,10 @@ def mst_view(outcome: Any, *, max_nodes: int = MST_MAX_NODES, seed: int = 0) -> 
     pairs, or a boolean mask over ``mst_edges``. Above ``max_nodes`` nodes, whole classes are sampled at random (fixed seed) until the limit.
     Layout: :func:`force_layout` of the drawn MST forest, edges weighted by ``1 / (1 + weight)``.
     """
+    return cached_view(f"mst_view:{max_nodes}:{seed}", (outcome,), lambda: _mst_view(outcome, max_nodes, seed))
+
+
+def _mst_view(outcome: Any, max_nodes: int, seed: int) -> MstView | None:
     result = outcome.result
     details = result.details or {}
     if details.get("mst_edges") is None:

@@ -73,6 +73,8 @@ def test_strings_group_and_alignment(pane, screenshot):
     assert pane.left_model.highlighted_rows().tolist() == np.flatnonzero(outcome.result.groups == g).tolist()
     pseudo_rows = pane.right_model.highlighted_rows()
     assert len(pseudo_rows) and all(f"group={g}" in outcome.result.output.headers[r] for r in pseudo_rows)
+    right = pane.pair.right
+    assert right.visualRect(right.model().index(int(pseudo_rows[0]), 0)).intersects(right.viewport().rect())
     row_a, row_b = pane.align(8, int(pseudo_rows[0]))
     assert "".join(x for x in row_a if x != "-") == outcome.data.sequence(8)
     text = pane.alignment.toPlainText()

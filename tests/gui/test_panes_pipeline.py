@@ -34,7 +34,7 @@ def _methods():
 
 
 @pytest.mark.parametrize("cls", _methods(), ids=lambda c: c.name)
-def test_panes_show_a_verified_pipeline_outcome(qtbot, table_and_hierarchies, cls):
+def test_panes_show_a_verified_pipeline_outcome(qtbot, table_and_hierarchies, cls, screenshot):
     table, hs = table_and_hierarchies
     params = {"k": 4} if "k" in cls.parameters.names() else {}
     outcome = jobs.run(table, hs, cls(**params))
@@ -77,12 +77,15 @@ def test_panes_show_a_verified_pipeline_outcome(qtbot, table_and_hierarchies, cl
         removed = np.asarray(outcome.result.details["removed_edges"])
         n_removed = int(removed.sum()) if removed.dtype == bool else len(removed)
         assert mst.removed_edge_count() == n_removed
+        mst.resize(900, 600)
+        mst.show()
+        screenshot(mst, f"mst_partition_pipeline_{cls.name}")
     else:
         assert mst.stack.currentIndex() == 0
 
 
 @pytest.mark.parametrize("cls", algorithms.available("fasta"), ids=lambda c: c.name)
-def test_string_panes_show_a_verified_pipeline_outcome(qtbot, cls):
+def test_string_panes_show_a_verified_pipeline_outcome(qtbot, cls, screenshot):
     from anonstudio.gui.panes._results import composition
     from anonstudio.gui.panes.composition import CompositionPane
 
@@ -101,9 +104,16 @@ def test_string_panes_show_a_verified_pipeline_outcome(qtbot, cls):
     qtbot.addWidget(compare)
     compare.show_outcome(outcome)
     kept = int(np.flatnonzero(outcome.result.groups >= 0)[0])
+    compare.resize(900, 600)
+    compare.show()
+    qtbot.waitExposed(compare)
     compare.select_record(kept)
-    assert len(compare.right_model.highlighted_rows()) >= 1
+    rows = compare.right_model.highlighted_rows()
+    assert len(rows) >= 1
+    right = compare.pair.right  # the group's pseudo-strings are scrolled into view
+    assert right.visualRect(right.model().index(int(rows[0]), 0)).intersects(right.viewport().rect())
     assert "identical" in compare.alignment.toPlainText()
+    screenshot(compare, f"compare_pipeline_{cls.name}")
 
     privacy = PrivacyPane()
     qtbot.addWidget(privacy)

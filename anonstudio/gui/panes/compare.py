@@ -117,6 +117,15 @@ class _SyncedPair(QtWidgets.QSplitter):
                 if header.sectionSize(c) > 320:
                     header.resizeSection(c, 320)
 
+    def scroll_to(self, side: str, row: int) -> None:
+        """Bring ``row`` of one side into view without moving the other side."""
+        view = self.left if side == "left" else self.right
+        self._syncing = True
+        try:
+            view.scrollTo(view.model().index(row, 0), QtWidgets.QAbstractItemView.EnsureVisible)
+        finally:
+            self._syncing = False
+
     def _sync_h(self, side: str, value: int) -> None:
         if not self.sync_horizontal or self._syncing:
             return
@@ -404,6 +413,10 @@ class ComparePane(QtWidgets.QWidget):
             self.pair.left_model.set_highlight(np.flatnonzero(self._groups == g) if g >= 0 else
                                                np.array([row]) if side == "left" else None)
             self.pair.right_model.set_highlight(np.flatnonzero(self._right_groups == g) if g >= 0 else None)
+            if side == "left" and pseudo is not None:
+                self.pair.scroll_to("right", pseudo)  # the group's pseudo-strings come into view
+            elif side == "right" and original is not None:
+                self.pair.scroll_to("left", original)
             if original is not None and pseudo is not None:
                 self.align(original, pseudo)
             else:

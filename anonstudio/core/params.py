@@ -154,7 +154,9 @@ class ParamSet:
                 )
         out: dict[str, Any] = {}
         for p in self.params:
-            if p.name in values:
+            if p.name in values and values[p.name] is None and p.default is None and not p.required:
+                out[p.name] = None  # an optional parameter left unset (e.g. Mondrian's l)
+            elif p.name in values:
                 out[p.name] = p.validate(values[p.name], file=file)
             elif p.required:
                 raise ParameterError(f"parameter '{p.name}' is required", file=file, column=p.name)

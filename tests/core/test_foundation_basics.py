@@ -111,3 +111,10 @@ def test_atomic_write_gives_ordinary_file_permissions(tmp_path):
     finally:
         os.umask(umask)
     assert (tmp_path / "o.csv").stat().st_mode & 0o777 == 0o644
+
+
+def test_optional_parameter_without_default_may_stay_unset():
+    ps = ParamSet((Param("k", "int", 5, low=2), Param("l", "int", None, low=2)))
+    assert ps.validate(ps.defaults()) == {"k": 5, "l": None}
+    with pytest.raises(ParameterError, match="'l' must be ≥ 2"):
+        ps.validate({"l": 1})

@@ -56,7 +56,7 @@ def test_ordering_vs_group_size(tmp_path, small_fasta):
     cmd = EXPERIMENTS["condensation-ordering"]
     params = cmd.parameters.validate({"input": str(small_fasta), "group_sizes": "5,10", "pairs": 6,
                                       "strings_per_group": 3})
-    df = _check(cmd.run(tmp_path, **params), ["group_size", "distance_order_preserved", "group_pairs"])
+    df = _check(cmd.run(tmp_path, **params), ["group_size", "distance_order_preserved", "group_pairs", "scoring"])
     assert df["distance_order_preserved"].between(0, 1).all()
 
 

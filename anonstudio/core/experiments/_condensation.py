@@ -96,9 +96,10 @@ def cd_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5,
 
 
 def ordering_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5, order: int = 2, seed: int = 1,
-                   pairs: int = 20, strings_per_group: int | None = None,
+                   pairs: int = 20, strings_per_group: int | None = None, scoring: str = "unit",
                    progress: ProgressCallback | None = None) -> pd.DataFrame:
-    """Fig. 9: fraction of the ``m (m-1) / 2`` pairs of sampled group pairs whose Gdist order (Eq. 6) is preserved."""
+    """Fig. 9: fraction of the ``m (m-1) / 2`` pairs of sampled group pairs whose Gdist order (Eq. 6) is preserved,
+    with Needleman–Wunsch under unit costs or BLOSUM62 with affine gaps (``scoring``)."""
     from anonstudio.core import metrics
 
     rows = []
@@ -107,9 +108,10 @@ def ordering_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float 
         sub = subrange(progress, i / n, (i + 1) / n)
         res = _condense(data, k, epsilon, order, seed, subrange(sub, 0.0, 0.3))
         o = metrics.distance_order_preserved(data, res.groups, res.output, res.output.extra["groups"], pairs=pairs,
-                                             strings_per_group=strings_per_group, seed=seed,
+                                             strings_per_group=strings_per_group, seed=seed, scoring=scoring,
                                              progress=subrange(sub, 0.3, 1.0))
-        rows.append({"group_size": k, "distance_order_preserved": o["preserved"], "group_pairs": o["group_pairs"]})
+        rows.append({"group_size": k, "distance_order_preserved": o["preserved"], "group_pairs": o["group_pairs"],
+                     "scoring": scoring})
     return pd.DataFrame(rows)
 
 
@@ -214,9 +216,10 @@ def run_cd(out, *, input: str, group_sizes: str, epsilon: float, order: int, see
 
 
 def run_ordering(out, *, input: str, group_sizes: str, epsilon: float, order: int, seed: int, pairs: int,
-                 strings_per_group: int, progress=None) -> list[Path]:
+                 strings_per_group: int, scoring: str, progress=None) -> list[Path]:
     df = ordering_table(_read_fasta(input), _int_list(group_sizes, "group_sizes"), epsilon=epsilon, order=order,
-                        seed=seed, pairs=pairs, strings_per_group=strings_per_group or None, progress=progress)
+                        seed=seed, pairs=pairs, strings_per_group=strings_per_group or None, scoring=scoring,
+                        progress=progress)
     fig = _line_plot(df, "group_size", [("distance_order_preserved", "preserved")], "group size k",
                      "fraction of orderings preserved", "Distance ordering vs group size (Fig. 9)")
     return _save(df, fig, out, "condensation-ordering")
@@ -303,7 +306,9 @@ EXPERIMENTS: dict[str, Command] = {
         ParamSet((_INPUT, _SIZES, _EPS, _ORDER, _SEED,
                   Param("pairs", "int", 20, "sampled group pairs m", low=2),
                   Param("strings_per_group", "int", 0,
-                        "strings sampled per group for Gdist (0 = all, as Eq. 6)", low=0))),
+                        "strings sampled per group for Gdist (0 = all, as Eq. 6)", low=0),
+                  Param("scoring", "choice", "unit", "Needleman–Wunsch costs: unit, or BLOSUM62 with affine gaps",
+                        choices=("unit", "blosum62")))),
         run_ordering),
     "condensation-knn": Command(
         "condensation-knn", "k-NN accuracy, original vs pseudo training data, vs group size (000 Figs. 10-11)",

@@ -503,7 +503,8 @@ def mst_view(outcome: Any, *, max_nodes: int = MST_MAX_NODES, seed: int = 0) -> 
     Nodes are records, or distinct quasi-identifier tuples when ``details["tuple_of_record"]`` maps records
     to tuples. ``details["removed_edges"]`` is either indices into ``mst_edges`` or an m×2 array of node
     pairs, or a boolean mask over ``mst_edges``. Above ``max_nodes`` nodes, whole classes are sampled at random (fixed seed) until the limit.
-    Layout: :func:`force_layout` of the drawn MST forest, edges weighted by ``1 / (1 + weight)``.
+    Layout: :func:`class_packed_layout` — each class by :func:`force_layout` of its tree edges (weighted by
+    ``1 / (1 + weight)``), the classes packed on a grid.
     """
     return cached_view(f"mst_view:{max_nodes}:{seed}", (outcome,), lambda: _mst_view(outcome, max_nodes, seed))
 
@@ -581,11 +582,8 @@ def _mst_view(outcome: Any, max_nodes: int, seed: int) -> MstView | None:
     w_local = weights[keep_edge]
     rem_local = removed_mask[keep_edge]
 
-    # removed edges pull only weakly, so classes lie apart from each other
-    w_layout = np.where(rem_local, 0.05, 1.0) / (1.0 + np.maximum(w_local, 0.0))
-    pos = force_layout(len(chosen), e_local, w_layout, seed=seed)
-
     node_class_c = node_class[chosen]
+    pos = class_packed_layout(node_class_c, e_local, 1.0 / (1.0 + np.maximum(w_local, 0.0)), seed=seed)
     ids, sizes = class_sizes(groups)
     class_size = {int(c): int(s) for c, s in zip(ids, sizes)}
     labels: list[str] = []
@@ -610,6 +608,33 @@ def _mst_view(outcome: Any, max_nodes: int, seed: int) -> MstView | None:
         labels=labels,
         class_size=class_size,
     )
+
+
+def class_packed_layout(node_class: np.ndarray, edges: np.ndarray, weights: np.ndarray, *, seed: int = 0) -> np.ndarray:
+    """Each class laid out on its own (:func:`force_layout` of its vertices and the tree edges inside it), the
+    classes then packed on a grid in class order, each in a cell scaled by the square root of its size — so
+    classes read as separate clusters and the removed edges between them as the cuts. Returns ``float[n, 2]``."""
+    n = len(node_class)
+    pos = np.zeros((n, 2))
+    if n == 0:
+        return pos
+    classes = list(dict.fromkeys(node_class.tolist()))
+    cols = int(np.ceil(np.sqrt(len(classes))))
+    a = edges[:, 0] if len(edges) else np.zeros(0, dtype=np.int64)
+    b = edges[:, 1] if len(edges) else np.zeros(0, dtype=np.int64)
+    largest = max(int((node_class == c).sum()) for c in classes)
+    for i, c in enumerate(classes):
+        members = np.flatnonzero(node_class == c)
+        local = np.full(n, -1, dtype=np.int64)
+        local[members] = np.arange(len(members))
+        inside = (local[a] >= 0) & (local[b] >= 0) if len(a) else np.zeros(0, dtype=bool)
+        sub_edges = np.stack([local[a[inside]], local[b[inside]]], 1) if inside.any() else np.zeros((0, 2), dtype=np.int64)
+        p = force_layout(len(members), sub_edges, np.asarray(weights)[inside] if len(a) else np.zeros(0), seed=seed)
+        p = p - p.mean(0)
+        extent = np.abs(p).max() or 1.0
+        radius = 0.42 * np.sqrt(len(members) / largest)
+        pos[members] = p / extent * radius + np.array([i % cols, -(i // cols)], dtype=float)
+    return pos
 
 
 def force_layout(n: int, edges: np.ndarray, weights: np.ndarray, *, iterations: int = 60, seed: int = 0) -> np.ndarray:

@@ -173,9 +173,10 @@ def adult_hierarchy_rows() -> dict[str, list[list[str]]]:
     The structure is ARX's: age in 5-, 10- and 20-year bands (over 17–90, the generator's range),
     education → school level → education level, marital-status → spouse present / not present,
     native-country → continent, workclass → government / non-government / unemployed, occupation →
-    technical / nontechnical / other; sex, race and salary-class go straight to ``*``.
+    technical / nontechnical / other; sex, race and salary-class go straight to ``*``. Rows are listed
+    by leaf, sorted.
     """
-    return {
+    rows = {
         "sex": [[v, "*"] for v in SEX],
         "age": interval_rows(AGES, (5, 10, 20), style="arx"),
         "race": [[v, "*"] for v in RACE],
@@ -186,6 +187,17 @@ def adult_hierarchy_rows() -> dict[str, list[list[str]]]:
         "occupation": [[v, _OCCUPATION_GROUPS[v], "*"] for v in OCCUPATION],
         "salary-class": [[v, "*"] for v in SALARY],
     }
+    # leaves in sorted order (numbers numerically): the files are this generator's, not copies of ARX's
+    return {c: sorted(r, key=lambda row: (0, float(row[0]), "") if _is_number(row[0]) else (1, 0.0, row[0]))
+            for c, r in rows.items()}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def adult_hierarchies(columns=None) -> dict[str, Hierarchy]:

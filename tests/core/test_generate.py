@@ -224,7 +224,7 @@ def test_generate_commands_write_files_and_hierarchies(tmp_path, capsys):
     assert list(table.df.columns) == list(gen.ADULT_COLUMNS)
     assert io.read_hierarchy(tmp_path / "adult_hierarchy_age.csv", attribute="age").missing(table.df["age"]) == []
     assert (tmp_path / "adult_hierarchy_education.csv").read_text().splitlines()[0] == (
-        "Preschool;Primary School;Primary education;*")
+        "10th;High School;Secondary education;*")  # leaves sorted
     printed = capsys.readouterr().out.split()
     assert len(printed) == 10 and printed[0] == str(out)
 

@@ -15,6 +15,7 @@ from math import gcd
 import numpy as np
 import pandas as pd
 
+from anonstudio.core.algorithms._base import Result
 from anonstudio.core.data import Table
 from anonstudio.core.errors import HierarchyError, ParameterError
 from anonstudio.core.hierarchy import Hierarchy
@@ -251,3 +252,30 @@ def table_metrics_for(algorithm, data: Table, result, hierarchies: dict) -> dict
     from anonstudio.core.metrics import table_metrics
 
     return table_metrics(result.output, data.quasi_identifiers, hierarchies, k=algorithm.params["k"])
+
+
+def tabular_result(
+    data: Table,
+    packed: PackedHierarchies,
+    idx: np.ndarray,
+    labels: np.ndarray,
+    class_nodes: np.ndarray,
+    missing: np.ndarray,
+    *,
+    metrics: dict,
+    details: dict | None = None,
+) -> Result:
+    """The :class:`Result` of a recoding method: records ``idx`` (those with every QI present) in classes
+    ``labels`` generalized to ``class_nodes``; records with a missing QI suppressed and noted."""
+    groups = np.full(data.n_rows, -1, dtype=np.int64)
+    groups[idx] = labels
+    n_missing = int(missing.sum())
+    notes = [f"{n_missing} records with a missing quasi-identifier were suppressed"] if n_missing else []
+    return Result(
+        output=generalized_output(data, packed, groups, class_nodes),
+        groups=groups,
+        suppressed=n_missing,
+        metrics=metrics,
+        details=details or {},
+        notes=notes,
+    )

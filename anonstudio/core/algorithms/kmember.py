@@ -12,7 +12,7 @@ from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.algorithms._tabular import (
     check_k,
     encode_quasi_identifiers,
-    generalized_output,
+    tabular_result,
     pack_hierarchies,
     renumber_by_first_record,
     table_metrics_for,
@@ -92,15 +92,8 @@ class KMember(Algorithm):
         old_of_new = np.empty(n_clusters, dtype=np.int64)
         old_of_new[labels] = rec_cluster
         class_nodes = cluster_nodes[old_of_new]
-        groups = np.full(data.n_rows, -1, dtype=np.int64)
-        groups[idx] = labels
-        output = generalized_output(data, packed, groups, class_nodes)
         report(progress, 1.0, f"{n_clusters} clusters")
-        notes = []
-        if missing.any():
-            notes.append(f"{int(missing.sum())} records with a missing quasi-identifier were suppressed")
-        return Result(output=output, groups=groups, suppressed=int(missing.sum()),
-                      metrics={"clusters": n_clusters}, notes=notes)
+        return tabular_result(data, packed, idx, labels, class_nodes, missing, metrics={"clusters": n_clusters})
 
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
         return table_metrics_for(self, data, result, hierarchies)

@@ -12,7 +12,7 @@ from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.algorithms._tabular import (
     check_k,
     encode_quasi_identifiers,
-    generalized_output,
+    tabular_result,
     pack_hierarchies,
     renumber_by_first_record,
     table_metrics_for,
@@ -129,15 +129,8 @@ class Mondrian(Algorithm):
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1
         class_nodes = class_lca(np.ascontiguousarray(sub), labels, n_groups, packed.node_anc, packed.node_level)
-        groups = np.full(data.n_rows, -1, dtype=np.int64)
-        groups[idx] = labels
-        output = generalized_output(data, packed, groups, class_nodes)
         report(progress, 1.0, f"{n_groups} partitions")
-        notes = []
-        if missing.any():
-            notes.append(f"{int(missing.sum())} records with a missing quasi-identifier were suppressed")
-        return Result(output=output, groups=groups, suppressed=int(missing.sum()),
-                      metrics={"partitions": n_groups}, notes=notes)
+        return tabular_result(data, packed, idx, labels, class_nodes, missing, metrics={"partitions": n_groups})
 
     def privacy_model(self) -> dict:
         model = {"model": "k-anonymity", "k": self.params["k"]}

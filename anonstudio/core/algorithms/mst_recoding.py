@@ -15,7 +15,7 @@ from anonstudio.core.algorithms._tabular import (
     PackedHierarchies,
     check_k,
     encode_quasi_identifiers,
-    generalized_output,
+    tabular_result,
     pack_hierarchies,
     renumber_by_first_record,
     table_metrics_for,
@@ -263,24 +263,15 @@ class MSTRecoding(Algorithm):
         n_initial = int(labels.max()) + 1
         report(progress, 0.75, f"{n_initial} initial clusters")
         final, class_nodes, merges = merge_small_classes(labels, sub, packed, k, subrange(progress, 0.75, 0.95))
-        groups = np.full(data.n_rows, -1, dtype=np.int64)
-        groups[idx] = final
-        output = generalized_output(data, packed, groups, class_nodes)
         report(progress, 1.0, "done")
-        notes = []
-        if missing.any():
-            notes.append(f"{int(missing.sum())} records with a missing quasi-identifier were suppressed")
-        return Result(
-            output=output,
-            groups=groups,
-            suppressed=int(missing.sum()),
+        return tabular_result(
+            data, packed, idx, final, class_nodes, missing,
             metrics={"initial_clusters": n_initial, "merges": merges, "mst_weight": tree.total},
             details={
                 "mst_edges": np.column_stack([idx[tree.lo], idx[tree.hi]]),
                 "mst_weights": tree.weight / tree.scale,
                 "removed_edges": ~keep,
             },
-            notes=notes,
         )
 
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:

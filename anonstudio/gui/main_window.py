@@ -418,24 +418,19 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Discard
 
     def open_project(self, path: str | Path) -> bool:
-        if not self._confirm_discard():
-            return False
-        try:
-            new = proj.read_project(path)
-        except (AnonStudioError, OSError, ValueError) as exc:
-            self.error("Cannot open project", exc)
-            return False
-        self.adopt_state(new)
-        self.add_recent(path)
-        return True
+        return self._open_state(path, proj.read_project, "Cannot open project")
 
     def open_job(self, path: str | Path) -> bool:
+        return self._open_state(path, proj.state_from_job, "Cannot open job")
+
+    def _open_state(self, path: str | Path, read, title: str) -> bool:
+        """Read a project or job with ``read``; on failure show the error and keep the current state."""
         if not self._confirm_discard():
             return False
         try:
-            new = proj.state_from_job(path)
+            new = read(path)
         except (AnonStudioError, OSError, ValueError) as exc:
-            self.error("Cannot open job", exc)
+            self.error(title, exc)
             return False
         self.adopt_state(new)
         self.add_recent(path)

@@ -5,7 +5,8 @@ example :func:`anonstudio.core.jobs.run`. :class:`RunWorker` runs it on a :class
 worker-object pattern, STYLE.md #4): the callback forwards progress as a signal and raises
 :class:`~anonstudio.core.progress.Cancelled` once :meth:`RunWorker.cancel` was called, which stops the
 engine at its next chunk. Exactly one of ``finished(result)``, ``failed(exception)`` or ``cancelled()``
-is emitted per run, then the worker and its thread delete themselves.
+is emitted per run; then the worker moves itself back to the GUI thread (it is freed there, never on the
+worker thread: see :meth:`RunWorker.run`) and its thread quits and is deleted.
 
 :class:`SweepWorker` runs one task per parameter point and emits ``point(dict)`` as each one arrives.
 
@@ -108,6 +109,12 @@ class RunWorker(QObject):
             self.failed.emit(exc)
         else:
             self.finished.emit(result)
+        # Hand the worker back to the GUI thread so that it is destroyed there. Destroying it here (a
+        # deleteLater on this thread) takes Qt's connection locks and then waits for the GIL, while the GUI
+        # thread, holding the GIL, may wait for the same lock in a disconnect: a deadlock seen in CI.
+        app = QCoreApplication.instance()
+        if app is not None:
+            self.moveToThread(app.thread())
         self.done.emit()
 
 
@@ -174,8 +181,7 @@ class TaskRunner(QObject):
         thread.setObjectName(f"anonstudio-{type(worker).__name__}")
         worker.moveToThread(thread)
         thread.started.connect(worker.run)
-        worker.done.connect(thread.quit)
-        worker.done.connect(worker.deleteLater)
+        worker.done.connect(thread.quit)  # the worker itself is freed on the GUI thread (see RunWorker.run)
         thread.finished.connect(self._forget)  # queued to this (GUI) thread
         self._threads[worker] = thread
         thread.start()

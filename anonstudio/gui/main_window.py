@@ -9,7 +9,6 @@ with the error — which file, where, what — and leaves the workbench as it wa
 
 from __future__ import annotations
 
-import json
 import tempfile
 from importlib import import_module
 from pathlib import Path
@@ -583,15 +582,14 @@ class MainWindow(QMainWindow):
             self.export_data(path)
 
     def export_report(self, path: str | Path) -> bool:
-        from anonstudio.core.io import atomic_write
+        from anonstudio.core.io import write_json
 
         rep = self.state.outcome.report if self.state.outcome is not None else self.state.last_report
         if rep is None:
             return False
         try:
-            with atomic_write(Path(path), "w", encoding="utf-8") as fh:
-                json.dump(proj._jsonable(rep), fh, indent=2, ensure_ascii=False)
-        except (AnonStudioError, OSError, ValueError) as exc:
+            write_json(rep, Path(path))
+        except (AnonStudioError, OSError, ValueError, TypeError) as exc:
             self.error("Cannot export report", exc)
             return False
         return True

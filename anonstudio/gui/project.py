@@ -19,10 +19,10 @@ atomic; :func:`autosave_path` names the minute-by-minute autosave beside the pro
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from anonstudio.core.io import to_jsonable
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError, InputError, JobError
 from anonstudio.core.hierarchy import Hierarchy
@@ -137,7 +137,7 @@ def project_dict(state: WorkbenchState, project_path: str | Path) -> dict[str, A
         data = {
             "path": _rel(state.data_path, base),
             "kind": state.kind,
-            "read_options": _jsonable(state.read_options),
+            "read_options": to_jsonable(state.read_options),
             "roles": {},
             "types": {},
         }
@@ -158,7 +158,7 @@ def project_dict(state: WorkbenchState, project_path: str | Path) -> dict[str, A
         if isinstance(src, str):
             entry["source"] = _rel(Path(src), base)
         elif isinstance(src, dict):
-            entry["source"] = _jsonable(src)
+            entry["source"] = to_jsonable(src)
         hierarchies[attr] = entry
     report = state.outcome.report if state.outcome is not None else state.last_report
     return {
@@ -166,8 +166,8 @@ def project_dict(state: WorkbenchState, project_path: str | Path) -> dict[str, A
         "version": VERSION,
         "data": data,
         "hierarchies": hierarchies,
-        "method": {"name": state.method, "params": _jsonable(state.params)},
-        "last_report": _jsonable(report) if report is not None else None,
+        "method": {"name": state.method, "params": to_jsonable(state.params)},
+        "last_report": to_jsonable(report) if report is not None else None,
     }
 
 
@@ -323,7 +323,7 @@ def job_dict(state: WorkbenchState, job_path: str | Path, *, output_path: str | 
     job: dict[str, Any] = {"input": inp}
     if hierarchies:
         job["hierarchies"] = hierarchies
-    job["algorithm"] = {"name": state.method, **_jsonable(state.params)}
+    job["algorithm"] = {"name": state.method, **to_jsonable(state.params)}
     job["output"] = {"path": _rel(out, base), "report": _rel(report, base)}
     return job
 
@@ -423,25 +423,6 @@ def _is_number(text: str) -> bool:
 
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name) or "attribute"
-
-
-def _jsonable(obj: Any) -> Any:
-    """Plain JSON types only (numpy scalars → numbers, paths → strings, tuples → lists)."""
-    import numpy as np
-
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (Path, os.PathLike)):
-        return str(obj)
-    if isinstance(obj, (str, int, float, bool)) or obj is None:
-        return obj
-    return str(obj)
 
 
 __all__ = [

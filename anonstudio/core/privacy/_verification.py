@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonstudio.core.io import to_jsonable
+
 #: How many problem sentences and violation records a verdict keeps in all, and per kind of violation
 #: (so that one kind cannot hide the others); counts are always complete.
 MAX_LISTED = 20
@@ -70,23 +72,9 @@ class Verification:
         return {
             "passed": bool(self.passed),
             "model": self.model,
-            "details": _jsonable(self.details),
+            "details": to_jsonable(self.details),
             "problems": list(self.problems),
         }
-
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if obj is pd.NA:
-        return None
-    return obj
 
 
 class Problems:
@@ -106,7 +94,7 @@ class Problems:
         if len(self.sentences) < MAX_LISTED and seen < MAX_PER_KIND:
             self._per_kind[kind] = seen + 1
             self.sentences.append(sentence)
-            self.records.append(_jsonable(record))
+            self.records.append(to_jsonable(record))
 
     def __bool__(self) -> bool:
         return self.count > 0

@@ -39,7 +39,7 @@ def alignment_html(original: list[str], pseudo: list[str], label_a: str, label_b
     coloured."""
     width = max(len(label_a), len(label_b), 6)
     sep = "" if all(len(s) <= 1 for s in original + pseudo) else " "
-    parts = [f"<div style='font-family: monospace; white-space: pre;'>"]
+    parts = ["<div style='font-family: monospace; white-space: pre;'>"]
     matches = sum(1 for a, b in zip(original, pseudo) if a == b and a != "-")
     n = len(original)
     parts.append(

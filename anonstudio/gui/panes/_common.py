@@ -175,6 +175,37 @@ class FrameModel(QtCore.QAbstractTableModel):
         return str(section + 1)
 
 
+class OutcomePane(QtWidgets.QWidget):
+    """Base of the panes that show a run's outcome (Compare, Composition, MST partition, Privacy).
+
+    It follows a :class:`~anonstudio.gui.state.WorkbenchState` (a changed outcome or data calls
+    :meth:`show_outcome`) and switches between a placeholder and its body with :meth:`_stack`.
+    Subclasses implement ``show_outcome(outcome)`` and ``clear()``.
+    """
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._binding = StateBinding(self, self._on_state)
+
+    def set_state(self, state: Any) -> None:
+        self._binding.bind(state)
+        self.show_outcome(getattr(state, "outcome", None))
+
+    def _on_state(self, what: str) -> None:
+        if what in ("outcome", "data"):
+            self.show_outcome(getattr(self._binding.state, "outcome", None))
+
+    def _stack(self, empty: QtWidgets.QWidget, body: QtWidgets.QWidget) -> QtWidgets.QStackedWidget:
+        """Lay the pane out as a stack: page 0 the placeholder ``empty``, page 1 ``body``."""
+        stack = QtWidgets.QStackedWidget()
+        stack.addWidget(empty)
+        stack.addWidget(body)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(stack)
+        return stack
+
+
 def placeholder(text: str, parent: QtWidgets.QWidget | None = None) -> QtWidgets.QLabel:
     """A centred grey label for a pane with nothing to show yet."""
     label = QtWidgets.QLabel(text, parent)

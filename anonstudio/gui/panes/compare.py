@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import EventLog, SequenceSet
 from anonstudio.core.metrics._display_alignment import align_for_display
-from anonstudio.gui.panes._common import CHANGED, GROUP, FrameModel, StateBinding, placeholder, weak_callback
+from anonstudio.gui.panes._common import CHANGED, GROUP, FrameModel, OutcomePane, placeholder, weak_callback
 from anonstudio.gui.panes._results import (
     changed_mask,
     data_kind,
@@ -152,12 +152,11 @@ class _SyncedPair(QtWidgets.QSplitter):
             self._syncing = False
 
 
-class ComparePane(QtWidgets.QWidget):
+class ComparePane(OutcomePane):
     """Original vs anonymized data, with changed cells and the selected record's group highlighted."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self._binding = StateBinding(self, self._on_state)
         self.outcome: Any = None
         self.mode: str | None = None
         self._groups = np.zeros(0, dtype=np.int64)
@@ -188,8 +187,6 @@ class ComparePane(QtWidgets.QWidget):
         self.splitter.setStretchFactor(1, 2)
         self.empty = placeholder("Run a method to compare the original with the anonymized data.")
 
-        self.stack = QtWidgets.QStackedWidget()
-        self.stack.addWidget(self.empty)
         body = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(body)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -198,10 +195,7 @@ class ComparePane(QtWidgets.QWidget):
         head.addWidget(legend)
         lay.addLayout(head)
         lay.addWidget(self.splitter, 1)
-        self.stack.addWidget(body)
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.stack)
+        self.stack = self._stack(self.empty, body)
 
         select = weak_callback(self._select)  # (no lambda over self: it would make a reference cycle)
         self.pair.left.clicked.connect(lambda idx, f=select: f("left", idx.row()))
@@ -217,10 +211,6 @@ class ComparePane(QtWidgets.QWidget):
     @property
     def right_model(self) -> FrameModel:
         return self.pair.right_model
-
-    def set_state(self, state: Any) -> None:
-        self._binding.bind(state)
-        self.show_outcome(getattr(state, "outcome", None))
 
     def clear(self) -> None:
         self.outcome = None
@@ -433,10 +423,6 @@ class ComparePane(QtWidgets.QWidget):
             del blocker
         if self.mode == "events":
             self._show_sequence(row)
-
-    def _on_state(self, what: str) -> None:
-        if what in ("outcome", "data"):
-            self.show_outcome(getattr(self._binding.state, "outcome", None))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from anonstudio.core.data import SequenceSet
-from anonstudio.gui.panes._common import StateBinding, placeholder
+from anonstudio.gui.panes._common import OutcomePane, placeholder
 from anonstudio.gui.panes._results import Composition, composition, pseudo_groups
 
 ORIGINAL_BRUSH = "#1f77b4"
@@ -21,12 +21,11 @@ BAR_WIDTH = 0.38
 MAX_BARS = 40
 
 
-class CompositionPane(QtWidgets.QWidget):
+class CompositionPane(OutcomePane):
     """Grouped bar histogram of symbol frequencies, original vs pseudo, overall or per group."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self._binding = StateBinding(self, self._on_state)
         self.outcome: Any = None
         self.current: Composition | None = None
         self.shown_symbols: list[str] = []
@@ -63,18 +62,9 @@ class CompositionPane(QtWidgets.QWidget):
         lay.addLayout(top)
         lay.addWidget(self.plot, 1)
         lay.addWidget(self.info)
-        self.stack = QtWidgets.QStackedWidget()
-        self.stack.addWidget(self.empty)
-        self.stack.addWidget(body)
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.stack)
+        self.stack = self._stack(self.empty, body)
 
     # -- public API ----------------------------------------------------------------------------------------
-    def set_state(self, state: Any) -> None:
-        self._binding.bind(state)
-        self.show_outcome(getattr(state, "outcome", None))
-
     def clear(self) -> None:
         self.outcome = None
         self.current = None
@@ -163,10 +153,6 @@ class CompositionPane(QtWidgets.QWidget):
             f"alphabet: 0 for identical compositions.{note}"
             + (f" Symbols absent from both: {', '.join(absent)}." if absent else "")
         )
-
-    def _on_state(self, what: str) -> None:
-        if what in ("outcome", "data"):
-            self.show_outcome(getattr(self._binding.state, "outcome", None))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from anonstudio.gui.panes._common import StateBinding, placeholder, weak_callback
+from anonstudio.gui.panes._common import OutcomePane, placeholder, weak_callback
 from anonstudio.gui.panes._results import MST_MAX_NODES, MstView, mst_view
 
 KEPT_PEN = pg.mkPen("#555555", width=1.5)
@@ -43,12 +43,11 @@ def edge_segments(pos: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.nd
     return pts[:, 0].copy(), pts[:, 1].copy()
 
 
-class MstPartitionPane(QtWidgets.QWidget):
+class MstPartitionPane(OutcomePane):
     """The MST laid out in 2-D: classes coloured, removed edges dashed, hover for record and class."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self._binding = StateBinding(self, self._on_state)
         self.view: MstView | None = None
         self.max_nodes = MST_MAX_NODES
         self._shown: tuple[Any, int] | None = None
@@ -81,18 +80,9 @@ class MstPartitionPane(QtWidgets.QWidget):
         lay.addWidget(self.info)
         lay.addWidget(self.plot, 1)
         lay.addWidget(self.hover)
-        self.stack = QtWidgets.QStackedWidget()
-        self.stack.addWidget(self.empty)
-        self.stack.addWidget(body)
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.stack)
+        self.stack = self._stack(self.empty, body)
 
     # -- public API ----------------------------------------------------------------------------------------
-    def set_state(self, state: Any) -> None:
-        self._binding.bind(state)
-        self.show_outcome(getattr(state, "outcome", None))
-
     def clear(self) -> None:
         self.view = None
         self._shown = None
@@ -161,10 +151,6 @@ class MstPartitionPane(QtWidgets.QWidget):
         if points is None or len(points) == 0:
             return
         self.hover.setText(self.hover_text(int(points[0].data())).replace("\n", " · "))
-
-    def _on_state(self, what: str) -> None:
-        if what in ("outcome", "data"):
-            self.show_outcome(getattr(self._binding.state, "outcome", None))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import SequenceSet
-from anonstudio.gui.panes._common import INVALID, OK_COLOUR, StateBinding, placeholder
+from anonstudio.gui.panes._common import INVALID, OK_COLOUR, OutcomePane, placeholder
 from anonstudio.gui.panes._results import (
     class_sizes,
     flatten_dict,
@@ -33,12 +33,11 @@ SMALLEST = 25
 BAR_BRUSH = "#4c72b0"
 
 
-class PrivacyPane(QtWidgets.QWidget):
+class PrivacyPane(OutcomePane):
     """Verdict, class-size histogram, smallest classes and (strings) fragment-leak figures."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self._binding = StateBinding(self, self._on_state)
         self.outcome: Any = None
         self.sizes = np.zeros(0, dtype=np.int64)
 
@@ -92,12 +91,7 @@ class PrivacyPane(QtWidgets.QWidget):
         splitter.addWidget(right)
         splitter.setSizes([340, 560])
         self.empty = placeholder("Run a method to see the verifier's verdict and the class sizes.")
-        self.stack = QtWidgets.QStackedWidget()
-        self.stack.addWidget(self.empty)
-        self.stack.addWidget(splitter)
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.stack)
+        self.stack = self._stack(self.empty, splitter)
 
     @staticmethod
     def _table(headers: list[str]) -> QtWidgets.QTableWidget:
@@ -120,10 +114,6 @@ class PrivacyPane(QtWidgets.QWidget):
         table.resizeColumnsToContents()
 
     # -- public API ----------------------------------------------------------------------------------------
-    def set_state(self, state: Any) -> None:
-        self._binding.bind(state)
-        self.show_outcome(getattr(state, "outcome", None))
-
     def clear(self) -> None:
         self.outcome = None
         self.sizes = np.zeros(0, dtype=np.int64)
@@ -259,10 +249,6 @@ class PrivacyPane(QtWidgets.QWidget):
                 shared = str(pseudo_count.get(g, 0))
             rows.append((str(g), str(int(sizes[i])), rec, shared))
         self._fill(self.smallest, rows)
-
-    def _on_state(self, what: str) -> None:
-        if what in ("outcome", "data"):
-            self.show_outcome(getattr(self._binding.state, "outcome", None))
 
 
 if __name__ == "__main__":

@@ -241,6 +241,25 @@ def test_run_output_contract():
     assert out.alphabet == data.alphabet
 
 
+@pytest.mark.parametrize("mode", ["group", "segment", "database"])
+def test_pseudo_string_length_follows_the_length_mode(mode):
+    data = SequenceSet.from_strings(random_strings(90, 20, 45, seed=4), alphabet="protein-20")
+    res = Condensation(k=6, epsilon=1.5, seed=2, length=mode).run(data, {})
+    out, groups = res.output, res.output.extra["groups"]
+    expected_db = int(np.ceil(data.lengths[res.groups >= 0].mean()))
+    seen = set()
+    for gid in np.unique(groups):
+        lengths = set(out.lengths[groups == gid].tolist())
+        assert len(lengths) == 1  # the pseudo-strings of a group are indistinguishable by length
+        group_mean = int(np.ceil(data.lengths[res.groups == gid].mean()))
+        seg = out.extra["segments"][groups == gid][0]
+        want = {"group": group_mean, "segment": res.details["segments"][seg]["template_length"],
+                "database": expected_db}[mode]
+        assert lengths == {want}
+        seen |= lengths
+    assert (len(seen) > 2) == (mode == "group")  # lengths vary by group only in group mode
+
+
 def test_same_seed_same_output_other_seed_differs():
     data = SequenceSet.from_strings(random_strings(60, 20, 40, seed=1), alphabet="protein-20")
     a = Condensation(k=5, seed=11).run(data, {}).output.strings()
@@ -271,7 +290,7 @@ def test_cancel_stops_the_run():
 @pytest.mark.parametrize(
     "params, word",
     [({"k": 1}, "'k'"), ({"epsilon": 0}, "'epsilon'"), ({"epsilon": -1.0}, "'epsilon'"), ({"order": 1}, "'order'"),
-     ({"segmentation": "best"}, "'segmentation'")],
+     ({"segmentation": "best"}, "'segmentation'"), ({"length": "median"}, "'length'")],
 )
 def test_bad_parameters_are_refused(params, word):
     with pytest.raises(ParameterError) as err:

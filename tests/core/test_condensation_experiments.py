@@ -56,8 +56,21 @@ def test_ordering_vs_group_size(tmp_path, small_fasta):
     cmd = EXPERIMENTS["condensation-ordering"]
     params = cmd.parameters.validate({"input": str(small_fasta), "group_sizes": "5,10", "pairs": 6,
                                       "strings_per_group": 3})
-    df = _check(cmd.run(tmp_path, **params), ["group_size", "distance_order_preserved", "group_pairs", "scoring"])
+    df = _check(cmd.run(tmp_path, **params),
+                ["group_size", "length", "distance_order_preserved", "group_pairs", "scoring"])
     assert df["distance_order_preserved"].between(0, 1).all()
+    # one curve per pseudo-string length mode: the default group length and §4.3's segment length
+    assert df[["length", "group_size"]].values.tolist() == [["group", 5], ["group", 10], ["segment", 5],
+                                                             ["segment", 10]]
+
+
+def test_ordering_refuses_an_unknown_length_mode(tmp_path, small_fasta):
+    from anonstudio.core.errors import ParameterError
+
+    cmd = EXPERIMENTS["condensation-ordering"]
+    params = cmd.parameters.validate({"input": str(small_fasta), "group_sizes": "5", "lengths": "group,median"})
+    with pytest.raises(ParameterError, match="'lengths'.*median"):
+        cmd.run(tmp_path, **params)
 
 
 def test_missing_input_is_a_clear_error(tmp_path):

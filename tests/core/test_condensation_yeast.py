@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from anonstudio.core.algorithms.condensation import Condensation
@@ -44,12 +45,35 @@ def test_suppression_of_both_segmentations_is_reported(condensed):
     assert sup["greedy"] < 10  # only the few longest proteins fit no ε-range of 20 strings
 
 
-def test_distance_ordering_is_mostly_preserved(condensed):
-    _, _, m = condensed
-    # Eq. 6 over all strings of 20 sampled group pairs; pseudo-strings of one segment share one length, so
-    # orderings between group pairs of the same two segments are close to coin flips (see the report)
-    assert m["distance_order_preserved"] >= 0.8  # 0.89 with seed 1; unrelated orderings give about 0.5
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_distance_ordering_meets_the_target(yeast, seed):
+    # Eq. 6 over all strings of 20 sampled group pairs: at least 0.90 preserved (the target, the paper's
+    # "> 90 %"); measured 0.974 / 0.989 / 0.995 at seeds 1 / 2 / 3
+    alg = Condensation(k=20, epsilon=1.5, order=2, seed=seed)
+    m = alg.evaluate(yeast, alg.run(yeast, {}), {})
+    assert m["distance_order_preserved"] >= 0.90
     assert m["distance_order_pairs"] == 20
+
+
+def test_pseudo_strings_have_their_groups_mean_length(yeast, condensed):
+    _, res, _ = condensed
+    out = res.output
+    for gid in np.unique(out.extra["groups"])[:10]:
+        members = np.flatnonzero(res.groups == gid)
+        lengths = set(out.lengths[out.extra["groups"] == gid].tolist())
+        assert lengths == {int(np.ceil(yeast.lengths[members].mean()))}
+
+
+def test_segment_length_is_the_papers_setting_and_loses_the_ordering(yeast, condensed):
+    # §4.3 as printed: every pseudo-string of a segment has the segment's template length, so group pairs of the
+    # same two segments have nearly equal Gdist and their order is a coin toss (0.84–0.91 measured by seed)
+    alg = Condensation(k=20, epsilon=1.5, order=2, seed=1, length="segment")
+    res = alg.run(yeast, {})
+    for info in res.details["segments"]:
+        seg_lengths = res.output.lengths[res.output.extra["segments"] == info["segment"]]
+        assert set(seg_lengths.tolist()) == {info["template_length"]}
+    m = alg.evaluate(yeast, res, {})
+    assert m["distance_order_preserved"] < condensed[2]["distance_order_preserved"]
 
 
 def test_fragments_are_reported_against_chance(condensed):

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from anonstudio.core.algorithms.condensation import LENGTH_MODES
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.params import Command, Param, ParamSet
@@ -43,10 +44,19 @@ def _int_list(text: str | list, name: str) -> list[int]:
     return values
 
 
-def _condense(data: SequenceSet, k: int, epsilon: float, order: int, seed: int, progress=None):
+def _condense(data: SequenceSet, k: int, epsilon: float, order: int, seed: int, progress=None, length="group"):
     from anonstudio.core.algorithms.condensation import Condensation
 
-    return Condensation(k=k, epsilon=epsilon, order=order, seed=seed).run(data, {}, progress)
+    return Condensation(k=k, epsilon=epsilon, order=order, seed=seed, length=length).run(data, {}, progress)
+
+
+def _length_list(text: str) -> list[str]:
+    modes = [t.strip() for t in str(text).replace(";", ",").split(",") if t.strip()]
+    bad = [m for m in modes if m not in LENGTH_MODES]
+    if not modes or bad:
+        raise ParameterError(f"parameter 'lengths' must list some of {', '.join(LENGTH_MODES)}, got {text!r}",
+                             column="lengths")
+    return modes
 
 
 def _read_fasta(path: str) -> SequenceSet:
@@ -69,11 +79,11 @@ def quest_two_classes(D: int, T: float, I: float, n_items: int, seed: int) -> Se
 # ---------------------------------------------------------------------------------------------------------
 # tidy tables
 def composition_table(data: SequenceSet, *, k: int = 20, epsilon: float = 1.5, order: int = 2, seed: int = 1,
-                      progress: ProgressCallback | None = None) -> pd.DataFrame:
+                      length: str = "group", progress: ProgressCallback | None = None) -> pd.DataFrame:
     """Figs. 4–7: fraction of each symbol in the original and the pseudo data (column ``CD`` repeats Eq. 5)."""
     from anonstudio.core import metrics
 
-    res = _condense(data, k, epsilon, order, seed, progress)
+    res = _condense(data, k, epsilon, order, seed, progress, length)
     f, f2 = metrics.composition(data), metrics.composition(res.output)
     cd = metrics.compositional_difference(f, f2)
     return pd.DataFrame({"index": np.arange(1, len(f) + 1), "symbol": list(data.alphabet.symbols), "original": f,
@@ -81,14 +91,15 @@ def composition_table(data: SequenceSet, *, k: int = 20, epsilon: float = 1.5, o
 
 
 def cd_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5, order: int = 2, seed: int = 1,
-             progress: ProgressCallback | None = None) -> pd.DataFrame:
+             length: str = "group", progress: ProgressCallback | None = None) -> pd.DataFrame:
     """Fig. 8: compositional difference CD (Eq. 5) for each group size k."""
     from anonstudio.core import metrics
 
     rows = []
     f = metrics.composition(data)
     for i, k in enumerate(group_sizes):
-        res = _condense(data, k, epsilon, order, seed, subrange(progress, i / len(group_sizes), (i + 1) / len(group_sizes)))
+        res = _condense(data, k, epsilon, order, seed,
+                        subrange(progress, i / len(group_sizes), (i + 1) / len(group_sizes)), length)
         sizes = np.bincount(res.groups[res.groups >= 0])
         rows.append({"group_size": k, "CD": metrics.compositional_difference(f, metrics.composition(res.output)),
                      "groups": len(sizes), "suppressed": res.suppressed})
@@ -97,27 +108,29 @@ def cd_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5,
 
 def ordering_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5, order: int = 2, seed: int = 1,
                    pairs: int = 20, strings_per_group: int | None = None, scoring: str = "unit",
-                   progress: ProgressCallback | None = None) -> pd.DataFrame:
+                   lengths: list[str] = ("group",), progress: ProgressCallback | None = None) -> pd.DataFrame:
     """Fig. 9: fraction of the ``m (m-1) / 2`` pairs of sampled group pairs whose Gdist order (Eq. 6) is preserved,
-    with Needleman–Wunsch under unit costs or BLOSUM62 with affine gaps (``scoring``)."""
+    with Needleman–Wunsch under unit costs or BLOSUM62 with affine gaps (``scoring``), for each pseudo-string
+    length mode in ``lengths`` (``"segment"`` is §4.3 as printed, ``"group"`` the default)."""
     from anonstudio.core import metrics
 
     rows = []
-    n = len(group_sizes)
-    for i, k in enumerate(group_sizes):
+    combos = [(mode, k) for mode in lengths for k in group_sizes]
+    n = len(combos)
+    for i, (mode, k) in enumerate(combos):
         sub = subrange(progress, i / n, (i + 1) / n)
-        res = _condense(data, k, epsilon, order, seed, subrange(sub, 0.0, 0.3))
+        res = _condense(data, k, epsilon, order, seed, subrange(sub, 0.0, 0.3), mode)
         o = metrics.distance_order_preserved(data, res.groups, res.output, res.output.extra["groups"], pairs=pairs,
                                              strings_per_group=strings_per_group, seed=seed, scoring=scoring,
                                              progress=subrange(sub, 0.3, 1.0))
-        rows.append({"group_size": k, "distance_order_preserved": o["preserved"], "group_pairs": o["group_pairs"],
-                     "scoring": scoring})
+        rows.append({"group_size": k, "length": mode, "distance_order_preserved": o["preserved"],
+                     "group_pairs": o["group_pairs"], "scoring": scoring})
     return pd.DataFrame(rows)
 
 
 def knn_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5, orders: list[int] = (2,),
               seed: int = 1, test_size: int = 200, n_neighbors: int = 5, distance: str = "nw",
-              progress: ProgressCallback | None = None) -> pd.DataFrame:
+              length: str = "group", progress: ProgressCallback | None = None) -> pd.DataFrame:
     """Figs. 10–11 and Table 2: k-NN accuracy trained on the originals and on pseudo-strings condensed per class,
     on the same held-out originals, for each group size and order."""
     from anonstudio.core import metrics
@@ -125,7 +138,8 @@ def knn_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5
     rows = []
     combos = [(k, o) for o in orders for k in group_sizes]
     for i, (k, o) in enumerate(combos):
-        r = metrics.knn_original_vs_pseudo(data, k=k, epsilon=epsilon, order=o, seed=seed, test_size=test_size,
+        r = metrics.knn_original_vs_pseudo(data, k=k, epsilon=epsilon, order=o, seed=seed, length=length,
+                                           test_size=test_size,
                                            n_neighbors=n_neighbors, distance=distance,
                                            progress=subrange(progress, i / len(combos), (i + 1) / len(combos)))
         rows.append({"group_size": k, "order": o, "accuracy_original": r["accuracy_original"],
@@ -192,9 +206,10 @@ def _line_plot(df, x, ys, xlabel, ylabel, title):
     return fig
 
 
-def run_composition(out, *, input: str, k: int, epsilon: float, order: int, seed: int, progress=None) -> list[Path]:
+def run_composition(out, *, input: str, k: int, epsilon: float, order: int, seed: int, length: str,
+                    progress=None) -> list[Path]:
     data = _read_fasta(input)
-    df = composition_table(data, k=k, epsilon=epsilon, order=order, seed=seed, progress=progress)
+    df = composition_table(data, k=k, epsilon=epsilon, order=order, seed=seed, length=length, progress=progress)
     plt = _figure()
     fig, ax = plt.subplots(figsize=(8, 4))
     x = np.arange(len(df))
@@ -207,29 +222,32 @@ def run_composition(out, *, input: str, k: int, epsilon: float, order: int, seed
     return _save(df, fig, out, "condensation-composition")
 
 
-def run_cd(out, *, input: str, group_sizes: str, epsilon: float, order: int, seed: int, progress=None) -> list[Path]:
+def run_cd(out, *, input: str, group_sizes: str, epsilon: float, order: int, seed: int, length: str,
+           progress=None) -> list[Path]:
     df = cd_table(_read_fasta(input), _int_list(group_sizes, "group_sizes"), epsilon=epsilon, order=order, seed=seed,
-                  progress=progress)
+                  length=length, progress=progress)
     fig = _line_plot(df, "group_size", [("CD", "CD")], "group size k", "compositional difference CD (Eq. 5)",
                      "Composition difference vs group size (Fig. 8)")
     return _save(df, fig, out, "condensation-cd")
 
 
 def run_ordering(out, *, input: str, group_sizes: str, epsilon: float, order: int, seed: int, pairs: int,
-                 strings_per_group: int, scoring: str, progress=None) -> list[Path]:
+                 strings_per_group: int, scoring: str, lengths: str, progress=None) -> list[Path]:
+    modes = _length_list(lengths)
     df = ordering_table(_read_fasta(input), _int_list(group_sizes, "group_sizes"), epsilon=epsilon, order=order,
                         seed=seed, pairs=pairs, strings_per_group=strings_per_group or None, scoring=scoring,
-                        progress=progress)
-    fig = _line_plot(df, "group_size", [("distance_order_preserved", "preserved")], "group size k",
-                     "fraction of orderings preserved", "Distance ordering vs group size (Fig. 9)")
+                        lengths=modes, progress=progress)
+    wide = df.pivot(index="group_size", columns="length", values="distance_order_preserved").reset_index()
+    fig = _line_plot(wide, "group_size", [(m, f"pseudo-string length: {m}") for m in modes], "group size k",
+                     f"fraction of orderings preserved ({scoring} NW)", "Distance ordering vs group size (Fig. 9)")
     return _save(df, fig, out, "condensation-ordering")
 
 
 def run_knn(out, *, D: int, T: float, I: float, items: int, group_sizes: str, epsilon: float, seed: int,
-            test_size: int, neighbors: int, distance: str, progress=None) -> list[Path]:
+            length: str, test_size: int, neighbors: int, distance: str, progress=None) -> list[Path]:
     data = quest_two_classes(D, T, I, items, seed)
     df = knn_table(data, _int_list(group_sizes, "group_sizes"), epsilon=epsilon, seed=seed, test_size=test_size,
-                   n_neighbors=neighbors, distance=distance, progress=progress)
+                   n_neighbors=neighbors, distance=distance, length=length, progress=progress)
     fig = _line_plot(df, "group_size", [("accuracy_original", "trained on originals"),
                                          ("accuracy_pseudo", "trained on pseudo-strings")],
                      "group size k", "k-NN accuracy", f"V{T:g}.I{I:g}.D{2 * D}: classification (Figs. 10-11)")
@@ -237,7 +255,7 @@ def run_knn(out, *, D: int, T: float, I: float, items: int, group_sizes: str, ep
 
 
 def run_order(out, *, D: int, T: float, I: float, items: int, k: int, orders: str, epsilon: float, seed: int,
-              test_size: int, neighbors: int, distance: str, progress=None) -> list[Path]:
+              length: str, test_size: int, neighbors: int, distance: str, progress=None) -> list[Path]:
     from anonstudio.core import metrics
 
     data = quest_two_classes(D, T, I, items, seed)
@@ -245,10 +263,10 @@ def run_order(out, *, D: int, T: float, I: float, items: int, k: int, orders: st
     if min(order_list) < 2:
         raise ParameterError("orders must be at least 2", column="orders")
     df = knn_table(data, [k], epsilon=epsilon, orders=order_list, seed=seed, test_size=test_size,
-                   n_neighbors=neighbors, distance=distance, progress=subrange(progress, 0.0, 0.8))
+                   n_neighbors=neighbors, distance=distance, length=length, progress=subrange(progress, 0.0, 0.8))
     f = metrics.composition(data)
-    df["CD"] = [metrics.compositional_difference(f, metrics.composition(_condense(data, k, epsilon, o, seed).output))
-                for o in order_list]
+    df["CD"] = [metrics.compositional_difference(
+        f, metrics.composition(_condense(data, k, epsilon, o, seed, length=length).output)) for o in order_list]
     report(progress, 1.0, "done")
     fig = _line_plot(df, "order", [("accuracy_original", "trained on originals"),
                                     ("accuracy_pseudo", "trained on pseudo-strings")],
@@ -280,6 +298,9 @@ _INPUT = Param("input", "str", "", "FASTA file of strings (e.g. ../shared/data/p
 _EPS = Param("epsilon", "float", 1.5, "length similarity ε (Def. 2.1)", low=0.0, low_open=True)
 _ORDER = Param("order", "int", 2, "order of the statistics (§4.3, §4.6)", low=2, high=8)
 _SEED = Param("seed", "int", 1, "random seed")
+_LENGTH = Param("length", "choice", "group",
+                "pseudo-string length: group mean (default), segment template length (§4.3), whole input (Figs. 4-7)",
+                choices=LENGTH_MODES)
 _SIZES = Param("group_sizes", "str", "5,10,20,40,80", "comma-separated group sizes k")
 _QUEST = (
     Param("D", "int", 2000, "sequences per class (the paper: 50,000)", low=10),
@@ -297,10 +318,11 @@ _KNN = (
 EXPERIMENTS: dict[str, Command] = {
     "condensation-composition": Command(
         "condensation-composition", "composition of original vs pseudo-strings (000 Figs. 4-7)",
-        ParamSet((_INPUT, Param("k", "int", 20, "group size", low=2), _EPS, _ORDER, _SEED)), run_composition),
+        ParamSet((_INPUT, Param("k", "int", 20, "group size", low=2), _EPS, _ORDER, _SEED, _LENGTH)),
+        run_composition),
     "condensation-cd": Command(
         "condensation-cd", "compositional difference CD vs group size (000 Fig. 8)",
-        ParamSet((_INPUT, _SIZES, _EPS, _ORDER, _SEED)), run_cd),
+        ParamSet((_INPUT, _SIZES, _EPS, _ORDER, _SEED, _LENGTH)), run_cd),
     "condensation-ordering": Command(
         "condensation-ordering", "inter-group distance ordering preserved vs group size (000 Fig. 9)",
         ParamSet((_INPUT, _SIZES, _EPS, _ORDER, _SEED,
@@ -308,16 +330,19 @@ EXPERIMENTS: dict[str, Command] = {
                   Param("strings_per_group", "int", 0,
                         "strings sampled per group for Gdist (0 = all, as Eq. 6)", low=0),
                   Param("scoring", "choice", "unit", "Needleman–Wunsch costs: unit, or BLOSUM62 with affine gaps",
-                        choices=("unit", "blosum62")))),
+                        choices=("unit", "blosum62")),
+                  Param("lengths", "str", "group,segment",
+                        "pseudo-string length modes, one curve each (group, segment = §4.3, database)"))),
         run_ordering),
     "condensation-knn": Command(
         "condensation-knn", "k-NN accuracy, original vs pseudo training data, vs group size (000 Figs. 10-11)",
         ParamSet((*_QUEST, Param("group_sizes", "str", "5,10,20,40", "comma-separated group sizes k"), _EPS, _SEED,
-                  *_KNN)), run_knn),
+                  _LENGTH, *_KNN)), run_knn),
     "condensation-order": Command(
         "condensation-order", "k-NN accuracy and CD with statistics of order 2, 3, 4 (000 Table 2)",
         ParamSet((*_QUEST, Param("k", "int", 20, "group size", low=2),
-                  Param("orders", "str", "2,3,4", "comma-separated orders"), _EPS, _SEED, *_KNN)), run_order),
+                  Param("orders", "str", "2,3,4", "comma-separated orders"), _EPS, _SEED, _LENGTH, *_KNN)),
+        run_order),
     "condensation-scaling": Command(
         "condensation-scaling", "running time vs string length and vs number of strings (000 Figs. 14-15)",
         ParamSet((Param("lengths", "str", "10,20,30,40", "average lengths T (Fig. 14)"),

@@ -268,6 +268,8 @@ def knn_original_vs_pseudo(
     epsilon: float = 1.5,
     order: int = 2,
     seed: int = 1,
+    length: str = "group",
+    segmentation: str = "greedy",
     test_size: int | float = 0.1,
     n_neighbors: int = 5,
     distance: str = "nw",
@@ -275,7 +277,8 @@ def knn_original_vs_pseudo(
 ) -> dict[str, Any]:
     """§5.1: hold out a test set of original strings; train the k-NN classifier once on the remaining originals
     and once on pseudo-strings condensed separately per class (each pseudo-string labelled with the class of
-    the strings it came from); report both accuracies on the same test set."""
+    the strings it came from); report both accuracies on the same test set. ``k``, ``epsilon``, ``order``,
+    ``seed``, ``length`` and ``segmentation`` are the condensation's parameters."""
     from anonstudio.core.algorithms.condensation import Condensation
 
     labels = np.asarray(labels if labels is not None else data.labels)
@@ -299,7 +302,8 @@ def knn_original_vs_pseudo(
     for ci, cls in enumerate(classes):
         idx = train_idx[labels[train_idx] == cls]
         part = _subset(data, idx)
-        res = Condensation(k=k, epsilon=epsilon, order=order, seed=seed + ci).run(
+        res = Condensation(k=k, epsilon=epsilon, order=order, seed=seed + ci, length=length,
+                           segmentation=segmentation).run(
             part, {}, subrange(progress, 0.4 + 0.3 * ci / len(classes), 0.4 + 0.3 * (ci + 1) / len(classes)))
         pseudo_parts.append(res.output)
         pseudo_labels += [cls] * len(res.output)

@@ -28,6 +28,7 @@ import pandas as pd
 from anonstudio.core.algorithms.condensation import LENGTH_MODES
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.errors import ParameterError
+from anonstudio.core.experiments._plots import save_png, subplots
 from anonstudio.core.params import Command, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
@@ -168,33 +169,19 @@ def scaling_table(lengths: list[int], sizes: list[int], *, fixed_length: int = 2
 
 # ---------------------------------------------------------------------------------------------------------
 # commands: CSV + PNG
-def _figure():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _save(df: pd.DataFrame, fig, out: Path, stem: str) -> list[Path]:
     from anonstudio.core.io._atomic import atomic_write
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    csv_path, png_path = out / f"{stem}.csv", out / f"{stem}.png"
+    csv_path = out / f"{stem}.csv"
     with atomic_write(csv_path) as fh:
         df.to_csv(fh, index=False)
-    fig.tight_layout()
-    with atomic_write(png_path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=110)
-    _figure().close(fig)
-    return [csv_path, png_path]
+    return [csv_path, save_png(fig, out / f"{stem}.png")]
 
 
 def _line_plot(df, x, ys, xlabel, ylabel, title):
-    plt = _figure()
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = subplots(figsize=(6, 4))
     for y, label in ys:
         ax.plot(df[x], df[y], marker="o", label=label)
     ax.set_xlabel(xlabel)
@@ -210,8 +197,7 @@ def run_composition(out, *, input: str, k: int, epsilon: float, order: int, seed
                     progress=None) -> list[Path]:
     data = _read_fasta(input)
     df = composition_table(data, k=k, epsilon=epsilon, order=order, seed=seed, length=length, progress=progress)
-    plt = _figure()
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = subplots(figsize=(8, 4))
     x = np.arange(len(df))
     ax.bar(x - 0.2, df["original"], 0.4, label="original")
     ax.bar(x + 0.2, df["pseudo"], 0.4, label="pseudo-strings")
@@ -278,8 +264,7 @@ def run_scaling(out, *, lengths: str, sizes: str, fixed_length: int, fixed_size:
                 epsilon: float, seed: int, progress=None) -> list[Path]:
     df = scaling_table(_int_list(lengths, "lengths"), _int_list(sizes, "sizes"), fixed_length=fixed_length,
                        fixed_size=fixed_size, I=I, n_items=items, k=k, epsilon=epsilon, seed=seed, progress=progress)
-    plt = _figure()
-    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 4))
+    fig, (a, b) = subplots(1, 2, figsize=(9, 4))
     d1 = df[df["varied"] == "length"]
     d2 = df[df["varied"] == "size"]
     a.plot(d1["T"], d1["seconds"], marker="o")

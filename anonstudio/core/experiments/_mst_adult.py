@@ -152,16 +152,13 @@ def run_mst_adult(
 
 
 def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from anonstudio.core.experiments._plots import save_png, subplots
 
     sizes = sorted(frame["qi_size"].unique())
     paths = []
     titles = {"GCP": "Information loss (GCP)", "DM": "Discernibility (DM)", "CAVG": "Normalized avg. class size (CAVG)"}
     for metric in METRICS:
-        fig, axes = plt.subplots(1, len(sizes), figsize=(3.2 * len(sizes), 3.0), squeeze=False)
+        fig, axes = subplots(1, len(sizes), figsize=(3.2 * len(sizes), 3.0), squeeze=False)
         for ax, size in zip(axes[0], sizes):
             sub = frame[frame["qi_size"] == size]
             for method, grp in sub.groupby("method", sort=False):
@@ -172,13 +169,7 @@ def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
         axes[0][0].set_ylabel(metric)
         axes[0][-1].legend(fontsize=8)
         fig.suptitle(f"{titles[metric]} on Adult (Ramana & Kumari, Fig. {7 + METRICS.index(metric)})")
-        fig.tight_layout()
-        path = out / f"{metric.lower()}.png"
-        tmp = path.with_suffix(".tmp.png")
-        fig.savefig(tmp, dpi=110)
-        plt.close(fig)
-        tmp.replace(path)
-        paths.append(path)
+        paths.append(save_png(fig, out / f"{metric.lower()}.png"))
     return paths
 
 

@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self._task = "run"
         self._pending_open: tuple[str, str, dict | None] | None = None
         self.sweep_dialog: SweepDialog | None = None
+        self.experiments_window = None
         self.panes: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
         self.setObjectName("anonstudioMainWindow")
@@ -181,6 +182,7 @@ class MainWindow(QMainWindow):
         self.act_run = self._action("&Run", self.start_run, "F5", "Anonymize with the chosen method (F5)")
         self.act_cancel = self._action("&Cancel", self.cancel_run, "Esc", "Stop the running job")
         self.act_sweep = self._action("Run &sweep…", self.sweep_dialog_open, "Shift+F5", "Run the method over several values of one parameter")
+        self.act_experiments = self._action("Paper &experiments…", self.experiments_open, "Ctrl+Shift+X", "Reproduce a paper's figures (CSV + PNG), as `anonstudio experiment` does")
         self.act_about = self._action("&About anonstudio", self.show_about)
         self.act_papers = self._action("&Papers behind the methods", self.show_papers, "F1")
         self.act_reset_layout = self._action("Reset &layout", self.reset_layout)
@@ -203,6 +205,8 @@ class MainWindow(QMainWindow):
 
         run_menu = bar.addMenu("&Run")
         run_menu.addActions([self.act_run, self.act_cancel, self.act_sweep])
+        run_menu.addSeparator()
+        run_menu.addAction(self.act_experiments)
 
         self.view_menu = bar.addMenu("&View")
         for dock in self.docks.values():
@@ -788,6 +792,19 @@ class MainWindow(QMainWindow):
             return "<p>No methods are available in this build.</p>"
         return "<h3>The papers behind each method</h3><ul>" + "".join(items) + "</ul>"
 
+    def experiments_open(self):
+        """Open (or raise) the paper experiments window; a FASTA open here is its default input."""
+        from anonstudio.gui.experiments import ExperimentsWindow
+
+        fasta = self.state.data_path if self.state.kind == "fasta" else None
+        if self.experiments_window is None:
+            self.experiments_window = ExperimentsWindow(self, fasta=fasta)
+        else:
+            self.experiments_window.set_fasta(fasta)
+        self.experiments_window.show()
+        self.experiments_window.raise_()
+        return self.experiments_window
+
     def show_papers(self) -> None:
         dialog = QDialog(self)
         dialog.setWindowTitle("Papers behind the methods")
@@ -824,6 +841,8 @@ class MainWindow(QMainWindow):
             return
         self.autosave_timer.stop()
         self.runner.shutdown()
+        if self.experiments_window is not None:
+            self.experiments_window.runner.shutdown()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()

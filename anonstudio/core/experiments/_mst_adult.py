@@ -158,7 +158,7 @@ def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
     paths = []
     titles = {"GCP": "Information loss (GCP)", "DM": "Discernibility (DM)", "CAVG": "Normalized avg. class size (CAVG)"}
     for metric in METRICS:
-        fig, axes = subplots(1, len(sizes), figsize=(3.2 * len(sizes), 3.0), squeeze=False)
+        fig, axes = subplots(1, len(sizes), figsize=(max(6.0, 3.2 * len(sizes)), 3.2), squeeze=False)
         for ax, size in zip(axes[0], sizes):
             sub = frame[frame["qi_size"] == size]
             for method, grp in sub.groupby("method", sort=False):
@@ -168,7 +168,7 @@ def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
             ax.grid(alpha=0.3)
         axes[0][0].set_ylabel(metric)
         axes[0][-1].legend(fontsize=8)
-        fig.suptitle(f"{titles[metric]} on Adult (Ramana & Kumari, Fig. {7 + METRICS.index(metric)})")
+        fig.suptitle(f"{titles[metric]} on Adult (Ramana & Kumari, Fig. {7 + METRICS.index(metric)})", fontsize=11)
         paths.append(save_png(fig, out / f"{metric.lower()}.png"))
     return paths
 

@@ -73,6 +73,8 @@ class MainWindow(QMainWindow):
     sweepFinished = Signal(object)
     #: a data file was read and is shown (its path)
     dataOpened = Signal(str)
+    #: a project or job was read and is shown (its path)
+    projectOpened = Signal(str)
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,7 +86,8 @@ class MainWindow(QMainWindow):
         #: a finished run being shown pane by pane: (outcome, titles of the panes still to show it)
         self._presenting: tuple[Any, list[str]] | None = None
         self._task = "run"
-        self._pending_open: tuple[str, str, dict | None] | None = None
+        #: a file being read on a worker: (path, kind, read options, title of the error dialog if it fails)
+        self._pending_open: tuple[str, str, dict | None, str] | None = None
         self.sweep_dialog: SweepDialog | None = None
         self.experiments_window = None
         self.panes: dict[str, QWidget] = {}
@@ -327,9 +330,9 @@ class MainWindow(QMainWindow):
         read on a worker thread)."""
         kind = proj.guess_kind(path)
         if kind == "project":
-            return self.open_project(path)
+            return self.open_project(path, wait=wait)
         if kind == "job":
-            return self.open_job(path)
+            return self.open_job(path, wait=wait)
         if not wait:
             return self.open_data_async(path, kind) is not None
         return self.open_data(path, kind)
@@ -352,7 +355,7 @@ class MainWindow(QMainWindow):
         error dialog follows. What the menus use."""
         if self._pending_open is not None:
             return None
-        self._pending_open = (str(path), kind, options)
+        self._pending_open = (str(path), kind, options, "Cannot open data")
         worker = RunWorker(proj.read_data, path, kind, options, progress_kw="")
         worker.finished.connect(self._data_read)
         worker.failed.connect(self._data_failed)
@@ -369,9 +372,9 @@ class MainWindow(QMainWindow):
 
     def _data_failed(self, exc: BaseException) -> None:
         QApplication.restoreOverrideCursor()
-        self._pending_open = None
+        pending, self._pending_open = self._pending_open, None
         self.statusBar().clearMessage()
-        self.error("Cannot open data", exc)
+        self.error(pending[3] if pending is not None else "Cannot open data", exc)
 
     def _show_data(self, data: Any, path: str | Path, options: dict[str, Any] | None) -> None:
         self.state.set_data(data, Path(path).resolve(), read_options=options)
@@ -420,24 +423,48 @@ class MainWindow(QMainWindow):
             return self.save_project()
         return answer == QMessageBox.StandardButton.Discard
 
-    def open_project(self, path: str | Path) -> bool:
-        return self._open_state(path, proj.read_project, "Cannot open project")
+    def open_project(self, path: str | Path, *, wait: bool = True) -> bool:
+        return self._open_state(path, proj.read_project, "Cannot open project", wait)
 
-    def open_job(self, path: str | Path) -> bool:
-        return self._open_state(path, proj.state_from_job, "Cannot open job")
+    def open_job(self, path: str | Path, *, wait: bool = True) -> bool:
+        return self._open_state(path, proj.state_from_job, "Cannot open job", wait)
 
-    def _open_state(self, path: str | Path, read, title: str) -> bool:
-        """Read a project or job with ``read``; on failure show the error and keep the current state."""
+    def _open_state(self, path: str | Path, read, title: str, wait: bool = True) -> bool:
+        """Read a project or job with ``read`` (with its data and hierarchies); on failure show the error and
+        keep the current state. ``wait=False`` (the menus): read on a worker thread, so a large data file
+        does not freeze the window; ``projectOpened`` or an error dialog follows."""
         if not self._confirm_discard():
             return False
+        if not wait:
+            if self._pending_open is not None:
+                return False
+            self._pending_open = (str(path), proj.guess_kind(path), None, title)
+            worker = RunWorker(read, path, progress_kw="")
+            worker.finished.connect(self._state_read)
+            worker.failed.connect(self._data_failed)
+            self.statusBar().showMessage(f"Reading {Path(path).name}…")
+            QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+            self.runner.start_worker(worker)
+            return True
         try:
             new = read(path)
         except (AnonStudioError, OSError, ValueError) as exc:
             self.error(title, exc)
             return False
+        self._show_state(new, path)
+        return True
+
+    def _state_read(self, new: WorkbenchState) -> None:
+        QApplication.restoreOverrideCursor()
+        pending, self._pending_open = self._pending_open, None
+        if pending is not None:
+            self._show_state(new, pending[0])
+
+    def _show_state(self, new: WorkbenchState, path: str | Path) -> None:
         self.adopt_state(new)
         self.add_recent(path)
-        return True
+        self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
+        self.projectOpened.emit(str(path))
 
     def adopt_state(self, new: WorkbenchState) -> None:
         """Show a project or job just read (keeps this window's state object, which the panes hold)."""
@@ -461,7 +488,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open project or job", self._last_dir(), PROJECT_FILTER)
         if path:
             self._remember_dir(path)
-            self.open_path(path)
+            self.open_path(path, wait=False)
 
     def open_demo(self, folder: str | Path | None = None) -> bool:
         """Copy the bundled demo to ``folder`` (default: a new temporary folder) and open its table job."""

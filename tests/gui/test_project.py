@@ -178,3 +178,46 @@ def test_fasta_demo_job_round_trips_through_the_workbench(repo_root, tmp_path, e
     assert again.input.path == original.input.path
     assert again.input.label_pattern == original.input.label_pattern
     assert (again.algorithm, again.params) == (original.algorithm, original.params)
+
+
+@pytest.mark.gui
+def test_menu_opens_projects_on_a_worker_thread(window, adult_csv, sex_hierarchy_csv, tmp_path, qtbot, messages,
+                                                registered_method, monkeypatch):
+    import threading
+
+    from PySide6.QtWidgets import QFileDialog
+
+    state = _state(adult_csv, sex_hierarchy_csv)
+    state.set_method(registered_method, {"k": 3, "delay": 0.0})
+    window.adopt_state(state)
+    target = tmp_path / "study.anonstudio.json"
+    assert window.save_project_to(target)
+    saved = _summary(window.state)
+    window.state.set_data(window.state.data.__class__(window.state.data.df.head(3)), adult_csv)  # something else
+    window.state.dirty = False
+
+    threads = []
+    real_read = proj.read_project
+
+    def read_and_note(path):
+        threads.append(threading.current_thread())
+        return real_read(path)
+
+    monkeypatch.setattr(proj, "read_project", read_and_note)
+    chosen = [str(target)]
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (chosen[0], "")))
+    with qtbot.waitSignal(window.projectOpened, timeout=20_000):
+        window.act_open_project.trigger()
+    assert threads and threads[0] is not threading.main_thread()  # the window stayed responsive meanwhile
+    assert _summary(window.state) == saved and window.panes["Data"].table_model.rowCount() == 10
+
+    # a broken project opened from the menu: one dialog naming the missing data file, the state kept
+    broken = tmp_path / "broken.anonstudio.json"
+    broken.write_text('{"format": "anonstudio-project", "data": {"path": "missing.csv", "kind": "table"}}',
+                      encoding="utf-8")
+    chosen[0] = str(broken)
+    window.act_open_project.trigger()
+    qtbot.waitUntil(lambda: bool(messages.calls), timeout=10_000)
+    [(kind, title, text)] = messages.calls
+    assert kind == "critical" and title == "Cannot open project" and "missing.csv" in text
+    assert _summary(window.state) == saved

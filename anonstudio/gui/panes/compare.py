@@ -16,11 +16,19 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from anonstudio.core.data import EventLog, SequenceSet
 from anonstudio.core.metrics._display_alignment import align_for_display
-from anonstudio.gui.panes._common import CHANGED, GROUP, FrameModel, OutcomePane, placeholder, weak_callback
+from anonstudio.gui.panes._common import (
+    CHANGED,
+    GROUP,
+    FrameModel,
+    OutcomePane,
+    bold_font,
+    placeholder,
+    weak_callback,
+)
 from anonstudio.gui.panes._results import (
     changed_mask,
     data_kind,
@@ -109,13 +117,14 @@ class _SyncedPair(QtWidgets.QSplitter):
         return view
 
     def fit_columns(self) -> None:
-        """Size columns to their contents (Qt looks at the first 1000 rows), at most 320 px each."""
+        """Size columns to their header and the first 200 rows (measured in bold, as changed cells are), at
+        most 320 px each."""
         for view in (self.left, self.right):
-            view.resizeColumnsToContents()
+            model = view.model()
             header = view.horizontalHeader()
-            for c in range(header.count()):
-                if header.sectionSize(c) > 320:
-                    header.resizeSection(c, 320)
+            cells = QtGui.QFontMetrics(bold_font())
+            for c in range(model.columnCount()):
+                header.resizeSection(c, min(320, model.column_width(c, cells, header.fontMetrics())))
 
     def scroll_to(self, side: str, row: int) -> None:
         """Bring ``row`` of one side into view without moving the other side."""

@@ -369,8 +369,8 @@ class Condensation(Algorithm):
     Strings are segmented by length (Fig. 1, or the optimal DP of §4.5), converted to probabilistic templates of
     the segment's mean length (§3, Fig. 2), grouped into groups of at least ``k`` templates with the distance of
     Eq. 3 (§4, Fig. 3, §4.2), summarised by first- and higher-order statistics (Eqs. 1, 2, 4) and replaced by
-    ``n(G)`` pseudo-strings per group (§4.3, §4.6), all of one length (``length``, below). No pseudo-string equals an input string: a generated string
-    that does is drawn again.
+    ``n(G)`` pseudo-strings per group (§4.3, §4.6), all of one length (``length``, below). No pseudo-string
+    equals an input string: a generated string that does is drawn again.
 
     Output headers are ``pseudo_<n> segment=<s> group=<g>``; ``output.extra["groups"]`` holds the group of each
     pseudo-string and ``Result.groups`` the group of each input string (-1: suppressed by HomogenizeLength, or
@@ -396,10 +396,10 @@ class Condensation(Algorithm):
         mode; only the statistics used for generation are taken from the group re-templated at that length.
         Why ``"group"`` is the default: with ``"segment"`` all groups of a segment get the same length while
         Needleman–Wunsch distances are dominated by lengths, so the inter-group distance ordering of Eq. 6 is a
-        coin toss between group pairs of the same two segments (yeast 1,000, k = 20: 0.84–0.90 preserved with
-        ``"segment"``, 0.98 with ``"group"``; ``tests/core/test_condensation_yeast.py``). A group's mean length
-        is an aggregate of at least ``k`` strings, like the rest of its statistics, and all its pseudo-strings
-        share it, so the pseudo-strings of a group stay indistinguishable.
+        coin toss between group pairs of the same two segments (yeast 1,000, k = 20, seeds 1–5: 0.84–0.91
+        preserved with ``"segment"``, 0.95–0.995 with ``"group"``; ``tests/core/test_condensation_yeast.py``).
+        A group's mean length is an aggregate of at least ``k`` strings, like the rest of its statistics, and
+        all its pseudo-strings share it, so the pseudo-strings of a group stay indistinguishable.
 
     References
     ----------
@@ -542,10 +542,10 @@ class Condensation(Algorithm):
     def evaluate(self, data: SequenceSet, result: Result, hierarchies: dict | None = None,
                  progress: ProgressCallback | None = None) -> dict:
         """Composition difference CD (Eq. 5), inter-group distance ordering (Eq. 6 over all strings of ``m = 20``
-        sampled group pairs, unit-cost Needleman–Wunsch, named in ``distance_order_scoring``), group sizes, exact copies and the longest substring shared with an input
-        (against strings drawn from the overall composition); with class labels (``label_pattern`` or one
-        file per class) also the k-NN accuracy of §5.1, trained on originals and on per-class pseudo-strings,
-        tested on the same held-out 10 % of the originals."""
+        sampled group pairs, unit-cost Needleman–Wunsch, named in ``distance_order_scoring``), group sizes,
+        exact copies and the longest substring shared with an input (against strings drawn from the overall
+        composition); with class labels (``label_pattern`` or one file per class) also the k-NN accuracy of §5.1,
+        trained on originals and on per-class pseudo-strings, tested on the same held-out 10 % of the originals."""
         from anonstudio.core import metrics
 
         out = result.output

@@ -353,16 +353,20 @@ class MainWindow(QMainWindow):
     def open_data_async(self, path: str | Path, kind: str = "table", options: dict[str, Any] | None = None) -> RunWorker | None:
         """Read a data file on a worker thread (large files do not freeze the window); ``dataOpened`` or an
         error dialog follows. What the menus use."""
+        worker = RunWorker(proj.read_data, path, kind, options, progress_kw="")
+        return self._read_on_worker(worker, (str(path), kind, options, "Cannot open data"), self._data_read)
+
+    def _read_on_worker(self, worker: RunWorker, pending: tuple, on_read) -> RunWorker | None:
+        """Start ``worker`` reading ``pending[0]`` (one file at a time: ``None`` while another is being read);
+        ``on_read`` gets what it read, a failure becomes a dialog titled ``pending[3]``."""
         if self._pending_open is not None:
             return None
-        self._pending_open = (str(path), kind, options, "Cannot open data")
-        worker = RunWorker(proj.read_data, path, kind, options, progress_kw="")
-        worker.finished.connect(self._data_read)
+        self._pending_open = pending
+        worker.finished.connect(on_read)
         worker.failed.connect(self._data_failed)
-        self.statusBar().showMessage(f"Reading {Path(path).name}…")
+        self.statusBar().showMessage(f"Reading {Path(pending[0]).name}…")
         QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
-        self.runner.start_worker(worker)
-        return worker
+        return self.runner.start_worker(worker)
 
     def _data_read(self, data: Any) -> None:
         QApplication.restoreOverrideCursor()
@@ -436,16 +440,9 @@ class MainWindow(QMainWindow):
         if not self._confirm_discard():
             return False
         if not wait:
-            if self._pending_open is not None:
-                return False
-            self._pending_open = (str(path), proj.guess_kind(path), None, title)
             worker = RunWorker(read, path, progress_kw="")
-            worker.finished.connect(self._state_read)
-            worker.failed.connect(self._data_failed)
-            self.statusBar().showMessage(f"Reading {Path(path).name}…")
-            QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
-            self.runner.start_worker(worker)
-            return True
+            pending = (str(path), proj.guess_kind(path), None, title)
+            return self._read_on_worker(worker, pending, self._state_read) is not None
         try:
             new = read(path)
         except (AnonStudioError, OSError, ValueError) as exc:

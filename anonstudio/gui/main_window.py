@@ -659,13 +659,19 @@ class MainWindow(QMainWindow):
             self.state.set_method(method, params)
         data = proj.copy_for_run(self.state.data)
         worker = RunWorker(proj.run_method, data, dict(self.state.hierarchies), method, params)
-        self._task = "run"
+        return self._start_task(worker, "run", f"Running {method}…", self._run_finished)
+
+    def _start_task(self, worker: RunWorker, task: str, text: str, on_finished) -> RunWorker:
+        """Start a run or sweep ``worker``: progress to the Run pane and status bar, ``on_finished`` with its
+        result; failure and cancel are shown alike for both."""
+        self._task = task
         run_pane = self.panes.get("Run")
         if run_pane is not None:
-            run_pane.start(f"Running {method}…")
+            run_pane.start(text)
             worker.progress.connect(run_pane.progress)
+        # only bound methods of GUI-thread objects: their calls are queued to this thread
         worker.progress.connect(self._show_progress)
-        worker.finished.connect(self._run_finished)
+        worker.finished.connect(on_finished)
         worker.failed.connect(self._run_failed)
         worker.cancelled.connect(self._run_cancelled)
         self.worker = worker
@@ -755,23 +761,11 @@ class MainWindow(QMainWindow):
             return proj.sweep_point(data, hierarchies, method, base, point, progress)
 
         worker = SweepWorker(one, points)
-        self._task = "sweep"
-        run_pane = self.panes.get("Run")
-        if run_pane is not None:
-            run_pane.start(f"Sweep of {method} over {len(points)} points…")
-            worker.progress.connect(run_pane.progress)
-        # only bound methods of GUI-thread objects: their calls are queued to this thread
-        worker.progress.connect(self._show_progress)
-        worker.finished.connect(self._sweep_finished)
-        worker.failed.connect(self._run_failed)
-        worker.cancelled.connect(self._run_cancelled)
         metrics = self.panes.get("Metrics")
         if metrics is not None and hasattr(metrics, "add_sweep_point"):
             worker.point.connect(metrics.add_sweep_point)
-        self.worker = worker
-        self.runner.start_worker(worker)
-        self._update_actions()
-        return worker
+        return self._start_task(worker, "sweep", f"Sweep of {method} over {len(points)} points…",
+                                self._sweep_finished)
 
     def sweep_dialog_open(self) -> None:
         try:

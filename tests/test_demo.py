@@ -10,7 +10,7 @@ import pytest
 
 from anonstudio.core import io
 
-DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
+DEMO = Path(__file__).resolve().parents[1] / "anonstudio" / "resources" / "demo"
 
 
 def _load_script():

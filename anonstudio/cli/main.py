@@ -19,7 +19,6 @@ from anonstudio.core.errors import AnonStudioError
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import Cancelled
 
-RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 
 
 def _add_params(parser: argparse.ArgumentParser, params: ParamSet) -> None:
@@ -159,7 +158,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def prepare_demo(out: Path) -> Path:
     """Copy the bundled demo folder to ``out`` (the bundled files are never written to)."""
-    src = RESOURCES / "demo"
+    from anonstudio.resources import demo_folder
+
+    src = demo_folder()
     if not src.is_dir():
         raise AnonStudioError(f"bundled demo data not found at {src}")
     shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.py", "__pycache__"))

@@ -265,7 +265,7 @@ def test_generate_rejects_bad_options(tmp_path, capsys):
 def test_hard_coded_tables_are_what_the_derivation_script_measures(shared_data, repo_root):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("derive_tables", repo_root / "resources/demo/derive_tables.py")
+    spec = importlib.util.spec_from_file_location("derive_tables", repo_root / "anonstudio/resources/demo/derive_tables.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     committed = (repo_root / "anonstudio/core/generate/_tables.py").read_text()

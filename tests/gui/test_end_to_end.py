@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog
 pytestmark = pytest.mark.gui
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "resources" / "demo"
+DEMO = ROOT / "anonstudio" / "resources" / "demo"
 TABLE_QIS = ["age", "workclass", "sex", "education", "occupation"]
 #: imported from the demo's ARX files; age is built with the interval builder instead
 IMPORTED = ["workclass", "sex", "education", "occupation"]

@@ -13,7 +13,7 @@ from PySide6.QtGui import QImage
 pytestmark = pytest.mark.gui
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO_FASTA = ROOT / "resources" / "demo" / "proteins.fasta"
+DEMO_FASTA = ROOT / "anonstudio" / "resources" / "demo" / "proteins.fasta"
 
 
 def _open(window, qtbot):

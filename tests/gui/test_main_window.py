@@ -175,8 +175,8 @@ def test_export_after_run(window, adult_csv, sex_hierarchy_csv, test_method, tmp
 
 
 def test_demo_opens_table_with_roles(window, repo_root, engine_io, tmp_path, screenshot):
-    if not (repo_root / "resources" / "demo" / "adult-sample.csv").exists():
-        pytest.skip("resources/demo is not in this checkout yet")
+    if not (repo_root / "anonstudio" / "resources" / "demo" / "adult-sample.csv").exists():
+        pytest.skip("the demo folder is not in this checkout yet")
     assert window.open_demo(tmp_path / "demo")
     assert window.state.kind == "table"
     assert window.state.data_path.name == "adult-sample.csv"

@@ -162,7 +162,7 @@ def test_fasta_demo_job_round_trips_through_the_workbench(repo_root, tmp_path, e
     from anonstudio.cli.main import prepare_demo
     from anonstudio.core import jobs
 
-    if not (repo_root / "resources" / "demo" / "proteins-condensation.toml").exists():
+    if not (repo_root / "anonstudio" / "resources" / "demo" / "proteins-condensation.toml").exists():
         pytest.skip("the demo's protein job is not in this checkout")
     demo = prepare_demo(tmp_path / "demo")
     try:

@@ -1,7 +1,7 @@
 """Protein-like strings: a first-order Markov chain over the 20 amino acids with Swiss-Prot-like lengths.
 
 The transition matrix is the amino-acid bigram frequency of the 6,049 reviewed Swiss-Prot yeast proteins
-(``resources/demo/derive_tables.py``), so the strings have the composition and the order-2 statistics
+(``anonstudio/resources/demo/derive_tables.py``), so the strings have the composition and the order-2 statistics
 (adjacent pairs) of real proteins — the statistics the condensation method of Aggarwal & Yu (000, §3)
 keeps per group. Every string starts with methionine, as nearly all of the source proteins do. Lengths are
 log-normal with the yeast proteins' log-scale spread, truncated to ``[min_length, max_length]``.

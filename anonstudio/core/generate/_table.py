@@ -1,7 +1,7 @@
 """Adult-like census tables: the columns, categories and joint structure of UCI Adult, any size.
 
 The rows are drawn from a small Bayesian network whose conditional tables were measured from UCI Adult
-(ARX's cleaned copy, 30,162 records; see ``resources/demo/derive_tables.py``)::
+(ARX's cleaned copy, 30,162 records; see ``anonstudio/resources/demo/derive_tables.py``)::
 
     sex → age → marital-status            (marital-status | sex, age band)
     sex, age band → education

@@ -1,9 +1,9 @@
-"""Regenerate the bundled demo folder (``resources/demo``) from the seeded generators.
+"""Regenerate the bundled demo folder (``anonstudio/resources/demo``) from the seeded generators.
 
 Run from the repository root::
 
-    python resources/demo/make_demo.py            # rewrites resources/demo in place
-    python resources/demo/make_demo.py --out DIR  # writes the same files into DIR
+    python anonstudio/resources/demo/make_demo.py            # rewrites anonstudio/resources/demo in place
+    python anonstudio/resources/demo/make_demo.py --out DIR  # writes the same files into DIR
 
 Every file it writes is a pure function of the seeds below, so the output is byte-for-byte the committed
 demo (a test checks this). Nothing here is edited by hand: change this script and re-run it.
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = HERE.parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -1,3 +1,3 @@
 """anonstudio: a workbench for anonymizing tables, event sequences and biological strings."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -173,6 +173,17 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return gui_main(file=args.file, demo=args.demo)
 
 
+def cmd_desktop_entry(args: argparse.Namespace) -> int:
+    from anonstudio.cli import _desktop
+
+    paths = _desktop.uninstall(args.prefix) if args.uninstall else _desktop.install(args.prefix)
+    for p in paths:
+        print(p)
+    if not paths:
+        print("nothing to remove" if args.uninstall else "nothing written")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anonstudio", description="Anonymize tables, event sequences and strings.")
     parser.add_argument("--version", action="version", version=f"anonstudio {__version__}")
@@ -200,6 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", type=Path, help="data file, job file or project to open")
     p.add_argument("--demo", action="store_true", help="open the workbench on the bundled demo data")
     p.set_defaults(func=cmd_gui)
+
+    p = sub.add_parser("desktop-entry", help="install the Linux desktop entry and icon for this user")
+    p.add_argument("--prefix", type=Path, default=None, help="data folder (default: $XDG_DATA_HOME or ~/.local/share)")
+    p.add_argument("--uninstall", action="store_true", help="remove the entry and icons instead")
+    p.set_defaults(func=cmd_desktop_entry)
 
     from anonstudio.core.generate import GENERATORS
 

@@ -2,7 +2,9 @@
 
 Environment: ``ANONSTUDIO_EXIT_AFTER_SHOW=1`` makes the workbench print ``shown after X.XXX s`` (seconds
 from the process's start to the window being shown and painted, and with ``--demo`` the demo opened)
-and quit at once with exit code 0; ``tests/benchmarks/bench_gui_startup.py`` uses it.
+and quit at once with exit code 0; ``tests/benchmarks/bench_gui_startup.py`` uses it. A number of seconds
+instead of ``1`` (e.g. ``ANONSTUDIO_EXIT_AFTER_SHOW=2.5``) keeps the window up that long before quitting,
+with the event loop running (the packaging smoke tests use it).
 """
 
 from __future__ import annotations
@@ -46,7 +48,20 @@ def make_application(argv: list[str] | None = None):
     from anonstudio import __version__
 
     app.setApplicationVersion(__version__)
+    app.setWindowIcon(application_icon())
     return app
+
+
+def application_icon():
+    """The application icon (every bundled PNG size, so each window manager picks a sharp one)."""
+    from PySide6.QtGui import QIcon
+
+    from anonstudio.resources import icon_path
+
+    icon = QIcon()
+    for size in (16, 32, 48, 64, 128, 256):
+        icon.addFile(str(icon_path(size)))
+    return icon
 
 
 def main(file: str | Path | None = None, demo: bool = False) -> int:
@@ -64,14 +79,22 @@ def main(file: str | Path | None = None, demo: bool = False) -> int:
     if os.environ.get(EXIT_AFTER_SHOW):
         from PySide6.QtCore import QTimer
 
-        def report_and_quit() -> None:
+        def report_shown() -> None:
             window.repaint()  # painted, not just mapped
             print(f"shown after {seconds_since_process_start():.3f} s", flush=True)
+
+        def quit_now() -> None:
             window.state.dirty = False  # nothing to ask about
             window.close()
             app.quit()
 
-        QTimer.singleShot(0, report_and_quit)
+        value = os.environ[EXIT_AFTER_SHOW].strip()
+        try:
+            linger = 0.0 if value == "1" else max(float(value), 0.0)  # "1" is the switch, not one second
+        except ValueError:
+            linger = 0.0
+        QTimer.singleShot(0, report_shown)
+        QTimer.singleShot(int(linger * 1000), quit_now)
     return int(app.exec())
 
 

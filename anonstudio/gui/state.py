@@ -302,8 +302,10 @@ class WorkbenchState:
         return "untitled"
 
     def title(self) -> str:
-        """Window title: project name, ``*`` when there are unsaved changes."""
-        return f"{self.project_name}{'*' if self.dirty else ''} — anonstudio"
+        """Window title: project name, ``*`` when there are unsaved changes, and the version."""
+        from anonstudio import __version__
+
+        return f"{self.project_name}{'*' if self.dirty else ''} — anonstudio {__version__}"
 
     def mark_saved(self, path: str | Path | None = None) -> None:
         if path is not None:

@@ -9,6 +9,7 @@ Screenshots of every pane after the real runs go to ``artifacts/screenshots/e2e_
 
 from __future__ import annotations
 
+from anonstudio import __version__
 import os
 import shutil
 import subprocess
@@ -223,7 +224,7 @@ def test_table_demo_mst_end_to_end(window, settings, demo, qtbot, monkeypatch, s
     assert _snapshot(again.state) == before
     assert again.panes["Method"].method() == "mst" and again.panes["Method"].params()["k"] == 5
     assert again.panes["Metrics"].report_row("metrics", "GCP") == metrics_gcp
-    assert again.windowTitle() == "study — anonstudio"
+    assert again.windowTitle() == f"study — anonstudio {__version__}"
     again.runner.shutdown()
 
 

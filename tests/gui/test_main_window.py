@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from anonstudio import __version__
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
@@ -30,7 +31,7 @@ def test_window_opens_with_named_docks_and_menus(window, screenshot):
     assert view_actions[:9] == list(window.docks)  # every pane can be shown and hidden
     menus = [a.text().replace("&", "") for a in window.menuBar().actions()]
     assert menus == ["File", "Run", "View", "Help"]
-    assert window.windowTitle() == "untitled — anonstudio"
+    assert window.windowTitle() == f"untitled — anonstudio {__version__}"
     assert not window.act_run.isEnabled()  # nothing to run without data
     assert window.act_run.shortcut().toString() == "F5"
     screenshot(window, "main_window_empty")
@@ -85,11 +86,11 @@ def test_broken_data_file_shows_error_and_keeps_previous_data(window, adult_csv,
 
 def test_title_dirty_mark_and_close_asks(window, adult_csv, tmp_path, messages):
     window.open_data(adult_csv, "table")
-    assert window.windowTitle() == "untitled* — anonstudio"
+    assert window.windowTitle() == f"untitled* — anonstudio {__version__}"
     assert window.save_project_to(tmp_path / "study.anonstudio.json")
-    assert window.windowTitle() == "study — anonstudio"
+    assert window.windowTitle() == f"study — anonstudio {__version__}"
     _role_action(window.panes["Data"].column_menu("sex"), "quasi-identifying").trigger()
-    assert window.windowTitle() == "study* — anonstudio"
+    assert window.windowTitle() == f"study* — anonstudio {__version__}"
     messages.answer = QMessageBox.StandardButton.Cancel
     assert not window.close()
     assert window.isVisible()
@@ -316,7 +317,7 @@ def test_app_main_opens_file_and_returns_exit_code(adult_csv, qtbot, monkeypatch
 
     monkeypatch.setattr(app_module, "make_application", lambda: App())
     assert app_module.main(file=str(adult_csv)) == 0
-    assert seen == {"rows": 10, "title": "untitled* — anonstudio"}
+    assert seen == {"rows": 10, "title": f"untitled* — anonstudio {__version__}"}
     assert real_app.applicationName() == "anonstudio" and real_app.organizationName() == "anonstudio"
 
 

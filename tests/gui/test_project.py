@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from anonstudio import __version__
 import json
 import tomllib
 
@@ -87,7 +88,7 @@ def test_window_project_round_trip_and_broken_project_keeps_state(window, adult_
     window.adopt_state(state)
     target = tmp_path / "study.anonstudio.json"
     assert window.save_project_to(target)
-    assert window.windowTitle() == "study — anonstudio"
+    assert window.windowTitle() == f"study — anonstudio {__version__}"
     saved = _summary(window.state)
     window.close()
 
@@ -95,7 +96,7 @@ def test_window_project_round_trip_and_broken_project_keeps_state(window, adult_
     qtbot.addWidget(second)
     assert second.open_project(target)
     assert _summary(second.state) == saved
-    assert second.windowTitle() == "study — anonstudio"
+    assert second.windowTitle() == f"study — anonstudio {__version__}"
     assert second.panes["Data"].table_model.rowCount() == 10
     assert sorted(second.panes["Hierarchies"].attributes()) == ["education", "sex"]
     assert str(target.resolve()) == second.recent_files()[0]

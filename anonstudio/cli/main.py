@@ -120,9 +120,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_experiment(args: argparse.Namespace) -> int:
     from anonstudio.core.experiments import EXPERIMENTS
 
+    from anonstudio.core.execution import Execution
+
     exp = EXPERIMENTS[args.name]
     params = _collect(args, exp.parameters)
-    paths = exp.run(Path(args.out), progress=_Progress(args.quiet), **params)
+    settings = {"engine": args.engine, "workers": args.workers}
+    if args.scheduler:
+        settings["scheduler"] = args.scheduler
+    execution = Execution.from_dict(settings)
+    if execution.engine != "local" and not exp.distributable:
+        raise AnonStudioError(f"experiment '{args.name}' runs on the local engine only", column="engine")
+    if not exp.distributable:
+        paths = exp.run(Path(args.out), progress=_Progress(args.quiet), **params)
+    else:
+        with execution.session() as executor:
+            paths = exp.run(Path(args.out), progress=_Progress(args.quiet), executor=executor, **params)
     for p in paths:
         print(p)
     return 0
@@ -235,6 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
         e = esub.add_parser(name, help=exp.help)
         e.add_argument("--out", required=True, help="folder for the CSV and PNG files")
         e.add_argument("--quiet", action="store_true")
+        if exp.distributable:
+            e.add_argument("--engine", choices=("local", "dask"), default="local",
+                           help="run the sweep's points here (local) or as tasks on a Dask cluster")
+            e.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                           help="Dask scheduler, e.g. tcp://host:8786 (default: start a LocalCluster)")
+            e.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
+        else:
+            e.set_defaults(engine="local", scheduler=None, workers=2)
         _add_params(e, exp.parameters)
     ep.set_defaults(func=cmd_experiment)
     return parser

@@ -170,7 +170,9 @@ class Command:
     """A named engine entry point with declared parameters: a data generator or a paper's experiment.
 
     ``func(out, **params)`` (experiments also get ``progress=``) returns the paths it wrote. The CLI
-    builds one ``--option`` per parameter; the GUI builds one widget per parameter.
+    builds one ``--option`` per parameter; the GUI builds one widget per parameter. An experiment whose
+    ``func`` takes ``executor=`` runs its sweep points as tasks of a
+    :class:`~anonstudio.core.execution.Executor` (``--engine dask``).
     """
 
     name: str
@@ -180,3 +182,10 @@ class Command:
 
     def run(self, out, **kwargs) -> list:
         return self.func(out, **kwargs)
+
+    @property
+    def distributable(self) -> bool:
+        """Whether the sweep's points can run as tasks of an executor (local or Dask)."""
+        import inspect
+
+        return "executor" in inspect.signature(self.func).parameters

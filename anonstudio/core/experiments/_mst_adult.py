@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from anonstudio.core.errors import InputError, ParameterError
+from anonstudio.core.execution import Executor, LocalExecutor
 from anonstudio.core.params import Command, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
@@ -93,9 +94,12 @@ def run_mst_adult(
     hierarchies: str = "",
     rows: int = 0,
     progress: ProgressCallback | None = None,
+    executor: Executor | None = None,
 ) -> list[Path]:
-    """Run the sweep; returns the written paths (``results.csv`` and the three PNGs)."""
-    from anonstudio.core import algorithms, jobs
+    """Run the sweep; returns the written paths (``results.csv`` and the three PNGs).
+
+    Each (QI size, k, method) point is one task of ``executor`` (default: this process, in order), so the
+    sweep runs unchanged on a Dask cluster; the rows come back in the same order either way."""
 
     k_values = _ints(k_values, "k_values", 2)
     qi_sizes = _ints(qi_sizes, "qi_sizes", 1)
@@ -107,39 +111,10 @@ def run_mst_adult(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     table, hs = _read_inputs(data, hierarchies, rows, list(PAPER_QIS[: max(qi_sizes)]))
-    records = []
-    total = len(qi_sizes) * len(k_values) * len(methods)
-    done = 0
-    for size in qi_sizes:
-        qis = list(PAPER_QIS[:size])
-        t = table.with_roles(qis)
-        t.roles = {c: r for c, r in t.roles.items() if c in qis}
-        hsub = {q: hs[q] for q in qis}
-        for k in k_values:
-            for label in methods:
-                name, extra = METHODS[label]
-                report(progress, done / total, f"QI size {size}, k = {k}: {label}")
-                alg = algorithms.get(name)(k=k, **extra)
-                # run → independent verification (PrivacyError if it fails) → metrics from the output
-                outcome = jobs.run(t, hsub, alg, subrange(progress, done / total, (done + 1) / total))
-                rep = outcome.report
-                m = rep["metrics"]
-                records.append({
-                    "qi_size": size,
-                    "quasi_identifiers": " ".join(qis),
-                    "k": k,
-                    "method": label,
-                    "records": len(t),
-                    "GCP": m["GCP"],
-                    "DM": m["DM"],
-                    "CAVG": m["CAVG"],
-                    "NCP": m["NCP"],
-                    "classes": m["classes"],
-                    "suppressed": m["suppressed"],
-                    "verified": bool(rep["verification"]["passed"]),
-                    "runtime_s": rep["runtime_s"],
-                })
-                done += 1
+    points = [(size, k, label) for size in qi_sizes for k in k_values for label in methods]
+    executor = executor if executor is not None else LocalExecutor()
+    records = executor.map(sweep_point, points, shared=(table, hs), progress=subrange(progress, 0.0, 0.95),
+                           label="run")
     frame = pd.DataFrame.from_records(records)
     from anonstudio.core.io import atomic_write
 
@@ -149,6 +124,39 @@ def run_mst_adult(
     paths = [csv_path] + _plots(frame, out)
     report(progress, 1.0, f"wrote {csv_path}")
     return paths
+
+
+def sweep_point(point: tuple[int, int, str], shared, progress: ProgressCallback | None = None) -> dict:
+    """One point of the sweep: run the method (→ independent verification, :class:`PrivacyError` if it
+    fails → metrics from the output) and return its row of ``results.csv``. Module-level, so a Dask worker
+    can run it."""
+    from anonstudio.core import algorithms, jobs
+
+    size, k, label = point
+    table, hs = shared
+    qis = list(PAPER_QIS[:size])
+    t = table.with_roles(qis)
+    t.roles = {c: r for c, r in t.roles.items() if c in qis}
+    name, extra = METHODS[label]
+    report(progress, 0.0, f"QI size {size}, k = {k}: {label}")
+    outcome = jobs.run(t, {q: hs[q] for q in qis}, algorithms.get(name)(k=k, **extra), progress)
+    rep = outcome.report
+    m = rep["metrics"]
+    return {
+        "qi_size": size,
+        "quasi_identifiers": " ".join(qis),
+        "k": k,
+        "method": label,
+        "records": len(t),
+        "GCP": m["GCP"],
+        "DM": m["DM"],
+        "CAVG": m["CAVG"],
+        "NCP": m["NCP"],
+        "classes": m["classes"],
+        "suppressed": m["suppressed"],
+        "verified": bool(rep["verification"]["passed"]),
+        "runtime_s": rep["runtime_s"],
+    }
 
 
 def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
@@ -173,9 +181,9 @@ def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
     return paths
 
 
-def _command(out, *, k_values, qi_sizes, methods, data, hierarchies, rows, progress=None):
+def _command(out, *, k_values, qi_sizes, methods, data, hierarchies, rows, progress=None, executor=None):
     return run_mst_adult(out, k_values=k_values, qi_sizes=qi_sizes, methods=methods, data=data,
-                         hierarchies=hierarchies, rows=rows, progress=progress)
+                         hierarchies=hierarchies, rows=rows, progress=progress, executor=executor)
 
 
 MST_ADULT = Command(

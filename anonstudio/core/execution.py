@@ -1,0 +1,181 @@
+"""Where the engine's independent tasks run: in this process, or on a Dask cluster.
+
+The contract's ``[execution]`` section (and ``anonstudio experiment … --engine``) chooses the engine::
+
+    [execution]
+    engine = "dask"                    # local (default) | dask
+    scheduler = "tcp://host:8786"      # absent: a LocalCluster is started for the run (workers = 2)
+
+Work that splits into independent tasks — the points and repetitions of an experiment sweep, the
+partitions of a row-independent method — goes through one interface, :meth:`Executor.map`: the local
+engine runs the tasks one after another in this process; the Dask engine (``dask.distributed``, an
+existing scheduler rather than a home-made pool) submits them to the cluster, broadcasts the data they
+share once, reports progress as tasks finish and cancels the outstanding ones when the progress callback
+raises :class:`~anonstudio.core.progress.Cancelled`. Results come back in the order of the tasks, so the
+files written from them are the same whichever engine ran them.
+
+Dask is optional (``pip install anonstudio[dask]``): nothing here imports it until the Dask engine is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from anonstudio.core.errors import JobError, NotAvailableError
+from anonstudio.core.progress import Cancelled, ProgressCallback, report, subrange
+
+ENGINES = ("local", "dask")
+_KEYS = {"engine", "scheduler", "workers"}
+
+
+@dataclass(frozen=True)
+class Execution:
+    """The validated ``[execution]`` settings."""
+
+    engine: str = "local"
+    #: address of a running Dask scheduler (``tcp://host:8786``); None starts a LocalCluster
+    scheduler: str | None = None
+    #: worker processes of the LocalCluster started when no scheduler is given
+    workers: int = 2
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None, *, file: str | None = None) -> Execution:
+        """Validate a job's ``[execution]`` table (``None`` or empty: the local engine)."""
+        if raw is None:
+            return cls()
+        if not isinstance(raw, dict):
+            raise JobError("[execution] must be a table (engine = \"local\" | \"dask\")", file=file, column="execution")
+        for key in raw:
+            if key not in _KEYS:
+                raise JobError(f"unknown key 'execution.{key}' (known: {', '.join(sorted(_KEYS))})", file=file,
+                               column=f"execution.{key}")
+        engine = raw.get("engine", "local")
+        if engine not in ENGINES:
+            raise JobError(f"execution.engine must be one of {', '.join(ENGINES)}, got {engine!r}", file=file,
+                           column="execution.engine")
+        scheduler = raw.get("scheduler")
+        if scheduler is not None:
+            if engine != "dask":
+                raise JobError("execution.scheduler is only for engine = \"dask\"", file=file, column="execution.scheduler")
+            if not isinstance(scheduler, str) or "://" not in scheduler:
+                raise JobError(f"execution.scheduler must be an address like \"tcp://host:8786\", got {scheduler!r}",
+                               file=file, column="execution.scheduler")
+        workers = raw.get("workers", 2)
+        if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
+            raise JobError(f"execution.workers must be a whole number from 1 to 256, got {workers!r}", file=file,
+                           column="execution.workers")
+        return cls(engine=engine, scheduler=scheduler, workers=workers)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"engine": self.engine}
+        if self.engine == "dask":
+            out["scheduler"] = self.scheduler or f"LocalCluster ({self.workers} worker processes)"
+        return out
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Executor]:
+        """The executor for this run; a LocalCluster started here is shut down on leaving."""
+        if self.engine == "local":
+            yield LocalExecutor()
+            return
+        distributed = _import_distributed()
+        if self.scheduler:
+            try:
+                client = distributed.Client(self.scheduler, timeout="10s")
+            except (OSError, TimeoutError) as exc:
+                raise JobError(f"cannot reach the Dask scheduler at {self.scheduler}: {exc}",
+                               column="execution.scheduler") from None
+            with client:
+                yield DaskExecutor(client)
+            return
+        # Worker processes (not threads): the kernels release the GIL, but pandas and Python-level
+        # bookkeeping do not. One thread each, so a worker's numba kernels do not fight over the cores.
+        with (
+            distributed.LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                     dashboard_address=None, silence_logs=logging.CRITICAL) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            yield DaskExecutor(client)
+
+
+class Executor:
+    """Runs independent tasks; results in task order."""
+
+    name = ""
+
+    def map(self, func: Callable[..., Any], items: Sequence[Any], *, shared: Any = None,
+            progress: ProgressCallback | None = None, label: str = "task") -> list[Any]:
+        """``[func(item, shared, task_progress) for item in items]``. ``func`` must be a module-level
+        function (Dask sends it to other processes by reference). Progress is reported as tasks finish;
+        ``task_progress`` is the task's own slice of it in this process (so a long task can be cancelled
+        midway) and ``None`` on a cluster, where tasks are cancelled between tasks."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def describe(self) -> str:
+        return self.name
+
+
+class LocalExecutor(Executor):
+    """This process, one task after another (the default; needs nothing extra)."""
+
+    name = "local"
+
+    def map(self, func, items, *, shared=None, progress=None, label="task"):
+        results = []
+        n = len(items)
+        for i, item in enumerate(items):
+            report(progress, i / max(n, 1), f"{label} {i + 1}/{n}")
+            results.append(func(item, shared, subrange(progress, i / n, (i + 1) / n)))
+        report(progress, 1.0, f"{n}/{n} {label}s done")
+        return results
+
+
+class DaskExecutor(Executor):
+    """A ``dask.distributed`` client: tasks are futures, the shared data is broadcast once."""
+
+    name = "dask"
+
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def describe(self) -> str:
+        workers = len(self.client.scheduler_info().get("workers", {}))
+        return f"dask ({workers} workers at {self.client.scheduler.address})"
+
+    def workers(self) -> int:
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def map(self, func, items, *, shared=None, progress=None, label="task"):
+        distributed = _import_distributed()
+        n = len(items)
+        if n == 0:
+            return []
+        # scattered inside a list: a dict would be scattered value by value under its own keys
+        shared_ref = self.client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
+        futures = [self.client.submit(func, item, shared_ref, None, pure=False) for item in items]
+        report(progress, 0.0, f"0/{n} {label}s done on {self.workers()} Dask workers")
+        done = 0
+        try:
+            for future in distributed.as_completed(futures):
+                if future.status == "error":
+                    future.result()  # raises the task's own exception (an AnonStudioError stays one)
+                done += 1
+                report(progress, done / n, f"{done}/{n} {label}s done on Dask")
+            return self.client.gather(futures)
+        except (Cancelled, KeyboardInterrupt):
+            self.client.cancel(futures)
+            raise
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise NotAvailableError(
+            "the Dask engine needs dask.distributed: pip install 'anonstudio[dask]'", column="execution.engine"
+        ) from None
+    return distributed

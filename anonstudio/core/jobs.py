@@ -12,6 +12,7 @@ Nothing is written unless the independent verifier passes (:class:`PrivacyError`
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import tomllib
@@ -72,6 +73,19 @@ class Job:
     report_path: Path | None
     file: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+
+    def reads(self) -> dict[str, Path]:
+        """Every file this job reads, by the key that names it (outputs may be none of these)."""
+        paths = [self.input.path, *self.input.more_paths]
+        out: dict[str, Path] = {}
+        for i, p in enumerate(paths):
+            out["input.path" if len(paths) == 1 else f"input.path[{i + 1}]"] = p
+        for attr, spec in self.hierarchies.items():
+            if isinstance(spec, Path):
+                out[f"hierarchies.{attr}"] = spec
+        if self.file is not None:
+            out["the job file"] = Path(self.file)
+        return out
 
     def make_algorithm(self) -> Algorithm:
         try:
@@ -191,6 +205,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
         missing=str_list("missing") if "missing" in inp else None,
         alphabet=inp.get("alphabet"),
     )
+    _check_one_role_per_column(spec, err)
     spec.more_paths = resolved_paths[1:]
     if "labels" in inp:
         spec.labels = str_list("labels")
@@ -226,14 +241,50 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
             raise err(f"unknown key 'output.{key}' (known: path, report)", f"output.{key}")
     if "path" not in out or not isinstance(out["path"], str):
         raise err("output.path is required", "output.path")
-    out_path = Path(out["path"]) if Path(out["path"]).is_absolute() else (base / out["path"]).resolve()
+    # Targets are kept as written (made absolute, not resolved): a symlink at the target is replaced by the
+    # new file, never written through; the overwrite check below compares resolved real paths.
+    out_path = _target(out["path"], base)
     rep = out.get("report")
-    rep_path = None if rep is None else (Path(rep) if Path(rep).is_absolute() else (base / rep).resolve())
-    if out_path in resolved_paths:
-        raise err("output.path is the input file: inputs are never overwritten", "output.path")
+    rep_path = None if rep is None else _target(rep, base)
     job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw)
+    io.refuse_overwrites({"output.path": out_path, "output.report": rep_path}, job.reads(), file=file)
     job.make_algorithm()  # validates method name and parameters now, before any data is read
     return job
+
+
+def _target(text: str, base: Path) -> Path:
+    p = Path(text)
+    return p if p.is_absolute() else Path(os.path.abspath(base)) / p
+
+
+_ROLE_KEYS = (
+    ("quasi_identifiers", "a quasi-identifier"),
+    ("sensitive", "sensitive"),
+    ("identifying", "identifying"),
+    ("sequence_id", "the sequence id"),
+    ("event_order", "the event order"),
+)
+
+
+def _check_one_role_per_column(spec: InputSpec, err) -> None:
+    """A column holds one role (``cli-contract.md``). A column named in two roles would take the last one
+    and could be published unprotected (a QI also listed as sensitive was published exactly), so it is
+    an error naming the column and both keys; a name listed twice under one key is refused as well."""
+    seen: dict[str, str] = {}
+    for key, role in _ROLE_KEYS:
+        value = getattr(spec, key)
+        names = [value] if isinstance(value, str) else list(value or [])
+        for name in names:
+            if name in seen:
+                first_key, first_role = seen[name].split("|")
+                if first_key == key:
+                    raise err(f"column '{name}' is listed twice in input.{key}", f"input.{key}")
+                raise err(
+                    f"column '{name}' is named in two roles, {first_role} (input.{first_key}) and {role} "
+                    f"(input.{key}): a column holds one role",
+                    f"input.{key}",
+                )
+            seen[name] = f"{key}|{role}"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -310,9 +361,13 @@ def run(
     *,
     notes: list[str] | None = None,
     parameters: dict | None = None,
+    declared: InputSpec | None = None,
 ) -> Outcome:
     """Anonymize in memory, verify independently and evaluate; raises :class:`PrivacyError` if the
-    verifier refuses. Nothing is written here (see :func:`write_outputs`)."""
+    verifier refuses. Nothing is written here (see :func:`write_outputs`).
+
+    ``declared`` is the job's ``[input]``: the verifier then checks the roles the job asked for, not the
+    ones the data container ended up with."""
     from anonstudio.core import privacy
 
     if algorithm.data_kind != _kind_of(data):
@@ -322,7 +377,7 @@ def run(
     result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8))
     runtime = time.perf_counter() - start
     report(progress, 0.8, "verifying")
-    verification = privacy.verify_output(algorithm.privacy_model(), data, result.output, hierarchies)
+    verification = privacy.verify_output(declared_model(algorithm, data, declared), data, result.output, hierarchies)
     if not verification.passed:
         raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
     report(progress, 0.85, "evaluating")
@@ -351,11 +406,22 @@ def run(
     return Outcome(result, verification, rep, data, hierarchies)
 
 
-def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None) -> list[Path]:
-    """Write the verified output (and side outputs, and the report) atomically; returns the paths."""
+def side_output_path(output_path: Path, suffix: str) -> Path:
+    """Where a side output goes: ``<stem>.<suffix><ext>`` beside the output (anatomy's ST table)."""
+    return output_path.with_name(f"{output_path.stem}.{suffix}{output_path.suffix}")
+
+
+def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None,
+                  reads: dict[str, Path] | None = None) -> list[Path]:
+    """Write the verified output (and side outputs, and the report) atomically; returns the paths.
+
+    Nothing is written if any target is a file in ``reads`` (what the run read) or two targets coincide
+    (compared as resolved real paths)."""
+    sides = {f"output ({suffix} table)": side_output_path(output_path, suffix) for suffix in outcome.result.side_outputs}
+    io.refuse_overwrites({"output.path": output_path, **sides, "output.report": report_path}, reads or {})
     written = io.write_output(outcome.result.output, output_path)
     for suffix, frame in outcome.result.side_outputs.items():
-        side = output_path.with_name(f"{output_path.stem}.{suffix}{output_path.suffix}")
+        side = side_output_path(output_path, suffix)
         io.write_output(frame, side, like=outcome.result.output)
         written.append(side)
     outcome.report["output"]["path"] = str(output_path)
@@ -372,9 +438,10 @@ def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
     hierarchies, notes = load_hierarchies(job.hierarchies, data, source=job.file)
     algorithm = job.make_algorithm()
     params = {"name": job.algorithm, **algorithm.params}
-    outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes, parameters=params)
+    outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes, parameters=params,
+                  declared=job.input)
     outcome.report["input"]["path"] = str(job.input.path)
-    write_outputs(outcome, job.output_path, job.report_path)
+    write_outputs(outcome, job.output_path, job.report_path, reads=job.reads())
     report(progress, 1.0, f"wrote {job.output_path.name}")
     return outcome
 
@@ -388,7 +455,20 @@ def verify_job(job: Job):
     if not job.output_path.exists():
         raise JobError("output file does not exist: run the job first", file=job.output_path)
     output = io.read_output_like(data, job.output_path)
-    return privacy.verify_output(job.make_algorithm().privacy_model(), data, output, hierarchies)
+    return privacy.verify_output(declared_model(job.make_algorithm(), data, job.input), data, output, hierarchies)
+
+
+def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None) -> dict[str, Any]:
+    """The privacy model to verify: the method's, with the quasi-identifiers and sensitive columns the
+    job declares (for tables), so a role lost on the way cannot shrink what is checked."""
+    model = dict(algorithm.privacy_model())
+    if declared is not None and isinstance(data, Table):
+        if declared.quasi_identifiers and model.get("quasi_identifiers") is None:
+            model["quasi_identifiers"] = list(declared.quasi_identifiers)
+        uses_sensitive = model.get("model") == "anatomy" or model.get("l") is not None
+        if declared.sensitive and uses_sensitive and model.get("sensitive") is None:
+            model["sensitive"] = list(declared.sensitive)
+    return model
 
 
 def _kind_of(data: Any) -> str:

@@ -596,7 +596,7 @@ class MainWindow(QMainWindow):
         if self.state.outcome is None:
             return False
         try:
-            jobs.write_outputs(self.state.outcome, Path(path), None)
+            jobs.write_outputs(self.state.outcome, Path(path), None, reads=self.state.files_read())
         except (AnonStudioError, OSError, ValueError) as exc:
             self.error("Cannot export data", exc)
             return False
@@ -610,12 +610,13 @@ class MainWindow(QMainWindow):
             self.export_data(path)
 
     def export_report(self, path: str | Path) -> bool:
-        from anonstudio.core.io import write_json
+        from anonstudio.core.io import refuse_overwrites, write_json
 
         rep = self.state.outcome.report if self.state.outcome is not None else self.state.last_report
         if rep is None:
             return False
         try:
+            refuse_overwrites({"the report": Path(path)}, self.state.files_read())
             write_json(rep, Path(path))
         except (AnonStudioError, OSError, ValueError, TypeError) as exc:
             self.error("Cannot export report", exc)

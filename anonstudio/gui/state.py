@@ -301,6 +301,18 @@ class WorkbenchState:
             return name[: -len(".anonstudio.json")] if name.endswith(".anonstudio.json") else Path(name).stem
         return "untitled"
 
+    def files_read(self) -> dict[str, Path]:
+        """The files the work on screen was read from (an export may overwrite none of them)."""
+        out: dict[str, Path] = {}
+        if self.data_path is not None:
+            out["the data file"] = Path(self.data_path)
+        for attr, source in self.hierarchy_sources.items():
+            if isinstance(source, (str, Path)):
+                out[f"the hierarchy file of '{attr}'"] = Path(source)
+        if self.project_path is not None:
+            out["the project file"] = Path(self.project_path)
+        return out
+
     def title(self) -> str:
         """Window title: project name, ``*`` when there are unsaved changes, and the version."""
         from anonstudio import __version__

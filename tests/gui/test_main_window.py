@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from anonstudio import __version__
 import pytest
 from PySide6.QtWidgets import QMessageBox
@@ -173,6 +175,24 @@ def test_export_after_run(window, adult_csv, sex_hierarchy_csv, test_method, tmp
     assert len(lines) == 11 and all(";*;" in line for line in lines[1:])
     assert window.export_report(tmp_path / "r.json")
     assert '"passed": true' in (tmp_path / "r.json").read_text(encoding="utf-8")
+
+
+def test_export_never_overwrites_the_data_or_a_hierarchy_it_read(window, adult_csv, sex_hierarchy_csv, test_method,
+                                                                  messages, tmp_path, qtbot):
+    """Issue 11 item 2: the export dialogs refuse the files the work on screen was read from (the data file
+    even through a symlink), with a dialog naming the clash; the files stay byte for byte."""
+    _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
+    with qtbot.waitSignal(window.runFinished, timeout=10_000):
+        window.start_run(test_method, {"k": 2})
+    data_before = Path(adult_csv).read_bytes()
+    link = tmp_path / "link-to-data.csv"
+    link.symlink_to(adult_csv)
+    assert not window.export_data(link)
+    assert not window.export_report(adult_csv)
+    texts = messages.texts("critical")
+    assert len(texts) == 2 and all("is the same file as the data file" in t for t in texts)
+    assert Path(adult_csv).read_bytes() == data_before and link.is_symlink()
+    assert window.export_data(tmp_path / "fine.csv")
 
 
 def test_demo_opens_table_with_roles(window, repo_root, engine_io, tmp_path, screenshot):

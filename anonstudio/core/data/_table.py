@@ -94,8 +94,17 @@ class Table:
     ) -> Table:
         """A copy with the given columns' roles set (others keep theirs); unknown names are errors."""
         roles = dict(self.roles)
+        given: dict[str, Role] = {}
         for names, role in ((quasi_identifiers, Role.QUASI), (sensitive, Role.SENSITIVE), (identifying, Role.IDENTIFYING)):
             for name in names or []:
+                if name in given and given[name] is not role:
+                    # a column in two roles would silently take the last one (and be published unprotected)
+                    raise InputError(
+                        f"column '{name}' is given two roles, {given[name].value} and {role.value}: a column holds one role",
+                        file=self.source,
+                        column=name,
+                    )
+                given[name] = role
                 if name not in self.df.columns:
                     raise InputError(
                         f"no column named '{name}' (columns: {', '.join(map(str, self.df.columns))})",

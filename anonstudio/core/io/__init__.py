@@ -20,6 +20,7 @@ from anonstudio.core.io._dispatch import (
 from anonstudio.core.io._events import read_events, write_events
 from anonstudio.core.io._fasta import FASTA_SUFFIXES, read_fasta, write_fasta
 from anonstudio.core.io._hierarchy_csv import read_hierarchy, write_hierarchy
+from anonstudio.core.io._paths import real_path, refuse_overwrites
 from anonstudio.core.io._table import (
     DEFAULT_MISSING,
     PARQUET_SUFFIXES,
@@ -44,6 +45,8 @@ __all__ = [
     "read_hierarchy",
     "read_output_like",
     "read_table",
+    "real_path",
+    "refuse_overwrites",
     "sniff_delimiter",
     "to_jsonable",
     "write_events",

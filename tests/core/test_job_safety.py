@@ -1,0 +1,143 @@
+"""Issue 11, items 1 and 2: a column holds one role, and a run never writes over what it reads.
+
+Each case failed on 05ef630: a QI also listed as sensitive was published exactly with "verification
+passed", and outputs or reports could overwrite the input, a hierarchy or the job file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from anonstudio.core import io, jobs
+from anonstudio.core.algorithms import get
+from anonstudio.core.errors import InputError, JobError
+from anonstudio.core.generate import adult_like_table
+
+ROWS = "Gender;Age;Zip;Disease\n" + "".join(
+    f"{g};{a};{z};{d}\n" for g, a, z, d in
+    [("M", 30, 12345, "Flu"), ("F", 31, 12346, "HIV"), ("M", 30, 12345, "Cold"), ("F", 31, 12346, "Flu"),
+     ("M", 44, 12399, "Flu"), ("F", 45, 12398, "Cold")]
+)
+
+
+def _job(tmp_path: Path, *, input_=None, output=None, extra="") -> Path:
+    (tmp_path / "t.csv").write_text(ROWS)
+    (tmp_path / "zip.csv").write_text("".join(f"{z};{str(z)[:3]}**;*\n" for z in (12345, 12346, 12398, 12399)))
+    input_ = input_ or 'quasi_identifiers = ["Gender", "Age", "Zip"]\nsensitive = ["Disease"]'
+    output = output or 'path = "out.csv"\nreport = "out.json"'
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'[input]\npath = "t.csv"\n{input_}\n'
+        '[hierarchies]\nGender = { groups = [{ "*" = ["M", "F"] }] }\nZip = "zip.csv"\n'
+        f'[algorithm]\nname = "mondrian"\nk = 2\n{extra}\n[output]\n{output}\n'
+    )
+    return job
+
+
+def _cli(*args, cwd) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    return subprocess.run([sys.executable, "-m", "anonstudio", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("roles", "fragment"),
+    [
+        ('quasi_identifiers = ["Gender", "Age", "Zip"]\nsensitive = ["Disease", "Age"]',
+         "column 'Age' is named in two roles, a quasi-identifier (input.quasi_identifiers) and sensitive (input.sensitive)"),
+        ('quasi_identifiers = ["Gender", "Age", "Zip"]\nidentifying = ["Zip"]',
+         "column 'Zip' is named in two roles, a quasi-identifier (input.quasi_identifiers) and identifying"),
+        ('quasi_identifiers = ["Gender", "Age"]\nsensitive = ["Disease"]\nidentifying = ["Disease"]',
+         "column 'Disease' is named in two roles, sensitive (input.sensitive) and identifying (input.identifying)"),
+        ('quasi_identifiers = ["Gender", "Age", "Gender"]', "column 'Gender' is listed twice in input.quasi_identifiers"),
+    ],
+)
+def test_a_column_in_two_roles_is_exit_2_naming_the_column_and_both_roles(tmp_path, roles, fragment):
+    job = _job(tmp_path, input_=roles)
+    before = _snapshot(tmp_path)
+    done = _cli("run", job, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert fragment in done.stderr and "job.toml" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert _snapshot(tmp_path) == before  # nothing written, nothing changed
+
+
+def test_table_with_roles_refuses_two_roles_for_one_column(tmp_path):
+    (tmp_path / "t.csv").write_text(ROWS)
+    table = io.read_table(tmp_path / "t.csv")
+    with pytest.raises(InputError, match="column 'Age' is given two roles, quasi-identifying and sensitive"):
+        table.with_roles(["Gender", "Age"], ["Age"])
+
+
+def test_the_verifier_checks_the_quasi_identifiers_the_job_declares(tmp_path):
+    """If the data container lost a QI role on the way (as the last-role-wins bug did), the verifier still
+    checks the declared set: an output that publishes Age exactly fails."""
+    from dataclasses import replace
+
+    from anonstudio.core import privacy
+    from anonstudio.core.data import Role
+
+    job = jobs.load_job(_job(tmp_path))
+    data = jobs.load_data(job.input)
+    hierarchies, _ = jobs.load_hierarchies(job.hierarchies, data)
+    roles = dict(data.roles)
+    roles["Age"] = Role.SENSITIVE
+    lost = replace(data, roles=roles, types=dict(data.types))
+    algorithm = get("mondrian")(k=2)
+    result = algorithm.run(lost, {a: h for a, h in hierarchies.items() if a != "Age"})
+    assert result.output.df["Age"].tolist() == lost.df["Age"].tolist()  # Age published exactly
+    as_data_says = privacy.verify_output(algorithm.privacy_model(), lost, result.output, hierarchies)
+    as_job_says = privacy.verify_output(jobs.declared_model(algorithm, lost, job.input), lost, result.output, hierarchies)
+    assert as_data_says.passed  # what 05ef630 reported
+    assert as_job_says.details["quasi_identifiers"] == ["Gender", "Age", "Zip"]
+    assert not as_job_says.passed
+
+
+@pytest.mark.parametrize(
+    ("output", "fragment"),
+    [
+        ('path = "sub/../t.csv"', "output.path (t.csv) is the same file as input.path"),
+        ('path = "out.csv"\nreport = "t.csv"', "output.report (t.csv) is the same file as input.path"),
+        ('path = "out.csv"\nreport = "zip.csv"', "output.report (zip.csv) is the same file as hierarchies.Zip"),
+        ('path = "out.csv"\nreport = "job.toml"', "output.report (job.toml) is the same file as the job file"),
+        ('path = "out.csv"\nreport = "./out.csv"', "output.report and output.path are the same file (out.csv)"),
+        ('path = "link.csv"', "output.path (link.csv) is the same file as input.path"),
+    ],
+)
+def test_outputs_never_overwrite_what_the_job_reads(tmp_path, output, fragment):
+    job = _job(tmp_path, output=output)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.csv").symlink_to(tmp_path / "t.csv")
+    before = _snapshot(tmp_path)
+    done = _cli("run", job, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert fragment in done.stderr
+    assert _snapshot(tmp_path) == before
+
+
+def test_an_absolute_dotdot_output_path_is_compared_resolved(tmp_path):
+    job = _job(tmp_path, output=f'path = "{tmp_path}/sub/../t.csv"')
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(JobError, match="is the same file as input.path"):
+        jobs.load_job(job)
+
+
+def test_write_outputs_refuses_a_side_output_over_an_input(tmp_path):
+    job = jobs.load_job(_job(tmp_path))
+    outcome = jobs.run_job(job)
+    outcome.result.side_outputs["sensitive"] = outcome.result.output.df.iloc[:1]
+    target = tmp_path / "t.csv"  # a side output would be t.sensitive.csv: put the input there
+    (tmp_path / "t.sensitive.csv").write_text("x\n")
+    reads = {"input.path": tmp_path / "t.sensitive.csv"}
+    before = target.read_bytes()
+    with pytest.raises(JobError, match="the same file as input.path"):
+        jobs.write_outputs(outcome, target, None, reads=reads)
+    assert target.read_bytes() == before

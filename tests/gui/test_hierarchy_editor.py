@@ -179,3 +179,13 @@ def test_numeric_attribute_can_take_the_default_bands(editor, window):
     assert window.state.hierarchy_sources["age"]["intervals"]  # saved to a job as a builder spec
     assert editor.status.text().startswith("Valid")
     assert not editor.default_button.isVisibleTo(editor)
+
+
+def test_renaming_a_group_to_another_values_label_is_refused(editor, window, education_hierarchy_csv):
+    """Issue 11 item 4: a group labelled like a value would publish its members under that value."""
+    editor.import_file(education_hierarchy_csv, "education")
+    good = window.state.hierarchies["education"]
+    editor.rename_item(editor.model.find("Secondary"), "Bachelors")
+    assert "Not a valid hierarchy" in editor.status.text()
+    assert "label 'Bachelors' means two different things" in editor.status.text()
+    assert window.state.hierarchies["education"] is good

@@ -152,6 +152,45 @@ class Hierarchy:
             )
         self._ancestor = ancestor
         self.leaves: list[str] = [r[0] for r in padded]
+        self._check_one_meaning_per_label()
+
+    def _check_one_meaning_per_label(self) -> None:
+        """A label names one group of values. The same label may stand on several levels only along one
+        chain that keeps the same values (``c;c;*``, as ragged-row padding writes); ``Male;Female;*``
+        (a generalization labelled like another value) or ``A;B;*`` with ``B;A;*`` would publish a record
+        under a label that means something else, and are refused naming the line and the label. The root's
+        label is the exception (see below)."""
+        counts = np.zeros(self.n_nodes, dtype=np.int64)
+        for level in range(self.height + 1):
+            np.add.at(counts, self._ancestor[:, level], 1)
+        by_label: dict[str, list[int]] = {}
+        for node, label in enumerate(self.node_labels):
+            by_label.setdefault(label, []).append(node)
+        root = self.rows[0][-1]
+        for label, nodes in by_label.items():
+            # The root's label claims nothing about a value ("any value"), so a fully masked value may share
+            # it (masking '0' gives '*' one level up): publishing it hides more than the node, never less.
+            if len(nodes) < 2 or label == root:
+                continue
+            nodes.sort(key=lambda n: self.node_level_list[n])
+            for low, high in zip(nodes, nodes[1:]):
+                up = low
+                while up >= 0 and self.node_level_list[up] < self.node_level_list[high]:
+                    up = self.node_parent[up]
+                if up == high and counts[low] == counts[high]:
+                    continue
+                lo_level, hi_level = self.node_level_list[low], self.node_level_list[high]
+                line_lo = self.lines[int(np.flatnonzero(self._ancestor[:, lo_level] == low)[0])]
+                line_hi = self.lines[int(np.flatnonzero(self._ancestor[:, hi_level] == high)[0])]
+                what_lo = "a value" if lo_level == 0 else f"a group at level {lo_level}"
+                raise HierarchyError(
+                    f"label '{label}' means two different things: {what_lo} (line {line_lo}) and a group of "
+                    f"{counts[high]} value(s) at level {hi_level} (line {line_hi}); generalizing would publish "
+                    f"records under a label that is not theirs",
+                    file=self.source,
+                    line=line_hi,
+                    column=self.attribute,
+                )
 
     # -- structure ---------------------------------------------------------------------------------------
     @property

@@ -186,14 +186,13 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 
 def cmd_warmup(args: argparse.Namespace) -> int:
-    from anonstudio.core import kernels
+    import os
+
     from anonstudio.core.warmup import warm_up
 
-    print(f"compiling the kernels into {kernels.cache_dir()}")
+    print(f"compiling the kernels into {os.environ.get('NUMBA_CACHE_DIR', 'numba default cache')}")
     for m in warm_up(_Progress(args.quiet)):
         print(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
-    if kernels.CACHE_WARNING:
-        print(f"warning: {kernels.CACHE_WARNING}", file=sys.stderr)
     return 0
 
 

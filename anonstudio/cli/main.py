@@ -185,6 +185,17 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return gui_main(file=args.file, demo=args.demo)
 
 
+def cmd_warmup(args: argparse.Namespace) -> int:
+    import os
+
+    from anonstudio.core.warmup import warm_up
+
+    print(f"compiling the kernels into {os.environ.get('NUMBA_CACHE_DIR', 'numba default cache')}")
+    for m in warm_up(_Progress(args.quiet)):
+        print(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
+    return 0
+
+
 def cmd_desktop_entry(args: argparse.Namespace) -> int:
     from anonstudio.cli import _desktop
 
@@ -196,7 +207,46 @@ def cmd_desktop_entry(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(argv: list[str] | None) -> str | None:
+    """The subcommand named on the command line (the first word that is not an option), if any."""
+    for word in argv or ():
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def _add_generate(gp: argparse.ArgumentParser) -> None:
+    from anonstudio.core.generate import GENERATORS
+
+    gsub = gp.add_subparsers(dest="kind", required=True)
+    for name, gen in GENERATORS.items():
+        g = gsub.add_parser(name, help=gen.help)
+        g.add_argument("--out", required=True, help="file to write")
+        _add_params(g, gen.parameters)
+
+
+def _add_experiment(ep: argparse.ArgumentParser) -> None:
+    from anonstudio.core.experiments import EXPERIMENTS
+
+    esub = ep.add_subparsers(dest="name", required=True)
+    for name, exp in EXPERIMENTS.items():
+        e = esub.add_parser(name, help=exp.help)
+        e.add_argument("--out", required=True, help="folder for the CSV and PNG files")
+        e.add_argument("--quiet", action="store_true")
+        if exp.distributable:
+            e.add_argument("--engine", choices=("local", "dask"), default="local",
+                           help="run the sweep's points here (local) or as tasks on a Dask cluster")
+            e.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                           help="Dask scheduler, e.g. tcp://host:8786 (default: start a LocalCluster)")
+            e.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
+        else:
+            e.set_defaults(engine="local", scheduler=None, workers=2)
+        _add_params(e, exp.parameters)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser; ``argv`` decides which engine-declared subcommands are built in full
+    (all of them when ``None``)."""
     parser = argparse.ArgumentParser(prog="anonstudio", description="Anonymize tables, event sequences and strings.")
     parser.add_argument("--version", action="version", version=f"anonstudio {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -224,39 +274,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="open the workbench on the bundled demo data")
     p.set_defaults(func=cmd_gui)
 
+    p = sub.add_parser("warmup", help="compile the numba kernels now (first runs are then as fast as later ones)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=cmd_warmup)
+
     p = sub.add_parser("desktop-entry", help="install the Linux desktop entry and icon for this user")
     p.add_argument("--prefix", type=Path, default=None, help="data folder (default: $XDG_DATA_HOME or ~/.local/share)")
     p.add_argument("--uninstall", action="store_true", help="remove the entry and icons instead")
     p.set_defaults(func=cmd_desktop_entry)
 
-    from anonstudio.core.generate import GENERATORS
-
+    # `generate` and `experiment` list their kinds and options from the engine's declarations, which import
+    # numpy, pandas and matplotlib: build them only when the command line names them (start-up, issue 17).
     gp = sub.add_parser("generate", help="synthetic data")
-    gsub = gp.add_subparsers(dest="kind", required=True)
-    for name, gen in GENERATORS.items():
-        g = gsub.add_parser(name, help=gen.help)
-        g.add_argument("--out", required=True, help="file to write")
-        _add_params(g, gen.parameters)
     gp.set_defaults(func=cmd_generate)
-
-    from anonstudio.core.experiments import EXPERIMENTS
-
     ep = sub.add_parser("experiment", help="a paper's experiment as CSV + PNG")
-    esub = ep.add_subparsers(dest="name", required=True)
-    for name, exp in EXPERIMENTS.items():
-        e = esub.add_parser(name, help=exp.help)
-        e.add_argument("--out", required=True, help="folder for the CSV and PNG files")
-        e.add_argument("--quiet", action="store_true")
-        if exp.distributable:
-            e.add_argument("--engine", choices=("local", "dask"), default="local",
-                           help="run the sweep's points here (local) or as tasks on a Dask cluster")
-            e.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                           help="Dask scheduler, e.g. tcp://host:8786 (default: start a LocalCluster)")
-            e.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
-        else:
-            e.set_defaults(engine="local", scheduler=None, workers=2)
-        _add_params(e, exp.parameters)
     ep.set_defaults(func=cmd_experiment)
+    wanted = "*" if argv is None else _command_of(argv)
+    if wanted in ("generate", "*"):
+        _add_generate(gp)
+    if wanted in ("experiment", "*"):
+        _add_experiment(ep)
     return parser
 
 
@@ -264,10 +301,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
     try:
-        parser = build_parser()
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         if args.command is None:
-            args = parser.parse_args(["gui", *argv])
+            args = build_parser(["gui", *argv]).parse_args(["gui", *argv])
         return args.func(args)
     except AnonStudioError as exc:
         if debug:

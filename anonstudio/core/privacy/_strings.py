@@ -37,8 +37,8 @@ def _translate(original: SequenceSet, output: SequenceSet) -> tuple[np.ndarray, 
 
 #: Default length L of the fragment rule (``max_fragment``): no pseudo-string substring of L or more symbols
 #: may occur in fewer than k inputs. 20 because a shared run that long is copying, not chance: two unrelated
-#: proteins share a given 20-mer with probability ~20^-20 per position pair (measured: pseudo-strings drawn
-#: from yeast's composition share at most 9 residues with any of 1,000 yeast proteins), while a 20-residue
+#: proteins share a given 20-mer with probability ~20^-20 per position pair (measured: strings drawn from
+#: yeast's composition share at most 9 residues with any of 1,000 yeast proteins), while a 20-residue
 #: fragment found in one protein is enough to look that protein up; BLAST's protein seeds are 3–6 residues
 #: and its DNA seeds 11–28, so 20 also stays above chance for DNA (4^20 ≈ 10^12).
 DEFAULT_MAX_FRAGMENT = 20

@@ -89,11 +89,27 @@ class Job:
 
     def make_algorithm(self) -> Algorithm:
         try:
-            return algorithms.get(self.algorithm)(**self.params)
+            cls = algorithms.get(self.algorithm)
+            params = dict(self.params)
+            if "seed" in params and "seed" not in cls.parameters.names():
+                # every method takes a seed (the contract's examples set one for any method); a
+                # deterministic method records that it had no effect instead of refusing the job
+                params.pop("seed")
+            return cls(**params)
         except AnonStudioError as exc:
             if exc.file is None:
                 exc.file = str(self.file) if self.file else None
+            if exc.key and "." not in exc.key:
+                exc.key = f"algorithm.{exc.key}"
             raise
+
+    def notes(self) -> list[str]:
+        """Sentences for the report about how the job was read."""
+        cls = algorithms.get(self.algorithm)
+        if "seed" in self.params and "seed" not in cls.parameters.names():
+            return [f"seed = {self.params['seed']} has no effect: '{self.algorithm}' is deterministic (it draws no "
+                    "random numbers)"]
+        return []
 
 
 @dataclass
@@ -119,7 +135,7 @@ def _parse_value(text: str) -> Any:
 def apply_override(raw: dict, assignment: str, *, file: Path | None = None) -> None:
     """Apply ``--set section.key=value`` to a raw job dict (value parsed as TOML, else a string)."""
     if "=" not in assignment:
-        raise JobError(f"--set needs KEY=VALUE, got '{assignment}'", file=file)
+        raise JobError(f"--set needs KEY=VALUE, got {short_repr(assignment)}", file=file)
     key, value = assignment.split("=", 1)
     parts = key.strip().split(".")
     if len(parts) < 2 or parts[0] not in _SECTIONS:
@@ -132,15 +148,27 @@ def apply_override(raw: dict, assignment: str, *, file: Path | None = None) -> N
     node[parts[-1]] = _parse_value(value.strip())
 
 
+def read_text_file(path: Path, error: type[AnonStudioError], what: str) -> str:
+    """A job or project file as UTF-8 text: a regular file, lines of bounded length, one clear error."""
+    from anonstudio.core.io._common import read_bytes
+
+    try:
+        raw = read_bytes(path, error)
+    except AnonStudioError as exc:
+        if exc.message == "file not found":
+            exc.message = f"{what} not found"
+        raise
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise error(f"{what} is not UTF-8 text (byte 0x{raw[exc.start]:02x})", file=path, line=line) from None
+
+
 def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
     """Read and validate a job file; ``overrides`` are ``section.key=value`` strings."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise JobError("job file not found", file=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JobError(f"cannot read job file: {exc}", file=path) from None
+    text = read_text_file(path, JobError, "job file")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -157,7 +185,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     """Validate a job dict (as read from TOML); relative paths are taken against ``base``."""
 
     def err(msg: str, key: str | None = None) -> JobError:
-        return JobError(msg, file=file, column=key)
+        return JobError(msg, file=file, key=key)
 
     for section in raw:
         if section not in _SECTIONS:
@@ -191,19 +219,44 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
             raise err(f"input.{key} must be a list of column names", f"input.{key}")
         return v
 
+    def text(key: str) -> str | None:
+        v = inp.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, str) or not v:
+            raise err(f"input.{key} must be a non-empty text value, got {short_repr(v)}", f"input.{key}")
+        return v
+
+    delimiter, encoding, pattern = text("delimiter"), text("encoding"), text("label_pattern")
+    if delimiter is not None:
+        from anonstudio.core.io._common import normalize_delimiter
+
+        normalize_delimiter(delimiter, file, JobError)
+    if encoding is not None:
+        import codecs
+
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise err(f"input.encoding: unknown encoding {short_repr(encoding)}", "input.encoding") from None
+    if pattern is not None:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise err(f"input.label_pattern is not a valid regular expression: {exc}", "input.label_pattern") from None
     spec = InputSpec(
         path=in_path,
         format=fmt,
         quasi_identifiers=str_list("quasi_identifiers"),
         sensitive=str_list("sensitive"),
         identifying=str_list("identifying"),
-        sequence_id=inp.get("sequence_id"),
-        event_order=inp.get("event_order"),
-        label_pattern=inp.get("label_pattern"),
-        delimiter=inp.get("delimiter"),
-        encoding=inp.get("encoding"),
+        sequence_id=text("sequence_id"),
+        event_order=text("event_order"),
+        label_pattern=pattern,
+        delimiter=delimiter,
+        encoding=encoding,
         missing=str_list("missing") if "missing" in inp else None,
-        alphabet=inp.get("alphabet"),
+        alphabet=text("alphabet"),
     )
     _check_one_role_per_column(spec, err)
     spec.more_paths = resolved_paths[1:]
@@ -239,7 +292,10 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     for key in out:
         if key not in _OUTPUT_KEYS:
             raise err(f"unknown key 'output.{key}' (known: path, report)", f"output.{key}")
-    if "path" not in out or not isinstance(out["path"], str):
+    for key in ("path", "report"):
+        if key in out:
+            check_target_text(out[key], f"output.{key}", err)
+    if "path" not in out:
         raise err("output.path is required", "output.path")
     # Targets are kept as written (made absolute, not resolved): a symlink at the target is replaced by the
     # new file, never written through; the overwrite check below compares resolved real paths.
@@ -248,8 +304,29 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     rep_path = None if rep is None else _target(rep, base)
     job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw)
     io.refuse_overwrites({"output.path": out_path, "output.report": rep_path}, job.reads(), file=file)
+    for key, target in (("output.path", out_path), ("output.report", rep_path)):
+        if target is not None:
+            io.check_target(target, key, file=file)
     job.make_algorithm()  # validates method name and parameters now, before any data is read
     return job
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, control characters escaped (for one-line messages)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_target_text(value: Any, key: str, err) -> None:
+    """An output path as written in the job: non-empty text, no NUL, not absurdly long."""
+    if not isinstance(value, str) or not value.strip():
+        raise err(f"{key} must be a file name (text), got {short_repr(value)}", key)
+    if "\x00" in value:
+        raise err(f"{key} contains a NUL character", key)
+    if len(value.encode()) > 4096 or any(len(part.encode()) > 255 for part in Path(value).parts):
+        raise err(f"{key} is too long for a file name ({len(value)} characters)", key)
+    if value.endswith(("/", os.sep)):
+        raise err(f"{key} names a folder ({short_repr(value)}): give a file name", key)
 
 
 def _target(text: str, base: Path) -> Path:
@@ -329,7 +406,7 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
     notes: list[str] = []
     for attr in specs:
         if frame is not None and attr not in frame.columns:
-            raise JobError(f"hierarchy given for '{attr}', which is not a column of the input", column=f"hierarchies.{attr}")
+            raise JobError(f"hierarchy given for '{attr}', which is not a column of the input", key=f"hierarchies.{attr}")
     for attr in needed:
         values = frame[attr].dropna().astype(str).unique().tolist()
         spec = specs.get(attr)
@@ -344,7 +421,7 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
             if not numeric:
                 raise JobError(
                     f"quasi-identifier '{attr}' is categorical and has no hierarchy: add one under [hierarchies]",
-                    column=f"hierarchies.{attr}",
+                    key=f"hierarchies.{attr}",
                 )
             h, note = hmod.default_numeric_hierarchy(attr, values)
             notes.append(note)
@@ -418,17 +495,20 @@ def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None,
     Nothing is written if any target is a file in ``reads`` (what the run read) or two targets coincide
     (compared as resolved real paths)."""
     sides = {f"output ({suffix} table)": side_output_path(output_path, suffix) for suffix in outcome.result.side_outputs}
-    io.refuse_overwrites({"output.path": output_path, **sides, "output.report": report_path}, reads or {})
-    written = io.write_output(outcome.result.output, output_path)
-    for suffix, frame in outcome.result.side_outputs.items():
-        side = side_output_path(output_path, suffix)
-        io.write_output(frame, side, like=outcome.result.output)
-        written.append(side)
+    targets = {"output.path": output_path, **sides, "output.report": report_path}
+    io.refuse_overwrites(targets, reads or {})
+    for label, target in targets.items():
+        if target is not None:
+            io.check_target(target, label)
     outcome.report["output"]["path"] = str(output_path)
-    if report_path is not None:
-        io.write_json(outcome.report, report_path)
-        written.append(report_path)
-    return written
+    # published as a pair: everything written under hidden names first, then renamed, the report last
+    with io.Publication() as pub:
+        io.write_output(outcome.result.output, pub.stage(output_path))
+        for suffix, frame in outcome.result.side_outputs.items():
+            io.write_output(frame, pub.stage(side_output_path(output_path, suffix)), like=outcome.result.output)
+        if report_path is not None:
+            io.write_json(outcome.report, pub.stage(report_path))
+        return pub.commit(last=report_path)
 
 
 def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
@@ -438,6 +518,9 @@ def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
     hierarchies, notes = load_hierarchies(job.hierarchies, data, source=job.file)
     algorithm = job.make_algorithm()
     params = {"name": job.algorithm, **algorithm.params}
+    if "seed" in job.params and "seed" not in params:
+        params["seed"] = job.params["seed"]
+    notes = job.notes() + notes
     outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes, parameters=params,
                   declared=job.input)
     outcome.report["input"]["path"] = str(job.input.path)
@@ -500,7 +583,7 @@ def job_to_toml(raw: dict[str, Any]) -> str:
     order += [s for s in raw if s not in order]
     for section in order:
         if not isinstance(raw[section], dict):
-            raise JobError(f"job section '{section}' must be a table", column=section)
+            raise JobError(f"job section '{section}' must be a table", key=section)
     try:
         return tomli_w.dumps({s: to_jsonable(raw[s]) for s in order})
     except TypeError as exc:

@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from anonstudio.core import jobs
 from anonstudio.core.io import to_jsonable
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError, InputError, JobError
@@ -198,12 +199,7 @@ def read_project(path: str | Path) -> WorkbenchState:
     Raises :class:`ProjectError` (or the reader's :class:`AnonStudioError`) naming the file and line.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProjectError("project file not found", file=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProjectError(f"cannot read project file: {exc}", file=path) from None
+    text = jobs.read_text_file(path, ProjectError, "project file")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:

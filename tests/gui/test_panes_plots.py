@@ -66,6 +66,32 @@ def test_composition_bars_are_the_frequencies_and_cd_is_in_the_title(qtbot, scre
     assert f"CD = {g.cd:.4f}" in pane.title_text()
 
 
+def test_composition_pane_plots_the_fragment_lengths_against_the_fragment_rule(qtbot, screenshot):
+    """Issue 11 item 6: the condensation result shows how long a run each pseudo-string shares with an
+    input, with the rule's limit L drawn, and says what the verifier found."""
+    from anonstudio.core import jobs
+    from anonstudio.core.algorithms import get
+    from anonstudio.core.data import SequenceSet
+    from anonstudio.core.generate import protein_like
+    from anonstudio.core.privacy import FragmentIndex
+
+    ids, seqs = protein_like(120, seed=4, mean_length=120, max_length=300)
+    data = SequenceSet.from_strings(seqs, ids=ids)
+    outcome = jobs.run(data, {}, get("condensation")(k=6, max_fragment=12), parameters={"k": 6, "max_fragment": 12})
+    pane = _show(qtbot, CompositionPane)
+    pane.resize(900, 800)
+    pane.show_outcome(outcome)
+    lengths = FragmentIndex.of(outcome.data).longest_shared(outcome.result.output)
+    assert pane.fragment_counts.tolist() == np.bincount(lengths).tolist()
+    assert int(pane.fragment_counts.sum()) == len(outcome.result.output)
+    limit = outcome.report["parameters"]["max_fragment"]
+    assert pane.limit_line.isVisible() and pane.limit_line.value() == limit - 0.5
+    assert f"no run of {limit} or more symbols held by fewer than k" in pane.fragment_info.text()
+    assert "verified: 0 pseudo-strings break it" in pane.fragment_info.text()
+    assert _pixels(pane.fragments, PSEUDO_BRUSH) > 300
+    screenshot(pane, "composition_fragments")
+
+
 def test_composition_explains_itself_for_tables(qtbot):
     pane = _show(qtbot, CompositionPane)
     pane.show_outcome(_samples.table_outcome())

@@ -26,6 +26,7 @@ import numpy as np
 from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.errors import ParameterError, PrivacyError
+from anonstudio.core.privacy._strings import DEFAULT_MAX_FRAGMENT
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
@@ -362,6 +363,68 @@ def _draw_group(tpl: Templates, members: np.ndarray, order: int, n_symbols: int,
     return rows, redraws
 
 
+def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: list[int], input_groups: np.ndarray,
+                         k: int, max_fragment: int, rng: np.random.Generator, max_tries: int = 64) -> dict[str, int]:
+    """Enforce the fragment rule on generated pseudo-strings, in place (issue 11: order-s statistics can
+    reproduce long runs of one input, e.g. transposon families in yeast).
+
+    A pseudo-string whose substring of ``max_fragment`` or more symbols occurs in 1..k-1 inputs has the
+    symbol where that run first reaches the limit redrawn from its group's composition (any symbol but the
+    current one), and is scanned again from the start; matches ending before the changed symbol are
+    unchanged, so the first leak moves right until none is left. The string keeps its length and its
+    group; only the symbols that close a rare run change. The choice is local on purpose: merging or
+    suppressing the group would lose k or more strings for one run of symbols. The scan uses the inputs'
+    shared :class:`~anonstudio.core.privacy.FragmentIndex`. Returns how many strings and symbols changed;
+    a string that cannot be repaired in ``max_tries`` draws at one position raises :class:`PrivacyError`.
+    """
+    from anonstudio.core.privacy import FragmentIndex
+
+    index = FragmentIndex.of(data)
+    n_symbols = len(data.alphabet)
+    compositions: dict[int, np.ndarray] = {}
+
+    def composition_of(g: int) -> np.ndarray:
+        if g not in compositions:
+            members = np.flatnonzero(input_groups == g)
+            counts = np.zeros(n_symbols, np.float64)
+            for i in members:
+                counts += np.bincount(data.codes_of(int(i)).astype(np.int64), minlength=n_symbols)[:n_symbols]
+            compositions[g] = counts + 1e-9
+        return compositions[g]
+
+    changed_strings = 0
+    changed_symbols = 0
+    pending = np.arange(len(rows))
+    tries: dict[tuple[int, int], int] = {}
+    touched: set[int] = set()
+    while len(pending):
+        sub = [rows[i] for i in pending]
+        offsets = np.zeros(len(sub) + 1, np.int64)
+        np.cumsum([len(r) for r in sub], out=offsets[1:])
+        codes = np.concatenate(sub).astype(np.int32) if len(sub) else np.zeros(0, np.int32)
+        scan = index.rare_fragments_of(codes, offsets, max_fragment, k)
+        leaking = np.flatnonzero(scan["first_end"] >= 0)
+        for j in leaking.tolist():
+            i = int(pending[j])
+            pos = int(scan["first_end"][j])
+            tries[(i, pos)] = tries.get((i, pos), 0) + 1
+            if tries[(i, pos)] > max_tries:
+                raise PrivacyError(
+                    f"pseudo-string {i + 1} keeps reproducing a fragment of {max_fragment} symbols held by fewer than "
+                    f"{k} inputs (its group's composition leaves no other symbol): raise max_fragment or k")
+            weights = composition_of(row_groups[i]).copy()
+            weights[int(rows[i][pos])] = 0.0
+            if weights.sum() <= 0:
+                weights = np.ones(n_symbols)
+                weights[int(rows[i][pos])] = 0.0
+            rows[i][pos] = rng.choice(n_symbols, p=weights / weights.sum())
+            changed_symbols += 1
+            touched.add(i)
+        pending = pending[leaking]
+    changed_strings = len(touched)
+    return {"strings": changed_strings, "symbols": changed_symbols}
+
+
 # ---------------------------------------------------------------------------------------------------------
 class Condensation(Algorithm):
     """Condensation of strings into pseudo-strings (Aggarwal & Yu, DMKD 2008).
@@ -426,10 +489,13 @@ class Condensation(Algorithm):
               "length of the pseudo-strings: the mean length of their group (default), of their segment (§4.3 "
               "as printed) or of the whole input (§5, Figs. 4–7)",
               choices=LENGTH_MODES),
+        Param("max_fragment", "int", DEFAULT_MAX_FRAGMENT,
+              "longest run of symbols a pseudo-string may share with fewer than k inputs, minus one: no "
+              "substring of this many symbols held by 1..k-1 inputs is published (symbols)", low=2),
     ))
 
     def privacy_model(self) -> dict[str, Any]:
-        return {"model": "pseudo-strings", "k": self.params["k"]}
+        return {"model": "pseudo-strings", "k": self.params["k"], "max_fragment": self.params["max_fragment"]}
 
     def run(self, data: SequenceSet, hierarchies: dict | None = None, progress: ProgressCallback | None = None) -> Result:
         k, eps, order = self.params["k"], self.params["epsilon"], self.params["order"]
@@ -507,6 +573,8 @@ class Condensation(Algorithm):
         if m == 0:
             raise PrivacyError("no group could be condensed: every pseudo-string drawn equals an input string",
                                file=src)
+        report(progress, 0.97, "removing rare fragments")
+        fragment_fix = break_rare_fragments(data, out_codes, out_groups, groups, k, self.params["max_fragment"], rng)
         suppressed = seg.suppressed + uncondensable_strings
         ids = [f"pseudo_{i + 1}" for i in range(m)]
         headers = [f"pseudo_{i + 1} segment={out_segments[i]} group={out_groups[i]}" for i in range(m)]
@@ -521,6 +589,10 @@ class Condensation(Algorithm):
         if seg.suppressed:
             notes.append(f"{seg.suppressed} strings fit no length segment of ≥ {k} strings within (1+ε) and were "
                          f"suppressed ({self.params['segmentation']} segmentation)")
+        if fragment_fix["strings"]:
+            notes.append(f"{fragment_fix['strings']} pseudo-strings were drawn with a fragment of ≥ "
+                         f"{self.params['max_fragment']} symbols found in fewer than {k} inputs; "
+                         f"{fragment_fix['symbols']} symbols were redrawn from their group's composition to break them")
         if uncondensable:
             notes.append(f"{uncondensable} groups ({uncondensable_strings} strings) were suppressed: every "
                          "pseudo-string they could generate equals an input string")
@@ -534,6 +606,9 @@ class Condensation(Algorithm):
                 "redrawn_pseudo_strings": redraws,
                 "uncondensable_groups": uncondensable,
                 "uncondensable_strings": uncondensable_strings,
+                "max_fragment": self.params["max_fragment"],
+                "rare_fragment_strings_drawn": fragment_fix["strings"],
+                "rare_fragment_symbols_redrawn": fragment_fix["symbols"],
             },
             details={"segments": seg_info, "segment_of_input": seg.segment},
             notes=notes,

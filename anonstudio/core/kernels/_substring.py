@@ -191,3 +191,82 @@ def longest_shared(length, link, head, e_sym, e_to, e_next, dense_row, dense, co
                 best = cur
         out[qi] = best
     return out
+
+
+@njit(cache=True, nogil=True)
+def document_counts(length, link, head, e_sym, e_to, e_next, dense_row, dense, text, starts, ends):
+    """``int32[n_states]``: in how many of the texts ``text[starts[d]:ends[d]]`` each state's substrings
+    occur (all substrings of one state share their end positions, hence their texts).
+
+    Each text is read from the root; after every symbol the state of the text's prefix and its suffix-link
+    ancestors (the prefix's suffixes) are marked with the text's number, stopping at the first state
+    already marked by it, so each (state, text) pair is counted once."""
+    n_states = length.shape[0]
+    count = np.zeros(n_states, np.int32)
+    mark = np.full(n_states, -1, np.int32)
+    for d in range(starts.shape[0]):
+        v = 0
+        for i in range(starts[d], ends[d]):
+            v = _step(v, text[i], head, e_sym, e_to, e_next, dense_row, dense)
+            p = v
+            while p > 0 and mark[p] != d:
+                mark[p] = d
+                count[p] += 1
+                p = link[p]
+    return count
+
+
+@njit(cache=True, nogil=True)
+def rare_fragments(length, link, head, e_sym, e_to, e_next, dense_row, dense, doc_count, codes, offsets,
+                   min_length, k):
+    """The k-anonymous fragment rule, per query string: a substring of length ≥ ``min_length`` that occurs
+    in at least one but fewer than ``k`` texts is a leak.
+
+    While scanning a query with the matching statistics, the longest match ending at a position has the
+    fewest texts among the matches ending there (a longer substring occurs in no more texts than its
+    suffixes), so a position leaks exactly when its longest match is ≥ ``min_length`` long and lies in
+    fewer than ``k`` texts. Returns, per query, ``(longest_leak, texts_of_longest_leak, first_leak_end,
+    leaking_positions, longest_match)``; ``first_leak_end`` is the query position (relative to its start)
+    where the first leaking match ends, -1 if none."""
+    nq = offsets.shape[0] - 1
+    longest_leak = np.zeros(nq, np.int64)
+    leak_texts = np.zeros(nq, np.int64)
+    first_end = np.full(nq, -1, np.int64)
+    positions = np.zeros(nq, np.int64)
+    longest = np.zeros(nq, np.int64)
+    sigma = dense.shape[1]
+    for qi in range(nq):
+        v = 0
+        cur = 0
+        for j in range(offsets[qi], offsets[qi + 1]):
+            c = codes[j]
+            if c < 0 or c >= sigma:
+                v = 0
+                cur = 0
+                continue
+            t = _step(v, c, head, e_sym, e_to, e_next, dense_row, dense)
+            while t == -1 and v != 0:
+                v = link[v]
+                cur = length[v]
+                t = _step(v, c, head, e_sym, e_to, e_next, dense_row, dense)
+            if t == -1:
+                v = 0
+                cur = 0
+                continue
+            v = t
+            cur += 1
+            if cur > longest[qi]:
+                longest[qi] = cur
+            if cur >= min_length:
+                u = v  # the state of the match itself: walk up while the match is too short for u
+                while link[u] > 0 and length[link[u]] >= cur:
+                    u = link[u]
+                texts = doc_count[u]
+                if texts < k:
+                    positions[qi] += 1
+                    if first_end[qi] < 0:
+                        first_end[qi] = j - offsets[qi]
+                    if cur > longest_leak[qi]:
+                        longest_leak[qi] = cur
+                        leak_texts[qi] = texts
+    return longest_leak, leak_texts, first_end, positions, longest

@@ -371,7 +371,11 @@ def fragment_leak(original: SequenceSet, pseudo: SequenceSet, *, seed: int = 0) 
     f = composition(original)
     codes = rng.choice(len(f), size=int(pseudo.offsets[-1]), p=f).astype(original.codes.dtype)
     baseline = SequenceSet(list(pseudo.ids), list(pseudo.ids), codes, pseudo.offsets.copy(), original.alphabet)
-    own, base = longest_shared_substring(original, pseudo, baseline)
+    # the inputs' one suffix-automaton index, shared with the verifier's fragment rule (built once a run)
+    from anonstudio.core.privacy import FragmentIndex
+
+    index = FragmentIndex.of(original)
+    own, base = index.longest_shared(pseudo), index.longest_shared(baseline)
     return {
         "pseudo_mean": round(float(own.mean()), 3) if len(own) else 0.0,
         "pseudo_max": int(own.max()) if len(own) else 0,

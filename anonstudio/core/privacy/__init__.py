@@ -17,7 +17,12 @@ import pandas as pd
 from anonstudio.core.data import EventLog, Table
 from anonstudio.core.errors import NotAvailableError, ParameterError
 from anonstudio.core.privacy._events import verify_kc_privacy
-from anonstudio.core.privacy._strings import longest_shared_substrings, verify_pseudo_strings
+from anonstudio.core.privacy._strings import (
+    DEFAULT_MAX_FRAGMENT,
+    FragmentIndex,
+    longest_shared_substrings,
+    verify_pseudo_strings,
+)
 from anonstudio.core.privacy._tables import (
     suppressed_rows,
     verify_anatomy,
@@ -27,6 +32,8 @@ from anonstudio.core.privacy._tables import (
 from anonstudio.core.privacy._verification import Verification
 
 __all__ = [
+    "DEFAULT_MAX_FRAGMENT",
+    "FragmentIndex",
     "MODELS",
     "Verification",
     "longest_shared_substrings",
@@ -65,7 +72,8 @@ def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies
       and ``sensitive`` (default: the table's sensitive columns), optional ``quasi_identifiers``.
       With ``l`` the verdict passes only if both k-anonymity and l-diversity hold.
     - ``"(k,c)-privacy"``: ``k``, ``c``, ``highly_sensitive``.
-    - ``"pseudo-strings"``: optional ``k`` (minimum condensed group size).
+    - ``"pseudo-strings"``: optional ``k`` (minimum condensed group size) and ``max_fragment`` (the
+      fragment rule: no substring of that many symbols held by fewer than ``k`` inputs).
     - ``"anatomy"``: ``l``; optional ``quasi_identifiers``, ``sensitive``, ``group_column``.
 
     ``output`` may be a :class:`Table`, a DataFrame, an :class:`EventLog` or a :class:`SequenceSet`.
@@ -98,7 +106,7 @@ def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies
             original, _frame(output), hierarchies, _need(model, "k"), _need(model, "c"), model.get("highly_sensitive") or []
         )
     if name == "pseudo-strings":
-        return verify_pseudo_strings(original, output, k=model.get("k"))
+        return verify_pseudo_strings(original, output, k=model.get("k"), max_fragment=model.get("max_fragment"))
     if name == "anatomy":
         return verify_anatomy(
             original,

@@ -35,23 +35,90 @@ def _translate(original: SequenceSet, output: SequenceSet) -> tuple[np.ndarray, 
     return original.codes.astype(np.int32), out_codes
 
 
+#: Default length L of the fragment rule (``max_fragment``): no pseudo-string substring of L or more symbols
+#: may occur in fewer than k inputs. 20 because a shared run that long is copying, not chance: two unrelated
+#: proteins share a given 20-mer with probability ~20^-20 per position pair (measured: strings drawn from
+#: yeast's composition share at most 9 residues with any of 1,000 yeast proteins), while a 20-residue
+#: fragment found in one protein is enough to look that protein up; BLAST's protein seeds are 3–6 residues
+#: and its DNA seeds 11–28, so 20 also stays above chance for DNA (4^20 ≈ 10^12).
+DEFAULT_MAX_FRAGMENT = 20
+
+_INDEXES: dict[int, tuple[Any, FragmentIndex]] = {}
+
+
+class FragmentIndex:
+    """What the input strings contain, built once per input set and shared by the condensation run (which
+    avoids leaks), the verifier (which checks them) and the fragment metric: a suffix automaton of the
+    inputs with, per state, the number of inputs holding its substrings
+    (:mod:`anonstudio.core.kernels._substring`).
+
+    Built from the original strings only, never from a method's output or bookkeeping."""
+
+    def __init__(self, original: SequenceSet) -> None:
+        from anonstudio.core.kernels._substring import build_suffix_automaton, document_counts
+
+        self.original = original
+        self.sigma = len(original.alphabet) + 1
+        sep = self.sigma - 1
+        codes = original.codes.astype(np.int32)
+        lengths = np.diff(original.offsets)
+        text = np.full(len(codes) + len(lengths), sep, dtype=np.int32)
+        shift = np.repeat(np.arange(len(lengths)), lengths)
+        text[np.arange(len(codes)) + shift] = codes
+        self.automaton = build_suffix_automaton(text, self.sigma, DENSE_FROM, max(1, DENSE_BUDGET // self.sigma))
+        starts = (original.offsets[:-1] + np.arange(len(lengths))).astype(np.int64)
+        self.doc_count = document_counts(*self.automaton, text, starts, starts + lengths)
+
+    @classmethod
+    def of(cls, original: SequenceSet) -> FragmentIndex:
+        """The index of ``original`` (cached while that object lives: one build per run)."""
+        key = id(original)
+        hit = _INDEXES.get(key)
+        if hit is not None and hit[0]() is original:
+            return hit[1]
+        import weakref
+
+        index = cls(original)
+        for stale in [k for k, (ref, _) in _INDEXES.items() if ref() is None]:
+            del _INDEXES[stale]
+        try:
+            _INDEXES[key] = (weakref.ref(original), index)
+        except TypeError:  # not weak-referenceable: do not cache
+            pass
+        return index
+
+    def _codes(self, output: SequenceSet) -> np.ndarray:
+        return _translate(self.original, output)[1]
+
+    def longest_shared(self, output: SequenceSet) -> np.ndarray:
+        """Per output string, the longest substring it shares with any input."""
+        from anonstudio.core.kernels._substring import longest_shared
+
+        return longest_shared(*self.automaton, self._codes(output), output.offsets.astype(np.int64))
+
+    def rare_fragments(self, output: SequenceSet, min_length: int, k: int) -> dict[str, np.ndarray]:
+        """Per output string: the longest substring of ≥ ``min_length`` symbols held by 1..k-1 inputs
+        (``longest``, 0 if none) and by how many (``inputs``), where its first such match ends
+        (``first_end``, -1 if none), how many positions leak (``positions``) and its longest shared
+        substring of any kind (``shared``)."""
+        return self.rare_fragments_of(self._codes(output), output.offsets.astype(np.int64), min_length, k)
+
+    def rare_fragments_of(self, codes: np.ndarray, offsets: np.ndarray, min_length: int, k: int) -> dict[str, np.ndarray]:
+        from anonstudio.core.kernels._substring import rare_fragments
+
+        longest, inputs, first_end, positions, shared = rare_fragments(
+            *self.automaton, self.doc_count, np.asarray(codes, np.int32), np.asarray(offsets, np.int64),
+            int(min_length), int(k))
+        return {"longest": longest, "inputs": inputs, "first_end": first_end, "positions": positions, "shared": shared}
+
+
 def longest_shared_substrings(original: SequenceSet, output: SequenceSet) -> np.ndarray:
     """For each output string, the length of the longest substring it shares with any original string.
 
     A suffix automaton of all originals (separated by a code outside the alphabet) is built once and each
     output string scanned once: O(total length), see :mod:`anonstudio.core.kernels._substring`.
     """
-    from anonstudio.core.kernels._substring import build_suffix_automaton, longest_shared
-
-    orig_codes, out_codes = _translate(original, output)
-    sigma = len(original.alphabet) + 1
-    sep = sigma - 1
-    lengths = np.diff(original.offsets)
-    text = np.full(len(orig_codes) + len(lengths), sep, dtype=np.int32)
-    dest = np.arange(len(orig_codes)) + np.repeat(np.arange(len(lengths)), lengths)
-    text[dest] = orig_codes
-    automaton = build_suffix_automaton(text, sigma, DENSE_FROM, max(1, DENSE_BUDGET // sigma))
-    return longest_shared(*automaton, out_codes, output.offsets.astype(np.int64))
+    return FragmentIndex.of(original).longest_shared(output)
 
 
 def _group_sizes(output: SequenceSet) -> Counter | None:
@@ -66,20 +133,30 @@ def _group_sizes(output: SequenceSet) -> Counter | None:
     return None
 
 
-def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int | None = None) -> Verification:
-    """Check that condensation published no original string.
+def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int | None = None,
+                          max_fragment: int | None = None) -> Verification:
+    """Check that condensation published no original string and no identifying fragment of one.
 
-    Fails when an output string equals an input string exactly, or an output header carries an input's
-    identifier, or (with ``k``) a condensed group has fewer than ``k`` strings — group ids come from
-    ``output.extra["groups"]`` (per-string ids, or id → members/size) or else from ``group=<g>`` in the
-    headers. Shared substrings are reported, not faulted: the details give the longest substring any
-    pseudo-string shares with any input (max, mean, median) — a measure of how much of an original a
-    pseudo-string reproduces.
+    Fails when
+
+    - an output string equals an input string, or an output header carries an input's identifier;
+    - (with ``k``) the output does not say which group each pseudo-string belongs to (``group=<g>`` in the
+      headers, or ``output.extra["groups"]``), or a group has fewer than ``k`` pseudo-strings;
+    - (with ``k`` and ``max_fragment`` = L) a pseudo-string contains a substring of L or more symbols that
+      occurs in at least one but fewer than ``k`` inputs — the fragment rule, the k-anonymous reading of
+      "no identifying fragment copied": a fragment held by ≥ k inputs names none of them, one held by
+      fewer narrows a reader down to fewer than k records. This also catches near-copies (an input minus
+      a residue, or with one added) whose long runs occur in that one input only.
+
+    The details give the longest substring any pseudo-string shares with any input (max, mean, median),
+    whatever its frequency, and the rare fragments found.
     """
     original = _as_set(original)
     output = _as_set(output)
     if k is not None:
         k = _check_int("k", k, 1)
+    if max_fragment is not None:
+        max_fragment = _check_int("max_fragment", max_fragment, 1)
     problems = Problems()
     orig_codes, out_codes = _translate(original, output)
     inputs: dict[bytes, int] = {}
@@ -105,19 +182,33 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
                 record=output.ids[j],
                 kind="identifier in header",
             )
-    shared = longest_shared_substrings(original, output) if len(output) and len(original) else np.zeros(0, np.int64)
-    details: dict[str, Any] = {
-        "k": k,
-        "strings": len(output),
-        "input_strings": len(original),
-        "exact_copies": copies,
-        "longest_shared_max": int(shared.max()) if len(shared) else 0,
-        "longest_shared_mean": round(float(shared.mean()), 3) if len(shared) else 0.0,
-        "longest_shared_median": float(np.median(shared)) if len(shared) else 0.0,
-    }
+    details: dict[str, Any] = {"k": k, "max_fragment": max_fragment, "strings": len(output),
+                               "input_strings": len(original), "exact_copies": copies}
+    if len(output) and len(original):
+        index = FragmentIndex.of(original)
+        scan = index.rare_fragments(output, max_fragment or 1, k if (k is not None and max_fragment) else 0)
+        shared = scan["shared"]
+    else:
+        scan, shared = None, np.zeros(0, np.int64)
+    details.update(
+        longest_shared_max=int(shared.max()) if len(shared) else 0,
+        longest_shared_mean=round(float(shared.mean()), 3) if len(shared) else 0.0,
+        longest_shared_median=float(np.median(shared)) if len(shared) else 0.0,
+    )
     if len(shared):
-        j = int(shared.argmax())
-        details["longest_shared_record"] = output.ids[j]
+        details["longest_shared_record"] = output.ids[int(shared.argmax())]
+    if k is not None and max_fragment and scan is not None:
+        leaking = np.flatnonzero(scan["longest"] > 0)
+        details["rare_fragment_strings"] = int(len(leaking))
+        details["longest_rare_fragment"] = int(scan["longest"].max()) if len(scan["longest"]) else 0
+        for j in leaking.tolist():
+            problems.add(
+                f"pseudo-string {j + 1} ('{output.ids[j]}') contains a fragment of {int(scan['longest'][j])} symbols "
+                f"that occurs in only {int(scan['inputs'][j])} input string(s), fewer than k = {k} "
+                f"(max_fragment = {max_fragment})",
+                record=output.ids[j],
+                kind="rare fragment",
+            )
     sizes = _group_sizes(output)
     if sizes is not None:
         details["groups"] = len(sizes)
@@ -128,5 +219,10 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
                     problems.add(f"group {g} has {size} pseudo-string(s), fewer than k = {k}", record=str(g), kind="group smaller than k")
     elif k is not None:
         details["groups"] = None
+        problems.add(
+            f"the output does not say which group each pseudo-string belongs to (no 'group=<g>' in its headers): "
+            f"the group sizes (k = {k}) cannot be checked",
+            kind="group tags missing",
+        )
     details.update(violations=problems.count, first_violations=problems.records)
     return Verification(not problems, "pseudo-strings", details, problems.sentences)

@@ -81,6 +81,17 @@ def _prepare(outcome: Any) -> None:
             frame_text(published)
     if (getattr(outcome.result, "details", None) or {}).get("mst_edges") is not None:
         mst_view(outcome)
+    if data_kind(data) == "fasta" and data_kind(output) == "fasta":
+        fragment_lengths(outcome)
+
+
+def fragment_lengths(outcome: Any) -> np.ndarray:
+    """Per pseudo-string, the longest run of symbols it shares with any input (from the inputs' one
+    fragment index, already built by the run's verification)."""
+    from anonstudio.core.privacy import FragmentIndex
+
+    data, output = outcome.data, outcome.result.output
+    return cached_view("fragment_lengths", (data, output), lambda: FragmentIndex.of(data).longest_shared(output))
 
 
 def frame_text(frame: pd.DataFrame) -> np.ndarray:

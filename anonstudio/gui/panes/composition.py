@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import SequenceSet
 from anonstudio.gui.panes._common import OutcomePane, placeholder
-from anonstudio.gui.panes._results import Composition, composition, pseudo_groups
+from anonstudio.gui.panes._results import Composition, composition, fragment_lengths, pseudo_groups
 
 ORIGINAL_BRUSH = "#1f77b4"
 PSEUDO_BRUSH = "#ff7f0e"
@@ -49,6 +49,20 @@ class CompositionPane(OutcomePane):
         self.plot.addItem(self.pseudo_bars)
         self.info = QtWidgets.QLabel()
         self.info.setWordWrap(True)
+        # the fragment rule (issue 11): how long a run each pseudo-string shares with some input
+        self.fragments = pg.PlotWidget(background="w")
+        self.fragments.setObjectName("fragments")
+        self.fragments.showGrid(y=True, alpha=0.25)
+        self.fragments.setLabel("left", "pseudo-strings")
+        self.fragments.setLabel("bottom", "longest run shared with an input (symbols)")
+        self.fragments.setMouseEnabled(x=True, y=False)
+        self.fragment_bars = pg.BarGraphItem(x=[], height=[], width=0.9, brush=PSEUDO_BRUSH)
+        self.fragments.addItem(self.fragment_bars)
+        self.limit_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((200, 40, 40), width=2, style=QtCore.Qt.PenStyle.DashLine))
+        self.fragments.addItem(self.limit_line)
+        self.fragment_info = QtWidgets.QLabel()
+        self.fragment_info.setWordWrap(True)
+        self.fragment_counts = np.zeros(0, dtype=np.int64)
         self.empty = placeholder("Run a string method (condensation) to compare the symbol composition of the "
                                  "original strings with the pseudo-strings.")
 
@@ -60,8 +74,10 @@ class CompositionPane(OutcomePane):
         lay = QtWidgets.QVBoxLayout(body)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
-        lay.addWidget(self.plot, 1)
+        lay.addWidget(self.plot, 3)
         lay.addWidget(self.info)
+        lay.addWidget(self.fragments, 2)
+        lay.addWidget(self.fragment_info)
         self.stack = self._stack(self.empty, body)
 
     # -- public API ----------------------------------------------------------------------------------------
@@ -74,6 +90,9 @@ class CompositionPane(OutcomePane):
         self.original_bars.setOpts(x=[], height=[])
         self.pseudo_bars.setOpts(x=[], height=[])
         self.plot.setTitle("")
+        self.fragment_bars.setOpts(x=[], height=[])
+        self.fragment_counts = np.zeros(0, dtype=np.int64)
+        self.fragment_info.setText("")
         self.stack.setCurrentIndex(0)
 
     def show_outcome(self, outcome: Any) -> None:
@@ -100,6 +119,7 @@ class CompositionPane(OutcomePane):
         self.scope.blockSignals(False)
         self.stack.setCurrentIndex(1)
         self._redraw()
+        self._draw_fragments()
 
     def set_group(self, group: int | None) -> None:
         """Show one group's composition (``None``: all strings)."""
@@ -113,6 +133,37 @@ class CompositionPane(OutcomePane):
         return self.plot.getPlotItem().titleLabel.text
 
     # -- internals -----------------------------------------------------------------------------------------
+    def _draw_fragments(self) -> None:
+        """Histogram of the longest run each pseudo-string shares with some input, with the fragment rule's
+        limit L (``max_fragment``): runs of L or more are published only when ≥ k inputs hold them."""
+        lengths = fragment_lengths(self.outcome)
+        counts = np.bincount(lengths.astype(np.int64)) if len(lengths) else np.zeros(1, np.int64)
+        self.fragment_counts = counts
+        x = np.flatnonzero(counts)
+        self.fragment_bars.setOpts(x=x.astype(float), height=counts[x].astype(float), width=0.9)
+        params = self.outcome.report.get("parameters", {})
+        details = self.outcome.report.get("verification", {}).get("details", {})
+        limit = params.get("max_fragment") or details.get("max_fragment")
+        k = params.get("k") or details.get("k")
+        if limit:
+            self.limit_line.setValue(float(limit) - 0.5)
+            self.limit_line.show()
+        else:
+            self.limit_line.hide()
+        top = int(lengths.max()) if len(lengths) else 0
+        self.fragments.setXRange(-0.5, max(top, int(limit or 0)) + 1.5, padding=0)
+        self.fragments.setYRange(0, float(counts.max()) * 1.1 if counts.max() > 0 else 1, padding=0)
+        self.fragments.setTitle("Longest run each pseudo-string shares with an input", color="k", size="11pt")
+        rare = details.get("rare_fragment_strings")
+        redrawn = self.outcome.report.get("metrics", {}).get("rare_fragment_strings_drawn")
+        text = f"Longest shared run: {top} symbols (median {float(np.median(lengths)) if len(lengths) else 0:g})."
+        if limit:
+            text += (f" Fragment rule: no run of {limit} or more symbols held by fewer than k = {k} inputs "
+                     f"(dashed line); verified: {rare if rare is not None else '?'} pseudo-strings break it.")
+        if redrawn:
+            text += f" {redrawn} pseudo-strings were drawn with such a run and had symbols redrawn."
+        self.fragment_info.setText(text)
+
     def _redraw(self, *_: Any) -> None:
         if self.outcome is None:
             return

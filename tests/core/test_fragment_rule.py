@@ -1,0 +1,131 @@
+"""Issue 11 items 5 and 6: condensation output is checked for missing group tags, small groups and rare
+fragments (the k-anonymous fragment rule), and condensation avoids rare fragments when it generates.
+
+On 05ef630 ``anonstudio verify`` caught exact copies only: an input minus one residue, ``M`` + an input, or
+headers without ``group=`` all passed, and yeast 6,049 at k = 20 published fragments of up to 154 residues
+found in a single protein."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonstudio.core import io, jobs
+from anonstudio.core.algorithms import get
+from anonstudio.core.data import SequenceSet
+from anonstudio.core.privacy import FragmentIndex, verify_output, verify_pseudo_strings
+
+
+def _brute(inputs: list[str], query: str, L: int, k: int) -> int:
+    """Longest substring of ``query`` of length ≥ L held by 1..k-1 inputs (0 if none)."""
+    best = 0
+    for i in range(len(query)):
+        for j in range(i + L, len(query) + 1):
+            held = sum(query[i:j] in s for s in inputs)
+            if 1 <= held < k:
+                best = max(best, j - i)
+    return best
+
+
+@given(
+    inputs=st.lists(st.text(alphabet="ACGT", min_size=1, max_size=12), min_size=1, max_size=6),
+    queries=st.lists(st.text(alphabet="ACGT", min_size=1, max_size=12), min_size=1, max_size=4),
+    L=st.integers(1, 5),
+    k=st.integers(1, 4),
+)
+@settings(max_examples=150, deadline=None)
+def test_rare_fragments_equal_a_brute_force_count(inputs, queries, L, k):
+    original = SequenceSet.from_strings(inputs, alphabet="dna")
+    query = SequenceSet.from_strings(queries, alphabet="dna")
+    scan = FragmentIndex(original).rare_fragments(query, L, k)
+    assert scan["longest"].tolist() == [_brute(inputs, q, L, k) for q in queries]
+    shared = [max((j - i for i in range(len(q)) for j in range(i + 1, len(q) + 1) if any(q[i:j] in s for s in inputs)),
+                  default=0) for q in queries]
+    assert scan["shared"].tolist() == shared
+
+
+PROTEINS = [
+    "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQ",
+    "MSDNGPQNQRNAPRITFGGPSDSTGSNQNGERSGARSKQRRPQGLPNNTASWFTALTQHGKEDLK",
+    "MGSSHHHHHHSSGLVPRGSHMASMTGGQQMGRGSEFELRRQACGRTRAPPPPPLRSGCSSWTPS",
+    "MAHHHHHHVDDDDKMLSIQHFRVALIPFFAAFCLPVFAHPETLVKVKDAEDQLGARVGYIELDLN",
+]
+
+
+def _pseudo(strings, groups=None) -> SequenceSet:
+    out = SequenceSet.from_strings(strings, ids=[f"pseudo_{i + 1}" for i in range(len(strings))], alphabet="protein-25")
+    if groups is not None:
+        out.headers = [f"pseudo_{i + 1} segment=0 group={g}" for i, g in enumerate(groups)]
+    return out
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [lambda s: s[:30] + s[31:], lambda s: "M" + s, lambda s: s[::-1][::-1][5:]],
+    ids=["minus-one-residue", "M-plus-input", "input-minus-its-first-five"],
+)
+def test_near_copies_of_one_input_fail_the_fragment_rule(tamper):
+    original = SequenceSet.from_strings(PROTEINS, alphabet="protein-25")
+    output = _pseudo([tamper(PROTEINS[0]), PROTEINS[1][::-1], PROTEINS[2][::-1], PROTEINS[3][::-1]], [0, 0, 1, 1])
+    v = verify_pseudo_strings(original, output, k=2, max_fragment=20)
+    assert not v.passed
+    assert any("occurs in only 1 input string(s), fewer than k = 2" in p for p in v.problems)
+    assert v.details["rare_fragment_strings"] == 1
+
+
+def test_a_fragment_held_by_k_inputs_is_allowed():
+    motif = "WWWWCCCCWWWWCCCCWWWWCCCC"
+    original = SequenceSet.from_strings([p + motif for p in PROTEINS], alphabet="protein-25")
+    output = _pseudo([motif + "A", motif + "G", PROTEINS[2][::-1], PROTEINS[3][::-1]], [0, 0, 0, 0])
+    assert verify_pseudo_strings(original, output, k=4, max_fragment=20).passed  # the motif is in all 4 inputs
+    five = verify_pseudo_strings(original, output, k=5, max_fragment=20)
+    assert any("occurs in only 4 input string(s), fewer than k = 5" in p for p in five.problems)
+
+
+def test_missing_group_tags_fail_instead_of_skipping_the_k_check():
+    original = SequenceSet.from_strings(PROTEINS, alphabet="protein-25")
+    output = _pseudo([p[::-1] for p in PROTEINS])  # headers without group=
+    v = verify_pseudo_strings(original, output, k=2)
+    assert not v.passed and any("does not say which group" in p for p in v.problems)
+    assert not verify_pseudo_strings(original, _pseudo([p[::-1] for p in PROTEINS], [0, 0, 0, 1]), k=2).passed
+
+
+def test_verify_job_fails_on_tampered_condensation_output(tmp_path, repo_root):
+    """The CLI's verify, on a real run's output: tags deleted, or one pseudo-string replaced by an input
+    with one residue removed, must both fail (exit 1)."""
+    from anonstudio.cli.main import main
+
+    src = repo_root / "anonstudio" / "resources" / "demo" / "proteins.fasta"
+    (tmp_path / "in.fasta").write_bytes(src.read_bytes())
+    job = tmp_path / "job.toml"
+    job.write_text('[input]\npath = "in.fasta"\n[algorithm]\nname = "condensation"\nk = 10\n'
+                   '[output]\npath = "out.fasta"\n', encoding="utf-8")
+    assert main(["run", str(job), "--quiet"]) == 0
+    assert main(["verify", str(job)]) == 0
+    out = tmp_path / "out.fasta"
+    text = out.read_text()
+    out.write_text(text.replace(" group=", " g="))
+    assert main(["verify", str(job)]) == 1
+    original = io.read_fasta(tmp_path / "in.fasta")
+    first = "".join(original.alphabet.symbols[c] for c in original.codes_of(0))
+    near = first[:10] + first[11:]
+    header, rest = text.split("\n", 1)[0], text.split("\n>", 1)[1]
+    out.write_text(f"{header}\n{near}\n>{rest}")
+    assert main(["verify", str(job)]) == 1
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+def test_yeast_6049_at_k20_publishes_no_rare_fragment(shared_data):
+    data = io.read_fasta(shared_data / "proteins" / "yeast_swissprot_6049.fasta")
+    outcome = jobs.run(data, {}, get("condensation")(k=20, seed=1))
+    v = outcome.report["verification"]
+    assert v["passed"] and v["details"]["max_fragment"] == 20 and v["details"]["rare_fragment_strings"] == 0
+    # generation met rare fragments (transposon families) and broke them
+    assert outcome.report["metrics"]["rare_fragment_strings_drawn"] > 0
+    index = FragmentIndex.of(data)
+    scan = index.rare_fragments(outcome.result.output, 20, 20)
+    assert int(scan["longest"].max()) == 0
+    assert np.all(scan["shared"] >= 0)

@@ -50,7 +50,7 @@ def test_nw_matches_biopython():
     data = seqs(strings)
     unit = Align.PairwiseAligner(mode="global", match_score=0, mismatch_score=-1, gap_score=-1)
     blosum = Align.PairwiseAligner(mode="global", substitution_matrix=substitution_matrices.load("BLOSUM62"),
-                                   open_gap_score=-11, extend_gap_score=-1)
+                                   open_gap_score=-12, extend_gap_score=-1)  # BLAST 11/1: a gap of g costs 11 + g
     d_unit = metrics.distance_block(data, np.arange(12), data, np.arange(12))
     d_blosum = metrics.distance_block(data, np.arange(12), data, np.arange(12), scoring="blosum62")
     for i in range(12):
@@ -60,6 +60,56 @@ def test_nw_matches_biopython():
             self_j = blosum.score(strings[j], strings[j])
             expected = 0.5 * (self_i + self_j) - blosum.score(strings[i], strings[j])
             assert d_blosum[i, j] == pytest.approx(expected)
+
+
+def _blast_11_1_aligner():
+    from Bio import Align
+    from Bio.Align import substitution_matrices
+
+    # BLAST's 11/1 with BLOSUM62: a gap of g residues costs 11 + g; Biopython names the first residue's cost
+    return Align.PairwiseAligner(mode="global", substitution_matrix=substitution_matrices.load("BLOSUM62"),
+                                 open_gap_score=-12, extend_gap_score=-1)
+
+
+@pytest.mark.parametrize("n_a, n_b", [(3, 150), (150, 3), (2, 2), (70, 70)])
+def test_affine_scores_identical_to_biopython(n_a, n_b):
+    """Issue 16/17: the SIMD-lane kernel (64 sequences a pass, either side on the lanes) and the scalar
+    path give Biopython's scores exactly, with BLAST's gap convention, over lengths 0-400 and long gaps."""
+    from anonstudio.core.kernels import _alignment as A
+
+    rng = np.random.default_rng(n_a * 1000 + n_b)
+    letters = list("ACDEFGHIKLMNPQRSTVWY")
+
+    def strings(count):
+        out = []
+        for _ in range(count):
+            s = "".join(rng.choice(letters, int(rng.integers(1, 400))))
+            if rng.random() < 0.3:  # a long insertion forces long gaps
+                s = s[: len(s) // 2] + "W" * int(rng.integers(20, 80)) + s[len(s) // 2 :]
+            out.append(s)
+        return out
+
+    sa, sb = strings(n_a), strings(n_b)
+    da, db = seqs(sa), seqs(sb)
+    matrix = metrics.blosum62(da.alphabet)
+    got = A.affine_block_scores(da.codes, da.offsets, np.arange(n_a), db.codes, db.offsets, np.arange(n_b), matrix,
+                                11.0, 1.0)
+    aligner = _blast_11_1_aligner()
+    pairs = [(i, j) for i in range(n_a) for j in range(n_b)]
+    for i, j in pairs[:: max(1, len(pairs) // 300)]:
+        assert got[i, j] == aligner.score(sa[i], sb[j]), (i, j)
+    i, j = pairs[0]
+    assert A.nw_affine_score(da.codes_of(i), db.codes_of(j), matrix, 11.0, 1.0) == got[i, j]
+
+
+def test_one_residue_gap_costs_open_plus_extend():
+    # "ACDEF" vs "ACEF": one deletion; BLOSUM62 A/A 4, C/C 9, E/E 5, F/F 6 -> 24 - (11 + 1)
+    data = seqs(["ACDEF", "ACEF"])
+    matrix = metrics.blosum62(data.alphabet)
+    from anonstudio.core.kernels import _alignment as A
+
+    assert A.nw_affine_score(data.codes_of(0), data.codes_of(1), matrix, 11.0, 1.0) == 24 - 12
+    assert _blast_11_1_aligner().score("ACDEF", "ACEF") == 12
 
 
 def test_group_distance_is_the_sum_of_eq6():

@@ -44,7 +44,8 @@ _BLOSUM62_ROWS = (
     "0 -1 -1 -1 -2 -1 -1 -1 -1 -1 -1 -1 -1 -1 -2 0 0 -2 -1 -1 -1 -1 -1 -4",
     "-4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 -4 1",
 )
-#: BLAST's default affine gap penalties with BLOSUM62 (open 11, extend 1)
+#: BLAST's default affine gap penalties with BLOSUM62 (open 11, extend 1): a gap of ``g`` residues costs
+#: ``11 + g`` (BLAST's convention; Biopython's PairwiseAligner with open_gap_score=-12, extend_gap_score=-1)
 BLOSUM62_GAPS = (11.0, 1.0)
 
 
@@ -104,7 +105,7 @@ def _scoring(alphabet, scoring: str):
 
 def needleman_wunsch(a: np.ndarray, b: np.ndarray, *, scoring: str = "unit", alphabet=None) -> float:
     """Needleman–Wunsch distance between two code arrays: unit costs, or BLOSUM62 with affine gaps (open 11,
-    extend 1) turned into a distance ``(S(a,a) + S(b,b)) / 2 − S(a,b)`` (``alphabet`` needed)."""
+    extend 1; a gap of g residues costs 11 + g) turned into a distance ``(S(a,a) + S(b,b)) / 2 − S(a,b)`` (``alphabet`` needed)."""
     A = _align()
     if scoring == "unit":
         return float(A.nw_unit_distance(np.asarray(a), np.asarray(b)))

@@ -7,6 +7,10 @@ job (one line on stderr: file, line/record, problem; a traceback only with ``--d
 from __future__ import annotations
 
 import argparse
+import os
+import contextlib
+import signal
+import threading
 import json
 import shutil
 import sys
@@ -83,16 +87,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     outcome = run_job(job, _Progress(args.quiet))
     rep = outcome.report
     v = rep["verification"]
-    print(f"{rep['algorithm']}: {rep['input']['records']} records in, {rep['output']['records']} out, "
+    _say(f"{rep['algorithm']}: {rep['input']['records']} records in, {rep['output']['records']} out, "
           f"{rep['suppressed']} suppressed, {rep['groups']['count']} groups "
           f"(sizes {rep['groups']['min_size']}–{rep['groups']['max_size']}), {rep['runtime_s']:.2f} s")
-    print(f"verification: {'passed' if v['passed'] else 'FAILED'} ({v['model']})")
+    _say(f"verification: {'passed' if v['passed'] else 'FAILED'} ({v['model']})")
     if rep["metrics"]:
         shown = {k: v for k, v in rep["metrics"].items() if isinstance(v, (int, float, bool))}
-        print("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}" for k, val in shown.items()))
-    print(f"output: {job.output_path}")
+        _say("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}" for k, val in shown.items()))
+    _say(f"output: {job.output_path}")
     if job.report_path:
-        print(f"report: {job.report_path}")
+        _say(f"report: {job.report_path}")
     return 0
 
 
@@ -101,7 +105,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     job = load_job(args.job, args.set)
     verification = verify_job(job)
-    print(json.dumps(verification.as_dict(), indent=2) if args.json else
+    _say(json.dumps(verification.as_dict(), indent=2) if args.json else
           f"{job.output_path}: {'passed' if verification.passed else 'FAILED'} ({verification.model}) {verification.summary()}")
     return 0 if verification.passed else 1
 
@@ -113,7 +117,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     params = _collect(args, gen.parameters)
     paths = gen.run(Path(args.out), **params)
     for p in paths:
-        print(p)
+        _say(p)
     return 0
 
 
@@ -136,7 +140,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         with execution.session() as executor:
             paths = exp.run(Path(args.out), progress=_Progress(args.quiet), executor=executor, **params)
     for p in paths:
-        print(p)
+        _say(p)
     return 0
 
 
@@ -156,15 +160,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
             outcome = run_job(job, _Progress(args.quiet))
         except AnonStudioError as exc:
             if exc.exit_code == 2 and "not available yet" in str(exc):
-                print(f"{job_path.name}: skipped ({exc.message})")
+                _say(f"{job_path.name}: skipped ({exc.message})")
                 continue
             print(f"{job_path.name}: FAILED: {exc}", file=sys.stderr)
             failures += 1
             continue
         v = outcome.report["verification"]
-        print(f"{job_path.name}: {outcome.report['algorithm']} → {job.output_path} "
+        _say(f"{job_path.name}: {outcome.report['algorithm']} → {job.output_path} "
               f"({'verified' if v['passed'] else 'NOT verified'}: {v['model']})")
-    print(f"demo results are in {out}")
+    _say(f"demo results are in {out}")
     return 1 if failures else 0
 
 
@@ -190,9 +194,9 @@ def cmd_warmup(args: argparse.Namespace) -> int:
 
     from anonstudio.core.warmup import warm_up
 
-    print(f"compiling the kernels into {os.environ.get('NUMBA_CACHE_DIR', 'numba default cache')}")
+    _say(f"compiling the kernels into {os.environ.get('NUMBA_CACHE_DIR', 'numba default cache')}")
     for m in warm_up(_Progress(args.quiet)):
-        print(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
+        _say(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
     return 0
 
 
@@ -201,9 +205,9 @@ def cmd_desktop_entry(args: argparse.Namespace) -> int:
 
     paths = _desktop.uninstall(args.prefix) if args.uninstall else _desktop.install(args.prefix)
     for p in paths:
-        print(p)
+        _say(p)
     if not paths:
-        print("nothing to remove" if args.uninstall else "nothing written")
+        _say("nothing to remove" if args.uninstall else "nothing written")
     return 0
 
 
@@ -297,9 +301,46 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C so that partial files are removed on the way out."""
+
+
+def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 (signal handler signature)
+    raise Terminated()
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """A KeyboardInterrupt, also when numba's dispatcher wrapped it into a SystemError."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _exit_code_of(exc: BaseException) -> int:
+    while exc is not None:
+        if isinstance(exc, Terminated):
+            return 143
+        exc = exc.__cause__ or exc.__context__
+    return 130
+
+
+def _safe_message(exc: AnonStudioError) -> str:
+    """One line: control characters escaped (a cell could hold terminal escapes), long values cut."""
+    text = str(exc)
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= 2000 else text[:1999] + "…"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         parser = build_parser(argv)
         args = parser.parse_args(argv)
@@ -309,17 +350,43 @@ def main(argv: list[str] | None = None) -> int:
     except AnonStudioError as exc:
         if debug:
             traceback.print_exc()
-        print(f"anonstudio: {exc}", file=sys.stderr)
+        print(f"anonstudio: {_safe_message(exc)}", file=sys.stderr)
         return exc.exit_code
-    except (KeyboardInterrupt, Cancelled):
-        print("anonstudio: cancelled", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, Cancelled) as exc:
+        print("anonstudio: cancelled" if not isinstance(exc, Terminated) else "anonstudio: terminated", file=sys.stderr)
+        return _exit_code_of(exc)
+    except BrokenPipeError:
+        # the reader of our standard output went away (``anonstudio … | head``): nothing more to say to it
+        _silence_stdout()
+        return 0
     except Exception as exc:  # a bug, not bad input: say so plainly
+        if _interrupted(exc):  # Ctrl-C inside a numba kernel surfaces as a SystemError
+            print("anonstudio: cancelled", file=sys.stderr)
+            return _exit_code_of(exc)
         if debug:
             traceback.print_exc()
         else:
             print(f"anonstudio: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)
         return 3
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _say(*args, **kwargs) -> None:
+    """print() to standard output that survives a reader going away (``| head``): the command still
+    finishes and returns its own exit code (verify's 1 stays 1)."""
+    try:
+        print(*args, **kwargs)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":

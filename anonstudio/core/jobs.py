@@ -27,7 +27,8 @@ from anonstudio import __version__
 from anonstudio.core import algorithms, io
 from anonstudio.core.algorithms import Algorithm, Result
 from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table
-from anonstudio.core.errors import AnonStudioError, JobError, PrivacyError
+from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, PrivacyError
+from anonstudio.core.execution import Execution
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
@@ -37,7 +38,7 @@ _INPUT_KEYS = {
     "label_pattern", "delimiter", "encoding", "missing", "alphabet", "labels",
 }
 _OUTPUT_KEYS = {"path", "report"}
-_SECTIONS = {"input", "hierarchies", "algorithm", "output"}
+_SECTIONS = {"input", "hierarchies", "algorithm", "output", "execution"}
 
 
 @dataclass
@@ -73,6 +74,8 @@ class Job:
     report_path: Path | None
     file: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    #: the validated ``[execution]`` section (local unless the job says otherwise)
+    execution: Execution = field(default_factory=Execution)
 
     def reads(self) -> dict[str, Path]:
         """Every file this job reads, by the key that names it (outputs may be none of these)."""
@@ -302,7 +305,8 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     out_path = _target(out["path"], base)
     rep = out.get("report")
     rep_path = None if rep is None else _target(rep, base)
-    job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw)
+    execution = Execution.from_dict(raw.get("execution"), file=str(file) if file else None)
+    job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw, execution=execution)
     io.refuse_overwrites({"output.path": out_path, "output.report": rep_path}, job.reads(), file=file)
     for key, target in (("output.path", out_path), ("output.report", rep_path)):
         if target is not None:
@@ -513,6 +517,12 @@ def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None,
 
 def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
     """Read, anonymize, verify, evaluate and write one job."""
+    if job.execution.engine != "local":
+        # Experiment sweeps run on Dask (``anonstudio experiment … --engine dask``); a single job's method
+        # does not yet, and saying so beats running it locally behind the user's back.
+        raise NotAvailableError(
+            f"method '{job.algorithm}' does not run on the Dask engine in this version: set execution.engine = "
+            "\"local\" (experiment sweeps run on Dask with --engine dask)", file=job.file, key="execution.engine")
     report(progress, 0.0, f"reading {job.input.path.name}")
     data = load_data(job.input)
     hierarchies, notes = load_hierarchies(job.hierarchies, data, source=job.file)

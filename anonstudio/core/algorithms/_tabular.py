@@ -199,7 +199,7 @@ def check_k(k: int, n: int, data: Table, n_missing: int = 0) -> None:
         raise ParameterError(
             f"k = {k} is larger than the number of records that can be grouped, {n}{extra}",
             file=data.source,
-            column="k",
+            key="algorithm.k",
         )
 
 

@@ -504,7 +504,7 @@ class Condensation(Algorithm):
         if n == 0:
             raise ParameterError("the input holds no strings", file=src)
         if k > n:
-            raise ParameterError(f"k = {k} is larger than the number of strings ({n})", file=src, column="k")
+            raise ParameterError(f"k = {k} is larger than the number of strings ({n})", file=src, key="algorithm.k")
         rng = np.random.default_rng(self.params["seed"])
         n_symbols = len(data.alphabet)
         lengths = data.lengths

@@ -84,7 +84,7 @@ class Mondrian(Algorithm):
                 f"l-diversity needs exactly one sensitive attribute, the input has {len(sens)}"
                 + (f" ({', '.join(sens)})" if sens else ""),
                 file=data.source,
-                column="l",
+                key="algorithm.l",
             )
         self._sensitive = sens[0]
         codes, uniques = pd.factorize(data.df[sens[0]].astype(object).where(data.df[sens[0]].notna(), "<NA>"))

@@ -96,6 +96,13 @@ class Publication:
         self._staged.append((tmp, target))
         return tmp
 
+    def target_of(self, path: str | Path | None) -> Path | None:
+        """The target a staged temporary path stands for (for messages)."""
+        for tmp, target in self._staged:
+            if path is not None and Path(path).name.startswith(f".{tmp.name}") or Path(str(path)) == tmp:
+                return target
+        return None
+
     def commit(self, last: Path | None = None) -> list[Path]:
         """Rename every staged file into place; ``last`` (the report) is removed first and renamed last."""
         order = sorted(self._staged, key=lambda item: last is not None and item[1] == Path(last))
@@ -113,7 +120,11 @@ class Publication:
     def __enter__(self) -> Publication:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if isinstance(exc, OutputError) and exc.file is not None:
+            target = self.target_of(exc.file)
+            if target is not None:
+                exc.file = str(target)  # name the file the user asked for, not our temporary one
         for tmp, _ in self._staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

@@ -230,6 +230,8 @@ def generalized_output(
         delimiter=data.delimiter,
         encoding=data.encoding,
         header_lines=data.header_lines,
+        # untouched columns keep their missing cells' spelling ('?', 'NA'): written back byte for byte
+        missing_text={c: t for c, t in data.missing_text.items() if c in df.columns and c not in packed.attributes},
     )
 
 

@@ -16,29 +16,42 @@ from anonstudio.core.kernels._generalize import lca_node
 
 
 @njit(cache=True, nogil=True)
-def _entropy_ok(sens, idx, s, e, counts, log_l):
-    if log_l <= 0.0:
+def _diverse_ok(sens, idx, s, e, counts, log_l, min_distinct):
+    """l-diversity of records ``idx[s:e]`` on their sensitive codes (-1: missing, not a value): entropy
+    ``-Σ p log p ≥ log_l`` over the present values (when ``log_l > 0``), and at least ``min_distinct``
+    distinct present values (when ``min_distinct > 1``). A part with no present value has entropy 0 and no
+    distinct value."""
+    if log_l <= 0.0 and min_distinct <= 1:
         return True
-    total = e - s
+    total = 0
     for t in range(s, e):
-        counts[sens[idx[t]]] += 1
+        c = sens[idx[t]]
+        if c >= 0:
+            counts[c] += 1
+            total += 1
     h = 0.0
+    distinct = 0
     for t in range(s, e):
-        c = counts[sens[idx[t]]]
-        if c > 0:
-            p = c / total
+        c = sens[idx[t]]
+        if c >= 0 and counts[c] > 0:
+            p = counts[c] / total
             h -= p * np.log(p)
-            counts[sens[idx[t]]] = 0
-    return h >= log_l - 1e-12
+            distinct += 1
+            counts[c] = 0
+    if log_l > 0.0 and h < log_l - 1e-12:
+        return False
+    return distinct >= min_distinct
 
 
 @njit(cache=True, nogil=True)
-def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens, log_l, k):
+def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens, log_l,
+                       min_distinct, k):
     """Partition ids (int64[n], numbered in creation order) of strict Mondrian.
 
     leaf_nodes: int32[n, d] packed leaves; values: float64[n, d] numeric values (used where
     ``split_numeric[a]``); span: float64[d] domain width (numeric range, or leaf count of the root);
-    sens: int32[n] sensitive codes in 0..n_sens-1; log_l: ln(l), 0 for no l-diversity.
+    sens: int32[n] sensitive codes in 0..n_sens-1 (-1 missing); log_l: ln(l) of entropy l-diversity, 0 for none;
+    min_distinct: l of distinct l-diversity, 1 for none.
     """
     n, d = leaf_nodes.shape
     idx = np.arange(n)
@@ -109,9 +122,9 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
                         left = cands[ci]
                         if left < k or size - left < k:
                             continue
-                        if not _entropy_ok(sens, idx, s, s + left, counts, log_l):
+                        if not _diverse_ok(sens, idx, s, s + left, counts, log_l, min_distinct):
                             continue
-                        if not _entropy_ok(sens, idx, s + left, e, counts, log_l):
+                        if not _diverse_ok(sens, idx, s + left, e, counts, log_l, min_distinct):
                             continue
                         st_s[top] = s + left
                         st_e[top] = e
@@ -134,7 +147,7 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
                     start = 0
                     for t in range(1, size + 1):
                         if t == size or sk[t] != sk[start]:
-                            if t - start < k or not _entropy_ok(sens, idx, s + start, s + t, counts, log_l):
+                            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct):
                                 ok = False
                                 break
                             start = t

@@ -85,7 +85,8 @@ def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies
             raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
         frame = _frame(output)
         qis = model.get("quasi_identifiers")
-        v = verify_k_anonymity(original, frame, hierarchies, _need(model, "k"), quasi_identifiers=qis)
+        v = verify_k_anonymity(original, output if isinstance(output, Table) else frame, hierarchies,
+                               _need(model, "k"), quasi_identifiers=qis)
         if model.get("l") is None:
             return v
         qis = list(qis) if qis is not None else original.quasi_identifiers

@@ -83,6 +83,13 @@ def _cell_validity(orig: np.ndarray, pub: np.ndarray, h: Hierarchy | None) -> tu
     return ok[codes], suppressed
 
 
+def spelled_text(obj: Table | pd.DataFrame, column: str) -> np.ndarray:
+    """A column's cells as written in its file (missing cells in their own spelling, empty if none)."""
+    if isinstance(obj, Table):
+        return obj.text_column(column)
+    return obj[column].astype("string").fillna("").to_numpy(dtype=object)
+
+
 def verify_k_anonymity(
     original: Table,
     output: pd.DataFrame | Table,
@@ -180,8 +187,9 @@ def verify_k_anonymity(
     for c in expected:
         if c in qis or c not in pub.columns:
             continue
-        o = as_text(src[c])
-        p = as_text(pub[c])
+        # as spelled in the files: a missing cell written '?' and one left empty are different cells
+        o = spelled_text(original, c)
+        p = spelled_text(output, c)
         bad = np.flatnonzero(o != p)
         changed_cells += len(bad)
         for i in bad[:10]:
@@ -223,9 +231,14 @@ def verify_l_diversity(
     """Check l-diversity of every equivalence class of a published table (Machanavajjhala et al. 2007).
 
     ``kind="distinct"``: each class holds at least ``l`` distinct sensitive values. ``kind="entropy"``: the
-    entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Missing sensitive cells do
-    not count as a value. Records with every quasi-identifier ``*`` (or flagged in ``suppressed``) are
-    exempt. Each sensitive column is checked on its own.
+    entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Records with every
+    quasi-identifier ``*`` (or flagged in ``suppressed``) are exempt. Each sensitive column is checked on
+    its own.
+
+    **Missing sensitive values** (one rule for every kind, and the one Mondrian's split test uses): a
+    missing cell is not a value. A class is measured on its present values only, so a class whose values
+    are all missing has no distinct value and entropy 0: it fails every ``l > 1`` and, like every class,
+    passes ``l = 1`` (which asks nothing).
     """
     if kind not in ("distinct", "entropy"):
         raise ParameterError(f"l-diversity kind must be 'distinct' or 'entropy', got '{kind}'", column="l_kind")
@@ -263,12 +276,12 @@ def verify_l_diversity(
         cnt = counts.to_numpy(dtype=float)
         if kind == "distinct":
             score = np.bincount(cls, minlength=n_classes).astype(float)
-            failing = np.flatnonzero(score < l)
+            failing = np.flatnonzero(score < l) if l > 1 else np.zeros(0, dtype=np.int64)
         else:
             totals = np.bincount(cls, weights=cnt, minlength=n_classes)
             p = cnt / totals[cls]
             score = np.bincount(cls, weights=-p * np.log(p), minlength=n_classes)
-            failing = np.flatnonzero(score < np.log(l) - 1e-9)
+            failing = np.flatnonzero(score < np.log(l) - 1e-9) if l > 1 else np.zeros(0, dtype=np.int64)
         if len(score):
             worst = min(worst, float(score.min()))
         order = np.argsort(classes, kind="stable")

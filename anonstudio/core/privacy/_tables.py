@@ -97,8 +97,12 @@ def verify_k_anonymity(
     k: int,
     *,
     quasi_identifiers: Sequence[str] | None = None,
+    max_suppression: float | None = None,
 ) -> Verification:
     """Check from scratch that a published table is a k-anonymous generalization of ``original``.
+
+    ``max_suppression`` (a share of the records, ARX's suppression limit): more fully suppressed records
+    than that fail the check — they are exempt from the class-size test, so the exemption has a bound.
 
     k-anonymity (Samarati & Sweeney; 002 Definitions 2–3): every equivalence class — the records with
     identical quasi-identifier tuples — holds at least ``k`` records. Checked, in order:
@@ -183,6 +187,13 @@ def verify_k_anonymity(
             )
         problems.count += max(0, len(small) - 10)
 
+    n_suppressed = int(suppressed_all.sum())
+    if max_suppression is not None and n and n_suppressed / n > max_suppression + 1e-12:
+        problems.add(
+            f"{n_suppressed} records ({n_suppressed / n:.1%}) are fully suppressed, more than max_suppression = "
+            f"{max_suppression:.1%} of the records allows (suppressed records are exempt from the k test)",
+            kind="too many suppressed",
+        )
     changed_cells = 0
     for c in expected:
         if c in qis or c not in pub.columns:
@@ -209,6 +220,7 @@ def verify_k_anonymity(
         smallest_class=int(sizes.min()) if len(sizes) else 0,
         largest_class=int(sizes.max()) if len(sizes) else 0,
         suppressed=int(suppressed_all.sum()),
+        max_suppression=max_suppression,
         classes_below_k=int(len(small)),
         records_in_small_classes=small_records,
         invalid_cells=int(invalid_cells),

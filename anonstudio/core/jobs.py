@@ -44,6 +44,17 @@ _PIPELINE_KEYS = {"max_suppression"}
 #: beyond it the suppressed block, exempt from the k test, outgrows the classes it protects and the release
 #: withholds much of what it was made to publish; set 0 to forbid suppression, 1 to allow any.
 DEFAULT_MAX_SUPPRESSION = 0.10
+
+
+def pipeline_parameters(data_kind: str):
+    """Parameters the pipeline takes for every method of a kind (job key ``algorithm.<name>``), for forms."""
+    from anonstudio.core.params import Param, ParamSet
+
+    if data_kind != "table":
+        return ParamSet(())
+    return ParamSet((Param("max_suppression", "float", DEFAULT_MAX_SUPPRESSION,
+                           "largest share of records that may be published fully suppressed (0–1; exempt from the k "
+                           "test, so bounded)", low=0.0, high=1.0),))
 _SECTIONS = {"input", "hierarchies", "algorithm", "output", "execution"}
 
 
@@ -472,13 +483,14 @@ def run(
     notes: list[str] | None = None,
     parameters: dict | None = None,
     declared: InputSpec | None = None,
-    max_suppression: float = DEFAULT_MAX_SUPPRESSION,
+    max_suppression: float | None = None,
 ) -> Outcome:
     """Anonymize in memory, verify independently and evaluate; raises :class:`PrivacyError` if the
     verifier refuses. Nothing is written here (see :func:`write_outputs`).
 
     ``declared`` is the job's ``[input]``: the verifier then checks the roles the job asked for, not the
-    ones the data container ended up with."""
+    ones the data container ended up with. ``max_suppression``: the share of records that may be
+    published fully suppressed (``None``: :data:`DEFAULT_MAX_SUPPRESSION`)."""
     from anonstudio.core import privacy
 
     if algorithm.data_kind != _kind_of(data):
@@ -489,6 +501,8 @@ def run(
     result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8))
     runtime = time.perf_counter() - start
     report(progress, 0.8, "verifying")
+    if max_suppression is None:
+        max_suppression = DEFAULT_MAX_SUPPRESSION
     verification = privacy.verify_output(declared_model(algorithm, data, declared, max_suppression), data,
                                          result.output, hierarchies)
     if not verification.passed:
@@ -501,7 +515,8 @@ def run(
     rep = {
         "anonstudio_version": __version__,
         "algorithm": algorithm.name,
-        "parameters": dict(parameters if parameters is not None else algorithm.params),
+        "parameters": dict(parameters if parameters is not None else algorithm.params,
+                           **({"max_suppression": max_suppression} if isinstance(data, Table) else {})),
         "input": {"path": str(getattr(data, "source", "") or ""), "records": _records(data)},
         "output": {"path": None, "records": _records(result.output)},
         # one number, one meaning: records published fully suppressed (tables: counted by the verifier
@@ -755,12 +770,12 @@ def verify_job(job: Job):
 
 
 def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,
-                   max_suppression: float = DEFAULT_MAX_SUPPRESSION) -> dict[str, Any]:
+                   max_suppression: float | None = None) -> dict[str, Any]:
     """The privacy model to verify: the method's, with the quasi-identifiers and sensitive columns the
     job declares (for tables), so a role lost on the way cannot shrink what is checked."""
     model = dict(algorithm.privacy_model())
     if isinstance(data, Table) and model.get("model") == "k-anonymity":
-        model.setdefault("max_suppression", max_suppression)
+        model["max_suppression"] = DEFAULT_MAX_SUPPRESSION if max_suppression is None else max_suppression
     if declared is not None and isinstance(data, Table):
         if declared.quasi_identifiers and model.get("quasi_identifiers") is None:
             model["quasi_identifiers"] = list(declared.quasi_identifiers)

@@ -30,6 +30,7 @@ from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, PrivacyError
 from anonstudio.core.execution import Execution
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
+from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION, PIPELINE_PARAMETERS
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
 
@@ -38,24 +39,14 @@ _INPUT_KEYS = {
     "label_pattern", "delimiter", "encoding", "missing", "alphabet", "labels",
 }
 _OUTPUT_KEYS = {"path", "report", "shuffle_rows", "shuffle_seed"}
-#: keys of ``[algorithm]`` that the pipeline takes for every method (not passed to the method)
-_PIPELINE_KEYS = {"max_suppression"}
-#: default share of records that may be published fully suppressed (ARX's "suppression limit"). A tenth:
-#: beyond it the suppressed block, exempt from the k test, outgrows the classes it protects and the release
-#: withholds much of what it was made to publish; set 0 to forbid suppression, 1 to allow any.
-DEFAULT_MAX_SUPPRESSION = 0.10
+_SECTIONS = {"input", "hierarchies", "algorithm", "output", "execution"}
 
 
 def pipeline_parameters(data_kind: str):
     """Parameters the pipeline takes for every method of a kind (job key ``algorithm.<name>``), for forms."""
-    from anonstudio.core.params import Param, ParamSet
+    from anonstudio.core.params import ParamSet
 
-    if data_kind != "table":
-        return ParamSet(())
-    return ParamSet((Param("max_suppression", "float", DEFAULT_MAX_SUPPRESSION,
-                           "largest share of records that may be published fully suppressed (0–1; exempt from the k "
-                           "test, so bounded)", low=0.0, high=1.0),))
-_SECTIONS = {"input", "hierarchies", "algorithm", "output", "execution"}
+    return PIPELINE_PARAMETERS.get(data_kind, ParamSet(()))
 
 
 @dataclass
@@ -467,7 +458,12 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
                     file=source,
                     key=f"hierarchies.{attr}",
                 )
-            h, note = hmod.default_numeric_hierarchy(attr, values)
+            try:
+                h, note = hmod.default_numeric_hierarchy(attr, values)
+            except AnonStudioError as exc:
+                if exc.file is None:
+                    exc.file = str(getattr(data, "source", None) or source or "") or None
+                raise
             notes.append(note)
         h.check_covers(values, data_file=getattr(data, "source", None))
         out[attr] = h
@@ -502,7 +498,7 @@ def run(
     runtime = time.perf_counter() - start
     report(progress, 0.8, "verifying")
     if max_suppression is None:
-        max_suppression = DEFAULT_MAX_SUPPRESSION
+        max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
     verification = privacy.verify_output(declared_model(algorithm, data, declared, max_suppression), data,
                                          result.output, hierarchies)
     if not verification.passed:
@@ -571,7 +567,7 @@ def release_warnings(data: Any, output: Any) -> list[str]:
     together with the columns that have no role."""
     if not isinstance(data, Table) or not isinstance(output, Table):
         return []
-    warnings: list[str] = []
+    warnings: list[str] = [ORDER_WARNING]  # removed at publication when the rows are shuffled
     frame = output.df
     n = len(frame)
     unroled = [c for c in frame.columns if data.role(c).value == "insensitive" and c in data.df.columns]

@@ -189,3 +189,19 @@ class Command:
         import inspect
 
         return "executor" in inspect.signature(self.func).parameters
+
+
+#: Default share of records that may be published fully suppressed (ARX's "suppression limit"). A tenth:
+#: beyond it the suppressed block, exempt from the k test, outgrows the classes it protects and the release
+#: withholds much of what it was made to publish; 0 forbids suppression, 1 allows any.
+DEFAULT_MAX_SUPPRESSION = 0.10
+
+#: Parameters the pipeline (not the method) takes for every method of a data kind: job keys under
+#: ``[algorithm]``, shown in the workbench's form after the method's own.
+PIPELINE_PARAMETERS: dict[str, ParamSet] = {
+    "table": ParamSet((
+        Param("max_suppression", "float", DEFAULT_MAX_SUPPRESSION,
+              "largest share of records that may be published fully suppressed (0–1; they are exempt from the "
+              "k test, so the exemption is bounded)", low=0.0, high=1.0),
+    )),
+}

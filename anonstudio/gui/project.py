@@ -258,7 +258,7 @@ def read_project(path: str | Path, *, allow_outside: bool = False) -> WorkbenchS
             cls = algorithms.get(method["name"]) if isinstance(method["name"], str) else None
             if cls is None:
                 raise ProjectError(f"method name must be text, got {jobs.short_repr(method['name'])}", key="method.name")
-            cls.parameters.validate({k: v for k, v in params.items() if not (k == "seed" and "seed" not in cls.parameters.names())})
+            cls(**{k: v for k, v in params.items() if not (k == "seed" and "seed" not in cls.parameters.names())})
         except AnonStudioError as exc:
             raise ProjectError(exc.message, file=path, key=f"method.{exc.key or 'name'}") from None
     base = path.resolve().parent

@@ -68,7 +68,14 @@ class Algorithm(ABC):
     parameters: ClassVar[ParamSet] = ParamSet()
 
     def __init__(self, **params: Any) -> None:
-        self.params = self.parameters.validate(params, context=f"method '{self.name}'")
+        from anonstudio.core.params import PIPELINE_PARAMETERS
+
+        # keys the pipeline takes for every method of this kind (max_suppression): validated, kept apart
+        pipeline = PIPELINE_PARAMETERS.get(self.data_kind)
+        own = {k: v for k, v in params.items() if pipeline is None or k not in pipeline.names()}
+        given = {k: v for k, v in params.items() if k not in own}
+        self.pipeline: dict[str, Any] = pipeline.validate(given, context=f"method '{self.name}'") if pipeline else {}
+        self.params = self.parameters.validate(own, context=f"method '{self.name}'")
 
     @abstractmethod
     def run(self, data: Any, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:

@@ -12,7 +12,6 @@ import contextlib
 import signal
 import threading
 import json
-import shutil
 import sys
 import time
 import traceback
@@ -146,11 +145,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_jobs(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.toml"))
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
+    from anonstudio.core.demo import demo_jobs, prepare_demo
     from anonstudio.core.jobs import load_job, run_job
 
     out = Path(args.out).resolve()
@@ -174,17 +170,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def prepare_demo(out: Path) -> Path:
-    """Copy the bundled demo folder to ``out`` (the bundled files are never written to)."""
-    from anonstudio.resources import demo_folder
-
-    src = demo_folder()
-    if not src.is_dir():
-        raise AnonStudioError(f"bundled demo data not found at {src}")
-    shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    return out
-
-
 def cmd_gui(args: argparse.Namespace) -> int:
     from anonstudio.gui.app import main as gui_main
 
@@ -199,6 +184,48 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     _say(f"compiling the kernels into {os.environ.get('NUMBA_CACHE_DIR', 'numba default cache')}")
     for m in warm_up(_Progress(args.quiet)):
         _say(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
+    return 0
+
+
+def methods_text() -> str:
+    """Every method of the registry in plain words: what it takes and writes, what it guarantees, its
+    parameters (with the pipeline's own keys for that kind of data)."""
+    import textwrap
+
+    from anonstudio.core.algorithms import CONTRACT_NAMES, available
+    from anonstudio.core.params import PIPELINE_PARAMETERS
+
+    lines = []
+    classes = available()
+    for cls in classes:
+        f = cls.facts()
+        lines.append(f"{f['name']} — {f['title']}")
+        lines += textwrap.wrap(f["description"], 96, initial_indent="  ", subsequent_indent="  ")
+        lines.append(f"  input: {f['input']}; output: {f['output']}; verified: {', '.join(f['privacy_models']) or '-'}")
+        if f["metrics"]:
+            lines.append(f"  metrics: {', '.join(f['metrics'])}")
+        params = list(cls.parameters) + list(PIPELINE_PARAMETERS.get(cls.data_kind, ()))
+        for prm in params:
+            default = "required" if prm.required else f"default {prm.default!r}"
+            rng = f" {prm.describe_range()}" if prm.describe_range() else ""
+            lines += textwrap.wrap(f"{prm.name} ({prm.kind}{rng}; {default}): {prm.help}", 96,
+                                   initial_indent="    ", subsequent_indent="      ")
+        lines.append(f"  paper: {f['reference']}")
+        lines.append("")
+    missing = [n for n in CONTRACT_NAMES if n not in {c.name for c in classes}]
+    if missing:
+        lines.append(f"not available in this version: {', '.join(missing)}")
+    lines.append("every method also takes seed (a deterministic method records that it has no effect)")
+    return "\n".join(lines)
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    if args.json:
+        from anonstudio.core.algorithms import available
+
+        _say(json.dumps([c.facts() for c in available()], indent=2, default=str))
+    else:
+        _say(methods_text())
     return 0
 
 
@@ -250,6 +277,13 @@ def _add_experiment(ep: argparse.ArgumentParser) -> None:
         _add_params(e, exp.parameters)
 
 
+def _run_epilog() -> str:
+    from anonstudio.core.algorithms import available
+
+    rows = [f"  {c.name:<14} {c.data_kind:<7} {c.title}" for c in available()]
+    return "methods ([algorithm] name; `anonstudio methods` for their parameters):\n" + "\n".join(rows)
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser; ``argv`` decides which engine-declared subcommands are built in full
     (all of them when ``None``)."""
@@ -258,11 +292,17 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command")
 
-    p = sub.add_parser("run", help="run one job headless")
+    wants_run_help = argv is not None and len(argv) >= 1 and argv[0] == "run" and ("-h" in argv or "--help" in argv)
+    p = sub.add_parser("run", help="run one job headless", formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=_run_epilog() if wants_run_help else None)
     p.add_argument("job", type=Path)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a job key, e.g. algorithm.k=10")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("methods", help="every method with what it takes, writes and guarantees, and its parameters")
+    p.add_argument("--json", action="store_true", help="the same as JSON")
+    p.set_defaults(func=cmd_methods)
 
     p = sub.add_parser("verify", help="re-check an existing output against the job's privacy model")
     p.add_argument("job", type=Path)

@@ -504,7 +504,7 @@ class MainWindow(QMainWindow):
 
     def open_demo(self, folder: str | Path | None = None) -> bool:
         """Copy the bundled demo to ``folder`` (default: a new temporary folder) and open its table job."""
-        from anonstudio.cli.main import prepare_demo
+        from anonstudio.core.demo import prepare_demo
 
         try:
             out = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="anonstudio-demo-"))

@@ -161,7 +161,7 @@ def test_job_needs_data_and_method():
 
 
 def test_fasta_demo_job_round_trips_through_the_workbench(repo_root, tmp_path, engine_io):
-    from anonstudio.cli.main import prepare_demo
+    from anonstudio.core.demo import prepare_demo
     from anonstudio.core import jobs
 
     if not (repo_root / "anonstudio" / "resources" / "demo" / "proteins-condensation.toml").exists():

@@ -66,6 +66,33 @@ class Algorithm(ABC):
     reference: ClassVar[str] = ""
     #: declared parameters
     parameters: ClassVar[ParamSet] = ParamSet()
+    #: one sentence in plain words: what the method publishes (``anonstudio methods``, the method list)
+    description: ClassVar[str] = ""
+    #: what it writes: "table" | "events" | "fasta" (pseudo-strings) | "tables" (several tables)
+    output_kind: ClassVar[str] = ""
+    #: the privacy models its output must satisfy, as the verifier names them
+    privacy_models: ClassVar[tuple[str, ...]] = ()
+    #: the report's metrics it computes (names as in the papers)
+    reported_metrics: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def facts(cls) -> dict[str, Any]:
+        """Everything a user or a tool needs to know about the method, from its declarations."""
+        return {
+            "name": cls.name,
+            "title": cls.title or cls.name,
+            "description": cls.description,
+            "input": cls.data_kind,
+            "output": cls.output_kind or cls.data_kind,
+            "privacy_models": list(cls.privacy_models),
+            "metrics": list(cls.reported_metrics),
+            "reference": cls.reference,
+            "parameters": [
+                {"name": p.name, "kind": p.kind, "default": p.default, "range": p.describe_range(), "help": p.help,
+                 "required": p.required}
+                for p in cls.parameters
+            ],
+        }
 
     def __init__(self, **params: Any) -> None:
         from anonstudio.core.params import PIPELINE_PARAMETERS

@@ -50,6 +50,11 @@ class Mondrian(Algorithm):
     title = "Mondrian multidimensional k-anonymity"
     data_kind = "table"
     reference = "K. LeFevre, D. J. DeWitt, R. Ramakrishnan: Mondrian multidimensional k-anonymity. ICDE 2006"
+    description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
+                   "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
+    output_kind = "table"
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every partition holds at least k records", low=2),

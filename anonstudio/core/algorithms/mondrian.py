@@ -42,6 +42,18 @@ class Mondrian(Algorithm):
     allowable cut is final; its QI cells are generalized to the per-attribute LCA label, so numeric ranges
     become the lowest hierarchy node covering the partition's values.
 
+    Cuts (``cut``): LeFevre's paper defines *strict* multidimensional partitioning (every record with the
+    same value on the cut attribute goes to the same side) and *relaxed* partitioning (a run of equal values
+    may be split over both sides); its greedy algorithm cuts at the *median*. anonstudio partitions strictly
+    only: relaxed parts would share their hierarchy labels and merge again in the output. ``"paper"`` does
+    exactly the strict median cut (the median's run of equal values goes to whichever side leaves the
+    halves closer to equal). ``"nearest"`` (the default) is still strict, but when the median cut is not allowable it takes
+    the allowable value boundary nearest the median instead of giving the attribute up, and a categorical
+    cut keeps every child of the LCA with an allowable part on its own while pooling the other children
+    into one part (generalized to the LCA, a label no single-child part carries). On Adult with 8 QIs and
+    k = 10 this lowers DM from 572,468 to 508,040 (anonypy, strict ``< median`` / ``>= median`` cuts and
+    arbitrary halves of categorical value sets outside any hierarchy: 527,212).
+
     Records with a missing quasi-identifier are suppressed (``*`` in every QI cell).
     """
 
@@ -65,6 +77,15 @@ class Mondrian(Algorithm):
                 "median",
                 help="numeric attributes: 'median' value cuts (LeFevre 2006) or cuts along the hierarchy",
                 choices=("median", "hierarchy"),
+            ),
+            Param(
+                "cut",
+                "choice",
+                "nearest",
+                help="'paper': LeFevre's cuts only (median value; all children of the LCA); 'nearest': when "
+                "those are not allowable, the allowable value boundary nearest the median, and the children "
+                "too small to stand alone pooled into one part",
+                choices=("paper", "nearest"),
             ),
         )
     )
@@ -124,7 +145,7 @@ class Mondrian(Algorithm):
         report(progress, 0.0, "partitioning")
         labels = mondrian_partition(
             np.ascontiguousarray(sub), values, split_numeric, span, packed.node_anc, packed.node_level,
-            packed.node_leaves, sens, n_sens, log_l, k,
+            packed.node_leaves, sens, n_sens, log_l, k, self.params["cut"] == "nearest",
         )
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1

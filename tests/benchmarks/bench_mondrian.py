@@ -55,21 +55,10 @@ def kernel_call(alg, table, hs):
 
     packed = pack_hierarchies(table.quasi_identifiers, hs)
     leaf, missing = encode_quasi_identifiers(table, packed)
-    sub = np.ascontiguousarray(leaf[~missing])
-    split_numeric = packed.numeric.copy()
-    values = np.zeros(sub.shape)
-    span = np.zeros(packed.d)
-    for a in range(packed.d):
-        root = int(packed.node_anc[packed.offsets[a], -1])
-        if split_numeric[a]:
-            values[:, a] = packed.node_min[sub[:, a]]
-            span[a] = packed.node_max[root] - packed.node_min[root]
-        else:
-            span[a] = packed.node_leaves[root]
-    sens = np.zeros(len(sub), dtype=np.int32)
+    args = alg.kernel_arguments(np.ascontiguousarray(leaf[~missing]), packed)
+    sens = np.zeros(len(args[0]), dtype=np.int32)
     nearest = alg.params["cut"] == "nearest"
-    return lambda: mondrian_partition(sub, values, split_numeric, span, packed.node_anc, packed.node_level,
-                                      packed.node_leaves, sens, 1, 0.0, K, nearest)
+    return lambda: mondrian_partition(*args, sens, 1, 0.0, K, nearest)
 
 
 def mondrian_rows(table, hs) -> dict[str, float]:

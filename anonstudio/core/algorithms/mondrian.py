@@ -111,6 +111,21 @@ class Mondrian(Algorithm):
         codes, uniques = pd.factorize(data.df[sens[0]].astype(object).where(data.df[sens[0]].notna(), "<NA>"))
         return codes.astype(np.int32), max(len(uniques), 1), float(np.log(l))
 
+    def kernel_arguments(self, sub: np.ndarray, packed) -> tuple:
+        """The kernel's arrays before the sensitive codes: ``(leaf_nodes, values, split_numeric, span,
+        node_anc, node_level, node_leaves)`` for the records' packed leaves ``sub``."""
+        split_numeric = packed.numeric & (self.params["numeric_split"] == "median")
+        values = np.zeros(sub.shape, dtype=np.float64)
+        span = np.zeros(packed.d)
+        for a in range(packed.d):
+            root = int(packed.node_anc[packed.offsets[a], -1])
+            if split_numeric[a]:
+                values[:, a] = packed.node_min[sub[:, a]]
+                span[a] = packed.node_max[root] - packed.node_min[root]
+            else:
+                span[a] = packed.node_leaves[root]
+        return sub, values, split_numeric, span, packed.node_anc, packed.node_level, packed.node_leaves
+
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
         from anonstudio.core.kernels._generalize import class_lca
         from anonstudio.core.kernels._mondrian import mondrian_partition
@@ -131,25 +146,13 @@ class Mondrian(Algorithm):
                     file=data.source,
                     column=self._sensitive,
                 )
-        sub = leaf_nodes[idx]
-        split_numeric = packed.numeric & (self.params["numeric_split"] == "median")
-        values = np.zeros(sub.shape, dtype=np.float64)
-        span = np.zeros(packed.d)
-        for a in range(packed.d):
-            root = int(packed.node_anc[packed.offsets[a], -1])
-            if split_numeric[a]:
-                values[:, a] = packed.node_min[sub[:, a]]
-                span[a] = packed.node_max[root] - packed.node_min[root]
-            else:
-                span[a] = packed.node_leaves[root]
+        sub = np.ascontiguousarray(leaf_nodes[idx])
         report(progress, 0.0, "partitioning")
-        labels = mondrian_partition(
-            np.ascontiguousarray(sub), values, split_numeric, span, packed.node_anc, packed.node_level,
-            packed.node_leaves, sens, n_sens, log_l, k, self.params["cut"] == "nearest",
-        )
+        labels = mondrian_partition(*self.kernel_arguments(sub, packed), sens, n_sens, log_l, k,
+                                    self.params["cut"] == "nearest")
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1
-        class_nodes = class_lca(np.ascontiguousarray(sub), labels, n_groups, packed.node_anc, packed.node_level)
+        class_nodes = class_lca(sub, labels, n_groups, packed.node_anc, packed.node_level)
         report(progress, 1.0, f"{n_groups} partitions")
         return tabular_result(data, packed, idx, labels, class_nodes, missing, metrics={"partitions": n_groups})
 

@@ -10,6 +10,7 @@ calls it (for servers and images), the workbench calls it on a background thread
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -33,6 +34,15 @@ class WarmedMethod:
 def demo_job_paths(folder: Path) -> list[Path]:
     """The demo's job files, in name order."""
     return sorted(folder.glob("*.toml"))
+
+
+def kernel_cache_is_cold(cache_dir: str | None = None) -> bool:
+    """True when numba's cache folder (``NUMBA_CACHE_DIR``) holds no compiled kernel of
+    ``anonstudio/core/kernels`` yet: the first run would compile them (seconds per method)."""
+    folder = cache_dir if cache_dir is not None else os.environ.get("NUMBA_CACHE_DIR")
+    if not folder or not os.path.isdir(folder):
+        return True
+    return not any(Path(folder).glob("kernels_*/*.nbi"))
 
 
 def warm_up(progress: ProgressCallback | None = None, *, methods: set[str] | None = None) -> list[WarmedMethod]:

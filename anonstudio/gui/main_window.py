@@ -868,6 +868,20 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         preload_engine()  # once per process: numba's imports then never stall a run's GUI thread
+        if not hasattr(self, "_kernel_timer"):
+            self._kernel_timer = QTimer(self, interval=250, timeout=self._show_kernel_state)
+            self._kernel_timer.start()
+
+    def _show_kernel_state(self) -> None:
+        """Status bar while the kernels are compiled in the background (first start after an install)."""
+        from anonstudio.gui import workers
+
+        if workers.preload_state == "compiling":
+            self.statusBar().showMessage("preparing kernels… (first start: compiling them once)")
+        elif workers.preload_state == "done":
+            self._kernel_timer.stop()
+            if self.statusBar().currentMessage().startswith("preparing kernels"):
+                self.statusBar().showMessage("kernels ready", 3000)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self._confirm_discard():

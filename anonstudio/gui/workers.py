@@ -226,6 +226,7 @@ _preload_thread: threading.Thread | None = None
 
 
 def _preload() -> None:
+    global preload_state
     import importlib
     import pkgutil
 
@@ -237,6 +238,15 @@ def _preload() -> None:
 
     cpu_target.target_context.refresh()  # numba's one-time set-up before it loads a cached kernel
     from anonstudio.core import algorithms, metrics, privacy  # noqa: F401
+    from anonstudio.core.warmup import kernel_cache_is_cold, warm_up
+
+    if kernel_cache_is_cold():  # first start after an install: compile now, not during the user's first run
+        preload_state = "compiling"
+        warm_up()
+
+
+#: what the start-up preload is doing: "idle", "importing", "compiling" (kernels, first start only), "done"
+preload_state = "idle"
 
 
 def preload_engine() -> threading.Thread:
@@ -245,14 +255,19 @@ def preload_engine() -> threading.Thread:
     Importing numba and loading its set-up holds the GIL for up to ~0.1 s at a time (extension modules
     initialising): done lazily by the first run, it would freeze the GUI thread in the middle of that run.
     The main window starts this when it is first shown; a run waits for nothing (the import lock orders
-    them). Returns the (possibly finished) thread.
+    them). On a first start (empty kernel cache) it also compiles the kernels by running the bundled demo
+    jobs in a temporary folder (:func:`anonstudio.core.warmup.warm_up`); :data:`preload_state` says which
+    step it is at. Returns the (possibly finished) thread.
     """
     global _preload_thread
     if _preload_thread is None:
         def target() -> None:
+            global preload_state
+            preload_state = "importing"
             # an optional speed-up: if anything fails here, the first run imports what it needs itself
             with contextlib.suppress(Exception):
                 _preload()
+            preload_state = "done"
 
         _preload_thread = threading.Thread(target=target, name="anonstudio-preload", daemon=True)
         _preload_thread.start()

@@ -4,13 +4,20 @@ Prints medians over repeats (warm numba cache: one untimed warm-up run first):
 - MST (5 QIs, k = 5) end to end (read, hierarchies, anonymize, verify, evaluate) and its peak memory;
 - MST at n = 5k, 10k, 20k, 30k (O(n^2) growth), against scipy's ``minimum_spanning_tree`` on the dense
   HDist matrix where that fits (n <= 10k);
-- Mondrian and k-member on the whole of Adult.
+- Mondrian and k-member on the whole of Adult;
+- ``--scale``: MST on generated Adult-like tables of 30k, 100k, 300k and 1M rows x 5 QIs, k = 5, each in its
+  own process: the method's time, the whole in-memory pipeline (method + independent verification +
+  metrics) and the process's peak RSS (issue 17 target at 1M: <= 20 s, <= 2 GB).
 Targets: MST <= 10 s and <= 1 GB, Mondrian <= 1 s, k-member <= 60 s.
+
+    PYTHONPATH=. python tests/benchmarks/bench_mst.py [--repeats 3] [--scale]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import resource
 import statistics
 import sys
@@ -61,10 +68,50 @@ def end_to_end_mst(k: int = 5) -> dict:
         return outcome.report["metrics"]
 
 
+SCALE_QIS = ["age", "sex", "race", "marital-status", "education"]
+
+
+def scale_child(n: int) -> None:
+    """One size in a fresh process: prints a JSON line with the figures."""
+    from anonstudio.core import jobs
+    from anonstudio.core.data import Table
+    from anonstudio.core.generate import adult_hierarchies, adult_like_table
+
+    table = Table(adult_like_table(n, 1)).with_roles(SCALE_QIS)
+    hs = adult_hierarchies(SCALE_QIS)
+    small = Table(adult_like_table(200, 2)).with_roles(SCALE_QIS)
+    jobs.run(small, hs, get("mst")(k=5))  # kernels loaded from the cache before timing
+    t0 = time.perf_counter()
+    outcome = jobs.run(table, hs, get("mst")(k=5))
+    pipeline = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"n": n, "method_s": outcome.report["runtime_s"], "pipeline_s": pipeline, "rss_mb": rss,
+                      "merges": outcome.result.metrics["merges"], "passed": outcome.verification.passed}))
+
+
+def scale(sizes=(30_000, 100_000, 300_000, 1_000_000)) -> None:
+    print("MST, Adult-like x 5 QIs, k = 5 (one process per size; target at 1M: <= 20 s, <= 2 GB)")
+    print(f"{'rows':>9}  {'method (s)':>10}  {'+ verify + metrics (s)':>22}  {'peak RSS (MB)':>13}  merges")
+    for n in sizes:
+        out = subprocess.run([sys.executable, __file__, "--scale-child", str(n)], capture_output=True, text=True,
+                             check=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        assert r["passed"]
+        print(f"{n:>9,}  {r['method_s']:>10.2f}  {r['pipeline_s']:>22.2f}  {r['rss_mb']:>13.0f}  {r['merges']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--scale", action="store_true", help="only the 30k-1M scale table")
+    parser.add_argument("--scale-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.scale_child:
+        scale_child(args.scale_child)
+        return
+    if args.scale:
+        scale()
+        return
     r = args.repeats
 
     sec, metrics = median_time(end_to_end_mst, r)

@@ -50,12 +50,35 @@ def test_categorical_cuts_follow_the_hierarchy():
     assert res_h.output.df.groupby(["Gender", "Age", "Zip-code"]).size().min() >= 3
 
 
+def test_nearest_cut_takes_the_allowable_boundary_when_the_median_is_not():
+    # with k alone the edges of the median's run are the best boundaries; with l-diversity they may fail:
+    # left of the median a, a, a, b is not entropy 2-diverse ...
+    t, hs = _age_table([11, 12, 13, 14, 21, 22, 23, 24], ["a", "a", "a", "b", "b", "b", "a", "b"])
+    assert set(Mondrian(k=2, l=2, cut="paper").run(t, hs).output.df["age"]) == {"*"}
+    # ... the nearest boundary that is (a, a, a, b, b, b | a, b) is taken
+    res = Mondrian(k=2, l=2).run(t, hs)
+    assert np.bincount(res.groups).tolist() == [6, 2]
+    assert res.output.df["age"].tolist() == ["*"] * 6 + ["20-29"] * 2
+
+
+def test_nearest_cut_pools_children_too_small_to_stand_alone():
+    rows = [["a1", "A", "*"], ["a2", "A", "*"], ["b1", "B", "*"], ["c1", "C", "*"]]
+    hs = {"x": Hierarchy("x", rows)}
+    values = ["a1"] * 3 + ["a2"] * 3 + ["b1"] * 2 + ["c1"] * 2
+    t = Table(pd.DataFrame({"x": values}, dtype=object)).with_roles(["x"])
+    assert set(Mondrian(k=3, cut="paper").run(t, hs).output.df["x"]) == {"*"}  # B and C hold 2 each
+    out = Mondrian(k=3).run(t, hs).output.df["x"].tolist()
+    # A stands alone (and splits into a1 / a2); B and C are pooled under their LCA
+    assert out == ["a1"] * 3 + ["a2"] * 3 + ["*"] * 4
+
+
+@pytest.mark.parametrize("cut", ["paper", "nearest"])
 @pytest.mark.parametrize("seed", range(6))
-def test_random_tables_k_anonymous_with_lca_cells(seed):
+def test_random_tables_k_anonymous_with_lca_cells(seed, cut):
     rng = np.random.default_rng(300 + seed)
     t, hs = _random_case(rng, int(rng.integers(20, 200)))
     k = int(rng.integers(2, 8))
-    res = Mondrian(k=k).run(t, hs)
+    res = Mondrian(k=k, cut=cut).run(t, hs)
     assert np.bincount(res.groups).min() >= k
     for attr in t.quasi_identifiers:
         for g in np.unique(res.groups):

@@ -83,9 +83,12 @@ class KMember(Algorithm):
         seed_t = int(inv[int(rng.integers(n))])
         n_clusters = 0
         remaining = n
+        attr_lo = np.asarray(packed.offsets[:-1], dtype=np.int64)
+        attr_hi = np.asarray(packed.offsets[1:], dtype=np.int64)
         while remaining >= k:
             seed_t, n_clusters, remaining = kmember_clusters(
-                tnode, rec_start, rec_list, used, packed.node_anc, packed.node_level, packed.node_ncp, k,
+                tnode, rec_start, rec_list, used, packed.node_anc, packed.node_level, packed.node_ncp,
+                attr_lo, attr_hi, k,
                 rec_cluster, cluster_nodes, cluster_size, seed_t, n_clusters, remaining, _CHUNK,
             )
             report(progress, 0.95 * (n - remaining) / n, f"k-member: {n_clusters} clusters")

@@ -43,6 +43,18 @@ class Mondrian(Algorithm):
     allowable cut is final; its QI cells are generalized to the per-attribute LCA label, so numeric ranges
     become the lowest hierarchy node covering the partition's values.
 
+    Cuts (``cut``): LeFevre's paper defines *strict* multidimensional partitioning (every record with the
+    same value on the cut attribute goes to the same side) and *relaxed* partitioning (a run of equal values
+    may be split over both sides); its greedy algorithm cuts at the *median*. anonstudio partitions strictly
+    only: relaxed parts would share their hierarchy labels and merge again in the output. ``"paper"`` does
+    exactly the strict median cut (the median's run of equal values goes to whichever side leaves the
+    halves closer to equal). ``"nearest"`` (the default) is still strict, but when the median cut is not allowable it takes
+    the allowable value boundary nearest the median instead of giving the attribute up, and a categorical
+    cut keeps every child of the LCA with an allowable part on its own while pooling the other children
+    into one part (generalized to the LCA, a label no single-child part carries). On Adult with 8 QIs and
+    k = 10 this lowers DM from 572,468 to 508,040 (anonypy, strict ``< median`` / ``>= median`` cuts and
+    arbitrary halves of categorical value sets outside any hierarchy: 527,212).
+
     Records with a missing quasi-identifier are suppressed (``*`` in every QI cell).
     """
 
@@ -80,6 +92,15 @@ class Mondrian(Algorithm):
                 help="numeric attributes: 'median' value cuts (LeFevre 2006) or cuts along the hierarchy",
                 choices=("median", "hierarchy"),
             ),
+            Param(
+                "cut",
+                "choice",
+                "nearest",
+                help="'paper': LeFevre's cuts only (median value; all children of the LCA); 'nearest': when "
+                "those are not allowable, the allowable value boundary nearest the median, and the children "
+                "too small to stand alone pooled into one part",
+                choices=("paper", "nearest"),
+            ),
         )
     )
 
@@ -104,6 +125,21 @@ class Mondrian(Algorithm):
         # missing sensitive values are not values (the rule the verifier follows): code -1, never counted
         codes, uniques = pd.factorize(data.df[sens[0]].astype(object), use_na_sentinel=True)
         return codes.astype(np.int32), max(len(uniques), 1), float(np.log(l))
+
+    def kernel_arguments(self, sub: np.ndarray, packed) -> tuple:
+        """The kernel's arrays before the sensitive codes: ``(leaf_nodes, values, split_numeric, span,
+        node_anc, node_level, node_leaves)`` for the records' packed leaves ``sub``."""
+        split_numeric = packed.numeric & (self.params["numeric_split"] == "median")
+        values = np.zeros(sub.shape, dtype=np.float64)
+        span = np.zeros(packed.d)
+        for a in range(packed.d):
+            root = int(packed.node_anc[packed.offsets[a], -1])
+            if split_numeric[a]:
+                values[:, a] = packed.node_min[sub[:, a]]
+                span[a] = packed.node_max[root] - packed.node_min[root]
+            else:
+                span[a] = packed.node_leaves[root]
+        return sub, values, split_numeric, span, packed.node_anc, packed.node_level, packed.node_leaves
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
         from anonstudio.core.kernels._generalize import class_lca
@@ -133,25 +169,13 @@ class Mondrian(Algorithm):
                     file=data.source,
                     column=self._sensitive,
                 )
-        sub = leaf_nodes[idx]
-        split_numeric = packed.numeric & (self.params["numeric_split"] == "median")
-        values = np.zeros(sub.shape, dtype=np.float64)
-        span = np.zeros(packed.d)
-        for a in range(packed.d):
-            root = int(packed.node_anc[packed.offsets[a], -1])
-            if split_numeric[a]:
-                values[:, a] = packed.node_min[sub[:, a]]
-                span[a] = packed.node_max[root] - packed.node_min[root]
-            else:
-                span[a] = packed.node_leaves[root]
+        sub = np.ascontiguousarray(leaf_nodes[idx])
         report(progress, 0.0, "partitioning")
-        labels = mondrian_partition(
-            np.ascontiguousarray(sub), values, split_numeric, span, packed.node_anc, packed.node_level,
-            packed.node_leaves, sens, n_sens, log_l, min_distinct, k,
-        )
+        labels = mondrian_partition(*self.kernel_arguments(sub, packed), sens, n_sens, log_l, min_distinct, k,
+                                    self.params["cut"] == "nearest")
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1
-        class_nodes = class_lca(np.ascontiguousarray(sub), labels, n_groups, packed.node_anc, packed.node_level)
+        class_nodes = class_lca(sub, labels, n_groups, packed.node_anc, packed.node_level)
         report(progress, 1.0, f"{n_groups} partitions")
         return tabular_result(data, packed, idx, labels, class_nodes, missing, metrics={"partitions": n_groups})
 

@@ -172,13 +172,33 @@ def merge_small_classes(
     while a class has fewer than ``k`` records it merges with the class minimising NCP of the union.
     Returns ``(final class per record renumbered, LCA nodes per final class, merges)``."""
     from anonstudio.core.kernels._generalize import class_lca
-    from anonstudio.core.kernels._mst import merge_pass
+    from anonstudio.core.kernels._mst import merge_pass, merge_state
 
     n_c = int(labels.max()) + 1 if len(labels) else 0
     nodes = class_lca(leaf_nodes, labels, n_c, packed.node_anc, packed.node_level)
     sizes = np.bincount(labels, minlength=n_c).astype(np.int64)
     alive = np.ones(n_c, dtype=np.bool_)
     target = np.arange(n_c, dtype=np.int64)
+    d = leaf_nodes.shape[1]
+    cap = 2 * n_c + 1  # node tuples that can occur: one per initial class, one more per merge
+    memo_len = 1 << max(4, int(2 * cap).bit_length())
+    memo_nodes = np.empty((memo_len, d), dtype=np.int32)
+    memo_used = np.zeros(memo_len, dtype=np.bool_)
+    memo_best = np.full(memo_len, -1, dtype=np.int64)
+    memo_cost = np.zeros(memo_len)
+    memo_asker = np.full(memo_len, -1, dtype=np.int64)
+    count = np.zeros(memo_len, dtype=np.int64)
+    head = np.full(memo_len, -1, dtype=np.int64)
+    nxt = np.full(n_c, -1, dtype=np.int64)
+    prv = np.full(n_c, -1, dtype=np.int64)
+    cls_slot = np.zeros(n_c, dtype=np.int64)
+    in_tl = np.zeros(memo_len, dtype=np.bool_)
+    tl_slot = np.zeros(cap, dtype=np.int64)
+    tl_nodes = np.zeros((cap, d), dtype=np.int32)
+    state = np.zeros(1, dtype=np.int64)
+    merge_state(nodes, memo_nodes, memo_used, count, head, nxt, prv, cls_slot, in_tl, tl_slot, tl_nodes, state)
+    attr_lo = np.asarray(packed.offsets[:-1], dtype=np.int64)
+    attr_hi = np.asarray(packed.offsets[1:], dtype=np.int64)
     merges = 0
     small0 = max(int((sizes < k).sum()), 1)
     while True:
@@ -189,7 +209,9 @@ def merge_small_classes(
             chunk = small[s : s + _MERGE_CHUNK]
             merges += merge_pass(
                 sizes, nodes, alive, target, packed.node_anc, packed.node_level, packed.node_ncp,
-                k, int(chunk[0]), int(chunk[-1]) + 1,
+                attr_lo, attr_hi, k, int(chunk[0]), int(chunk[-1]) + 1,
+                memo_nodes, memo_used, memo_best, memo_cost, memo_asker, count, head, nxt, prv, cls_slot, in_tl,
+                tl_slot, tl_nodes, state,
             )
             report(progress, min(merges / small0, 1.0), f"merging small classes: {merges} merges")
     # follow merge targets to the surviving class

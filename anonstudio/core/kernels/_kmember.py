@@ -33,28 +33,54 @@ def _take(t, used, rec_start, rec_list):
 
 
 @njit(cache=True, nogil=True)
+def _join_table(cn, attr_lo, attr_hi, node_anc, node_level, node_ncp, tbl):
+    """``tbl[y] = NCP(lca(cn[a], y))`` for every node ``y`` of every attribute ``a``: the NCP of a union with
+    a class of LCA nodes ``cn`` becomes one lookup per attribute."""
+    for a in range(cn.shape[0]):
+        for y in range(attr_lo[a], attr_hi[a]):
+            tbl[y] = node_ncp[lca_node(cn[a], y, node_anc, node_level)]
+
+
+@njit(cache=True, nogil=True)
+def _join_costs(tnode, tbl, used, rec_start, vals):
+    """``vals[t]`` = NCP of the union of the table's class and tuple ``t`` (inf for used-up tuples)."""
+    m, d = tnode.shape
+    for t in range(m):
+        v = 0.0
+        for a in range(d):
+            v += tbl[tnode[t, a]]
+        vals[t] = v if used[t] < rec_start[t + 1] - rec_start[t] else np.inf
+
+
+@njit(cache=True, nogil=True)
 def kmember_clusters(
-    tnode, rec_start, rec_list, used, node_anc, node_level, node_ncp, k,
+    tnode, rec_start, rec_list, used, node_anc, node_level, node_ncp, attr_lo, attr_hi, k,
     rec_cluster, cluster_nodes, cluster_size, seed_t, n_clusters, remaining, max_new,
 ):
     """Form up to ``max_new`` clusters of ``k`` records (Byun et al.'s greedy algorithm, main loop).
 
     ``seed_t``: tuple of the last seed record ``r``; the next seed is the remaining record furthest from it
     (distance: NCP of the pair). Each cluster grows by the record whose addition minimises the increase of
-    IL, i.e. NCP of the union. Returns ``(seed_t, n_clusters, remaining)``.
+    IL, i.e. NCP of the union (ties: the lowest record index). ``attr_lo/attr_hi``: packed node range of
+    each attribute (the NCP of a union is looked up in a per-class table). Returns
+    ``(seed_t, n_clusters, remaining)``.
     """
     m, d = tnode.shape
     cn = np.empty(d, dtype=np.int32)
+    tbl = np.empty(node_ncp.shape[0])
+    vals = np.empty(m)
     made = 0
     while remaining >= k and made < max_new:
         # furthest tuple from the last seed
+        _join_table(tnode[seed_t], attr_lo, attr_hi, node_anc, node_level, node_ncp, tbl)
+        _join_costs(tnode, tbl, used, rec_start, vals)
         best = -1
         best_v = -1.0
         best_r = 0
         for t in range(m):
-            if used[t] >= rec_start[t + 1] - rec_start[t]:
+            v = vals[t]
+            if v == np.inf:
                 continue
-            v = _ncp_join(tnode[seed_t], tnode, t, node_anc, node_level, node_ncp, np.inf)
             r = rec_list[rec_start[t] + used[t]]
             if v > best_v or (v == best_v and r < best_r):
                 best_v = v
@@ -69,14 +95,14 @@ def kmember_clusters(
             cn[a] = tnode[best, a]
         size = 1
         while size < k:
+            _join_table(cn, attr_lo, attr_hi, node_anc, node_level, node_ncp, tbl)
+            _join_costs(tnode, tbl, used, rec_start, vals)
             best = -1
             best_v = np.inf
             best_r = 0
             for t in range(m):
-                if used[t] >= rec_start[t + 1] - rec_start[t]:
-                    continue
-                v = _ncp_join(cn, tnode, t, node_anc, node_level, node_ncp, best_v)
-                if v > best_v:
+                v = vals[t]
+                if v > best_v or v == np.inf:
                     continue
                 r = rec_list[rec_start[t] + used[t]]
                 if v < best_v or r < best_r:

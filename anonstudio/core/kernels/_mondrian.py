@@ -44,9 +44,96 @@ def _diverse_ok(sens, idx, s, e, counts, log_l, min_distinct):
 
 
 @njit(cache=True, nogil=True)
+def _parts_allowed(sens, idx, s, e, left, k, counts, log_l, min_distinct):
+    if left < k or (e - s) - left < k:
+        return False
+    return _diverse_ok(sens, idx, s, s + left, counts, log_l, min_distinct) and _diverse_ok(sens, idx, s + left, e, counts, log_l, min_distinct)
+
+
+@njit(cache=True, nogil=True)
+def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct):
+    """Left part's size of the numeric cut (0: none allowable). ``sv``: the partition's sorted values."""
+    for ci in range(2):
+        if _parts_allowed(sens, idx, s, s + size, cands[ci], k, counts, log_l, min_distinct):
+            return cands[ci]
+    if not nearest:
+        return 0
+    # distinct-value boundaries (cuts between two different values) outwards from the middle
+    half = size / 2.0
+    lo = int(half)  # candidate boundaries <= half, walking down
+    hi = lo + 1  # > half, walking up
+    while lo > 0 or hi < size:
+        while lo > 0 and sv[lo - 1] == sv[lo]:
+            lo -= 1
+        while hi < size and sv[hi - 1] == sv[hi]:
+            hi += 1
+        take_lo = lo > 0 and (hi >= size or half - lo <= hi - half)
+        left = lo if take_lo else hi
+        if 0 < left < size and _parts_allowed(sens, idx, s, s + size, left, k, counts, log_l, min_distinct):
+            return left
+        if take_lo:
+            lo -= 1
+        else:
+            hi += 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
+    """Every run of equal keys (a part) holds >= k records (and is entropy l-diverse); at least two parts."""
+    start = 0
+    parts = 0
+    for t in range(1, size + 1):
+        if t == size or sk[t] != sk[start]:
+            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct):
+                return False
+            parts += 1
+            start = t
+    return parts > 1
+
+
+@njit(cache=True, nogil=True)
+def _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
+    """Give the children whose part is not allowable the key -1 (one pooled part); if the pool itself is too
+    small, the smallest allowable child joins it. Returns whether a split into >= 2 parts remains."""
+    start = 0
+    pooled = 0
+    for t in range(1, size + 1):
+        if t == size or sk[t] != sk[start]:
+            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct):
+                for u in range(start, t):
+                    sk[u] = -1
+                pooled += t - start
+            start = t
+    if pooled == 0 or pooled == size:
+        return False
+    if pooled < k:
+        best_start = -1
+        best_len = size + 1
+        start = 0
+        for t in range(1, size + 1):
+            if t == size or sk[t] != sk[start]:
+                if sk[start] != -1 and t - start < best_len:
+                    best_len = t - start
+                    best_start = start
+                start = t
+        if best_len + pooled == size:
+            return False
+        for u in range(best_start, best_start + best_len):
+            sk[u] = -1
+    return True
+
+
+@njit(cache=True, nogil=True)
 def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens, log_l,
-                       min_distinct, k):
+                       min_distinct, k, nearest):
     """Partition ids (int64[n], numbered in creation order) of strict Mondrian.
+
+    ``nearest`` False: LeFevre's cuts only — a numeric attribute at its median value (either side of the
+    run of records equal to it), a categorical one into all children of the partition's LCA. True: when
+    those are not allowable, a numeric attribute is cut at the allowable distinct-value boundary nearest
+    the middle, and a categorical one keeps each child with an allowable part apart and pools the other
+    children into one part (generalized to the LCA, a label none of the single-child parts has).
 
     leaf_nodes: int32[n, d] packed leaves; values: float64[n, d] numeric values (used where
     ``split_numeric[a]``); span: float64[d] domain width (numeric range, or leaf count of the root);
@@ -118,14 +205,8 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
                     cands[1] = down  # left size with '< median'
                     if abs(cands[1] - size / 2) < abs(cands[0] - size / 2):
                         cands[0], cands[1] = cands[1], cands[0]
-                    for ci in range(2):
-                        left = cands[ci]
-                        if left < k or size - left < k:
-                            continue
-                        if not _diverse_ok(sens, idx, s, s + left, counts, log_l, min_distinct):
-                            continue
-                        if not _diverse_ok(sens, idx, s + left, e, counts, log_l, min_distinct):
-                            continue
+                    left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct)
+                    if left > 0:
                         st_s[top] = s + left
                         st_e[top] = e
                         top += 1
@@ -133,7 +214,6 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
                         st_e[top] = s + left
                         top += 1
                         done = True
-                        break
                 else:
                     lv = node_level[lca[a]] - 1
                     for t in range(s, e):
@@ -143,14 +223,15 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
                     for t in range(size):
                         idx[s + t] = seg[perm[t]]
                     sk = keys[:size][perm]
-                    ok = True
-                    start = 0
-                    for t in range(1, size + 1):
-                        if t == size or sk[t] != sk[start]:
-                            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct):
-                                ok = False
-                                break
-                            start = t
+                    ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
+                    if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
+                        # the pooled children share key -1: sort again so each part is contiguous
+                        perm = np.argsort(sk, kind="mergesort")
+                        seg = idx[s:e].copy()
+                        for t in range(size):
+                            idx[s + t] = seg[perm[t]]
+                        sk = sk[perm]
+                        ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
                     if ok:
                         # push the groups in reverse so that they pop in key order
                         end = size

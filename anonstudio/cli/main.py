@@ -278,10 +278,11 @@ def _add_experiment(ep: argparse.ArgumentParser) -> None:
 
 
 def _run_epilog() -> str:
-    from anonstudio.core.algorithms import available
+    # names from the registry without importing the methods (--help stays light); details: `anonstudio methods`
+    from anonstudio.core.algorithms import _REGISTRY
 
-    rows = [f"  {c.name:<14} {c.data_kind:<7} {c.title}" for c in available()]
-    return "methods ([algorithm] name; `anonstudio methods` for their parameters):\n" + "\n".join(rows)
+    return ("methods ([algorithm] name): " + ", ".join(_REGISTRY) +
+            "\n`anonstudio methods` says what each takes, writes and guarantees, with its parameters")
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:

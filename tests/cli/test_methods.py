@@ -37,4 +37,5 @@ def test_run_help_names_the_methods(capsys):
         assert exc.code == 0
     out = capsys.readouterr().out
     for cls in available():
-        assert cls.name in out and cls.title in out
+        assert cls.name in out
+    assert "anonstudio methods" in out

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from anonstudio.core.params import ParamSet
 from anonstudio.core.progress import ProgressCallback
+
+if TYPE_CHECKING:  # annotations only: importing the registry stays light (no numpy/pandas for --help)
+    import numpy as np
+    import pandas as pd
 
 
 @dataclass

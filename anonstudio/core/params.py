@@ -26,7 +26,8 @@ class Param:
     """One parameter.
 
     ``kind`` is one of ``"int"``, ``"float"``, ``"choice"``, ``"bool"``, ``"str"``, ``"str_list"``,
-    ``"weights"`` (a choice string or a mapping attribute → positive float).
+    ``"weights"`` (a choice string or a mapping attribute → positive float), ``"levels"`` (a mapping
+    attribute → hierarchy level, a whole number ≥ 0).
     ``low``/``high`` bound numbers (inclusive unless ``low_open``/``high_open``); ``None`` means unbounded.
     ``required`` parameters have no default.
     """
@@ -111,6 +112,17 @@ class Param:
                     out[str(key)] = w
                 return out
             raise fail(f"must be one of {', '.join(self.choices)} or a table of weights; got {value!r}")
+        if self.kind == "levels":
+            if value is None or value == {}:
+                return {}
+            if not isinstance(value, dict):
+                raise fail(f"must be a table of attribute = hierarchy level, got {_short(value)}")
+            out = {}
+            for key, level in value.items():
+                if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+                    raise fail(f"level of '{key}' must be a whole number ≥ 0, got {_short(level)}")
+                out[str(key)] = level
+            return out
         raise AssertionError(f"unknown parameter kind {self.kind!r}")
 
     def _check_range(self, value: float, fail) -> None:

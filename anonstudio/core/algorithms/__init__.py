@@ -16,6 +16,9 @@ _REGISTRY: dict[str, str] = {
     "mst": "anonstudio.core.algorithms.mst_recoding:MSTRecoding",
     "mondrian": "anonstudio.core.algorithms.mondrian:Mondrian",
     "kmember": "anonstudio.core.algorithms.kmember:KMember",
+    "ra": "anonstudio.core.algorithms.ra:RandomAnonymization",
+    "ra-enhanced": "anonstudio.core.algorithms.ra:EnhancedRandomAnonymization",
+    "anatomy": "anonstudio.core.algorithms.anatomy:Anatomy",
 }
 
 #: every method name the contract knows; those not in the registry answer "not available yet".

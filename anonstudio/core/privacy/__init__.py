@@ -30,6 +30,7 @@ from anonstudio.core.privacy._tables import (
     verify_k_anonymity,
     verify_l_diversity,
 )
+from anonstudio.core.privacy._random import verify_random_anonymization
 from anonstudio.core.privacy._verification import Verification
 
 __all__ = [
@@ -44,10 +45,11 @@ __all__ = [
     "verify_l_diversity",
     "verify_output",
     "verify_pseudo_strings",
+    "verify_random_anonymization",
 ]
 
 #: The privacy models :func:`verify_output` knows.
-MODELS = ("k-anonymity", "(k,c)-privacy", "pseudo-strings", "anatomy")
+MODELS = ("k-anonymity", "(k,c)-privacy", "pseudo-strings", "anatomy", "random-anonymization")
 
 
 def _frame(obj: Any) -> pd.DataFrame:
@@ -120,4 +122,10 @@ def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies
             sensitive=model.get("sensitive"),
             group_column=model.get("group_column", "group"),
         )
+    if name == "random-anonymization":
+        if not isinstance(original, Table):
+            raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
+        return verify_random_anonymization(
+            original, output if isinstance(output, Table) else _frame(output), hierarchies,
+            _need(model, "max_changed"), quasi_identifiers=model.get("quasi_identifiers"), levels=model.get("levels"))
     raise NotAvailableError(f"no independent verifier for privacy model '{name}' (known: {', '.join(MODELS)})")

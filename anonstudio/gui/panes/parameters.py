@@ -150,6 +150,11 @@ class _Field:
             text = w.currentText()
             return parse_weights(text, p.choices) if p.kind == "weights" else text
         text = w.text()
+        if p.kind == "levels":  # "age=1, education=2" → {"age": 1, "education": 2}
+            parsed = parse_weights(text, ())
+            if isinstance(parsed, dict):
+                return {k: (int(v) if isinstance(v, float) and v.is_integer() else v) for k, v in parsed.items()}
+            return {} if not text.strip() else text
         if p.kind == "str_list":
             return [v.strip() for v in text.split(",") if v.strip()]
         if p.kind in ("int", "float"):
@@ -175,7 +180,7 @@ class _Field:
             elif isinstance(w, QtWidgets.QCheckBox):
                 w.setChecked(bool(value))
             elif isinstance(w, QtWidgets.QComboBox):
-                text = format_weights(value) if p.kind == "weights" else ("" if value is None else str(value))
+                text = format_weights(value) if p.kind in ("weights", "levels") else ("" if value is None else str(value))
                 i = w.findText(text)
                 if i >= 0:
                     w.setCurrentIndex(i)
@@ -184,6 +189,8 @@ class _Field:
             else:
                 if isinstance(value, (list, tuple)):
                     w.setText(", ".join(map(str, value)))
+                elif isinstance(value, dict):
+                    w.setText(format_weights(value))
                 else:
                     w.setText("" if value is None else str(value))
         finally:
@@ -192,7 +199,7 @@ class _Field:
     def is_unset(self) -> bool:
         """An empty entry of an optional parameter without a default (left out of the parameters)."""
         value = self.raw()
-        return self.optional and (value is None or value == "" or value == [])
+        return self.optional and (value is None or value == "" or value == [] or value == {})
 
     def check(self) -> bool:
         """Validate with the engine; mark the editor red with the message when invalid."""

@@ -1,0 +1,268 @@
+"""Random anonymization (``ra``) and enhanced random anonymization (``ra-enhanced``).
+
+W. Yang, S. Qiao, "A novel anonymization algorithm: Privacy protection and knowledge preservation",
+Expert Systems with Applications 37 (2010) 756–766 (paper 001).
+
+- Algorithm 1 (RA): for every record, one quasi-identifier ``Q_k`` is chosen with probability ``p_k`` and
+  its value replaced by a draw from ``Dist_k``, the attribute's empirical distribution in the input (the
+  draw may equal the old value). ``weights = "entropy"`` takes Proposition 7's optimum
+  ``p_i ∝ e^{Entropy(Q_i)}``, which maximizes the probabilistic anonymity of Eq. 1.
+- Algorithm 2 (enhanced RA, §6): for every record, ``attributes_per_record`` distinct quasi-identifiers are
+  chosen uniformly and each is redrawn from its ``Dist``.
+
+Both are vectorised over records with numpy (one draw per redrawn cell, per attribute at once) and
+reproducible from ``seed``; columns that are not quasi-identifiers are never touched. Numeric
+quasi-identifiers are categories of their values, or of their hierarchy level when the job names one
+(``level = {age = 1}``: every cell is published at that level — the paper's banded age — and the draws
+come from the level's distribution). Missing cells are a category of their own.
+
+The output is *not* k-anonymous and the verifier does not say it is: RA is a randomization model whose
+protection is probabilistic (Pa, Eq. 1). Its verifier checks what the model promises — same rows and
+columns, non-QI cells byte for byte, at most one (resp. ``attributes_per_record``) quasi-identifier cell
+of each record differs from the original, every published value is one of the attribute's own values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.algorithms._base import Algorithm, Result
+from anonstudio.core.data import Table
+from anonstudio.core.errors import ParameterError
+from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.progress import ProgressCallback, report
+
+
+
+def encode_column(data: Table, attr: str, hierarchies: dict, level: int) -> tuple[np.ndarray, Any]:
+    """One quasi-identifier as ``(codes, categories)``: the category of each record and the categories
+    themselves (the exact strings read, in the column's own dtype; missing cells a category of their own),
+    mapped to the hierarchy ``level`` when one is named. Works on the distinct values only."""
+    col = data.df[attr]
+    codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    codes = codes.astype(np.int64)
+    if level:
+        h = hierarchies.get(attr)
+        if h is None:
+            raise ParameterError(f"level = {level} for '{attr}' needs a hierarchy for '{attr}'",
+                                 key="algorithm.level", column=attr)
+        if level > h.height:
+            raise ParameterError(f"level {level} of '{attr}' is above its hierarchy's root (height {h.height})",
+                                 key="algorithm.level", column=attr)
+        labels = [h.generalize(str(v), level) if not pd.isna(v) else None for v in np.asarray(uniques, dtype=object)]
+        level_codes, level_uniques = pd.factorize(pd.Series(labels, dtype=object), use_na_sentinel=False)
+        return level_codes.astype(np.int64)[codes], pd.array(np.asarray(level_uniques, dtype=object), dtype=object)
+    return codes, uniques
+
+
+def choice_weights(spec: Any, attributes: list[str], entropies: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Algorithm 1's ``p``: ``"entropy"`` (Proposition 7), ``"uniform"``, or a table attribute = weight
+    (normalised to sum 1, said in the notes). Returns ``(p, notes)``."""
+    from anonstudio.core.metrics._ra import entropy_weights
+
+    m = len(attributes)
+    if spec == "entropy":
+        return entropy_weights(entropies), []
+    if spec == "uniform":
+        return np.full(m, 1.0 / m), []
+    unknown = [a for a in spec if a not in attributes]
+    if unknown:
+        raise ParameterError(f"weights name '{unknown[0]}', which is not a quasi-identifier "
+                             f"({', '.join(attributes)})", key="algorithm.weights")
+    p = np.array([float(spec.get(a, 0.0)) for a in attributes])
+    if p.sum() <= 0:
+        raise ParameterError("weights must give some quasi-identifier a positive weight", key="algorithm.weights")
+    notes = []
+    if abs(p.sum() - 1.0) > 1e-9:
+        notes.append(f"weights summed to {p.sum():g}; they were divided by that sum")
+    missing = [a for a in attributes if a not in spec]
+    if missing:
+        notes.append(f"weights give no weight to {', '.join(missing)}: those are never redrawn")
+    return p / p.sum(), notes
+
+
+class _RandomAnonymization(Algorithm):
+    data_kind = "table"
+    output_kind = "table"
+    reference = ("W. Yang, S. Qiao: A novel anonymization algorithm: Privacy protection and knowledge preservation. "
+                 "Expert Systems with Applications 37:756-766, 2010")
+    reported_metrics = ("probabilistic_anonymity", "probabilistic_anonymity_max", "redrawn_cells",
+                        "total_variation_max")
+
+    def _per_record(self) -> int:
+        raise NotImplementedError  # pragma: no cover
+
+    def _choose(self, rng: np.random.Generator, n: int, p: np.ndarray) -> np.ndarray:
+        """``bool[n, m]``: which quasi-identifier cells of each record are redrawn."""
+        raise NotImplementedError  # pragma: no cover
+
+    def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        from anonstudio.core.metrics._ra import attribute_entropy
+
+        qis = list(data.quasi_identifiers)
+        if not qis:
+            raise ParameterError("random anonymization needs quasi-identifiers", file=data.source,
+                                 key="input.quasi_identifiers")
+        n, m = len(data.df), len(qis)
+        levels = self.params.get("level") or {}
+        for attr in levels:
+            if attr not in qis:
+                raise ParameterError(f"level is given for '{attr}', which is not a quasi-identifier",
+                                     file=data.source, key="algorithm.level")
+        report(progress, 0.0, "value distributions")
+        encoded = [encode_column(data, attr, hierarchies, levels.get(attr, 0)) for attr in qis]
+        dists = [np.bincount(c, minlength=len(cats)) / max(n, 1) for c, cats in encoded]
+        entropies = np.array([attribute_entropy(d) for d in dists])
+        p, notes = self._weights(qis, entropies)
+        constant = [a for a, h in zip(qis, entropies) if h == 0]
+        if constant:
+            notes.append(f"{', '.join(constant)} has one value only (entropy 0): redrawing it changes nothing, and it "
+                         "adds no anonymity")
+        rng = np.random.default_rng(self.params["seed"])
+        report(progress, 0.2, "choosing the cells to redraw")
+        chosen = self._choose(rng, n, p)
+        # identifying columns dropped; the other columns are shared, not copied (only QI columns are replaced)
+        out = data.output_frame().copy(deep=False)
+        report(progress, 0.4, "redrawing")
+        for a, attr in enumerate(qis):
+            codes, cats = encoded[a]
+            rows = np.flatnonzero(chosen[:, a])
+            if len(rows):
+                codes = codes.copy()
+                codes[rows] = rng.choice(len(cats), size=len(rows), p=dists[a])
+            # every cell is one of the column's own strings (unchanged cells their exact text), in its dtype
+            out[attr] = pd.Series(cats.take(codes), index=out.index)
+            report(progress, 0.4 + 0.5 * (a + 1) / m, f"redrew {len(rows):,} cells of {attr}")
+        output = Table(out, roles={c: r for c, r in data.roles.items() if c in out.columns},
+                       # a redrawn value is one of the column's own: its type stays (not re-inferred)
+                       types={c: t for c, t in data.types.items() if c in out.columns and not levels.get(c)},
+                       source=None, delimiter=data.delimiter, encoding=data.encoding, header_lines=data.header_lines,
+                       missing_text={c: t for c, t in data.missing_text.items() if c in out.columns and c not in qis})
+        report(progress, 1.0, f"{int(chosen.sum()):,} cells redrawn")
+        return Result(
+            output=output,
+            groups=np.zeros(n, dtype=np.int64),  # no classes: RA's protection is over the whole table
+            suppressed=0,
+            metrics={"weights": {a: round(float(w), 6) for a, w in zip(qis, p)},
+                     "entropy": {a: round(float(h), 6) for a, h in zip(qis, entropies)}},
+            details={"redrawn": chosen, "attributes": qis, "levels": dict(levels), "weights": p,
+                     "entropies": entropies},
+            notes=notes,
+        )
+
+    def _weights(self, qis: list[str], entropies: np.ndarray) -> tuple[np.ndarray, list[str]]:
+        raise NotImplementedError  # pragma: no cover
+
+    def privacy_model(self) -> dict[str, Any]:
+        return {"model": "random-anonymization", "max_changed": self._per_record(),
+                "levels": dict(self.params.get("level") or {})}
+
+    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
+        """Pa at the weights used (Eq. 1), its maximum (Proposition 7) and the uniform estimate (Eq. 3); cells
+        redrawn per attribute; the total-variation distance of each attribute's marginal before and after."""
+        from anonstudio.core.metrics._ra import (
+            max_probabilistic_anonymity,
+            probabilistic_anonymity,
+            total_variation,
+            uniform_anonymity_estimate,
+        )
+
+        qis = result.details["attributes"]
+        entropies = result.details["entropies"]  # full precision (the report's copies are rounded)
+        weights = result.details["weights"]
+        redrawn = result.details["redrawn"]
+        levels = result.details["levels"]
+        tv = {}
+        for a in qis:
+            before = data.df[a]
+            if levels.get(a):
+                h = hierarchies[a]
+                before = before.map(lambda v, h=h, lv=levels[a]: h.generalize(str(v), lv) if pd.notna(v) else v)
+            tv[a] = round(total_variation(before, result.output.df[a]), 6)
+        return {
+            "probabilistic_anonymity": probabilistic_anonymity(weights, entropies),
+            "probabilistic_anonymity_max": max_probabilistic_anonymity(entropies),
+            "probabilistic_anonymity_uniform_estimate": round(uniform_anonymity_estimate(entropies), 6),
+            "redrawn_cells": {a: int(redrawn[:, i].sum()) for i, a in enumerate(qis)},
+            "total_variation": tv,
+            "total_variation_max": max(tv.values()) if tv else 0.0,
+        }
+
+
+class RandomAnonymization(_RandomAnonymization):
+    """Algorithm 1 of Yang & Qiao (2010): one quasi-identifier per record, chosen with probability ``p_k``,
+    redrawn from its distribution; ``weights = "entropy"`` is Proposition 7's optimum (see the module)."""
+
+    name = "ra"
+    title = "Random anonymization (Yang & Qiao)"
+    description = ("replaces one quasi-identifier value of every record by a random draw from that column's own "
+                   "distribution, so no record keeps its full original combination and the statistics stay")
+    privacy_models = ("random anonymization: at most one redrawn quasi-identifier per record, values from the "
+                      "column's own domain",)
+    parameters = ParamSet((
+        Param("weights", "weights", "entropy",
+              "how likely each quasi-identifier is to be the one redrawn: entropy (Proposition 7, the most "
+              "anonymity), uniform, or attribute = weight", choices=("entropy", "uniform")),
+        Param("seed", "int", 1, "random seed: the same seed gives the same output", low=0),
+        Param("level", "levels", None, "publish these quasi-identifiers at a hierarchy level, e.g. age=1 "
+              "(the paper's banded age)"),
+    ))
+
+    def _per_record(self) -> int:
+        return 1
+
+    def _weights(self, qis, entropies):
+        return choice_weights(self.params["weights"], qis, entropies)
+
+    def _choose(self, rng, n, p):
+        which = rng.choice(len(p), size=n, p=p)
+        chosen = np.zeros((n, len(p)), dtype=bool)
+        chosen[np.arange(n), which] = True
+        return chosen
+
+
+class EnhancedRandomAnonymization(_RandomAnonymization):
+    """Algorithm 2 of Yang & Qiao (2010): ``attributes_per_record`` distinct quasi-identifiers per record,
+    chosen uniformly, each redrawn from its distribution (§6: limits what prior knowledge of the original
+    associations reveals)."""
+
+    name = "ra-enhanced"
+    title = "Enhanced random anonymization (Yang & Qiao)"
+    description = ("replaces several quasi-identifier values of every record (attributes_per_record, chosen at "
+                   "random) by draws from each column's own distribution")
+    privacy_models = ("random anonymization: at most attributes_per_record redrawn quasi-identifiers per record, "
+                      "values from the column's own domain",)
+    parameters = ParamSet((
+        Param("attributes_per_record", "int", 3, "how many quasi-identifiers of each record are redrawn (k of §6)",
+              low=1),
+        Param("seed", "int", 1, "random seed: the same seed gives the same output", low=0),
+        Param("level", "levels", None, "publish these quasi-identifiers at a hierarchy level, e.g. age=1"),
+    ))
+
+    def _per_record(self) -> int:
+        return self.params["attributes_per_record"]
+
+    def _weights(self, qis, entropies):
+        k = self.params["attributes_per_record"]
+        if k > len(qis):
+            raise ParameterError(f"attributes_per_record = {k} is more than the {len(qis)} quasi-identifiers",
+                                 key="algorithm.attributes_per_record")
+        return np.full(len(qis), k / len(qis)), []  # each attribute's chance of being redrawn (for Pa)
+
+    def _choose(self, rng, n, p):
+        k = self.params["attributes_per_record"]
+        keys = rng.random((n, len(p)))
+        picked = np.argpartition(keys, k - 1, axis=1)[:, :k] if k < len(p) else np.tile(np.arange(len(p)), (n, 1))
+        chosen = np.zeros((n, len(p)), dtype=bool)
+        np.put_along_axis(chosen, picked, True, axis=1)
+        return chosen
+
+    def evaluate(self, data, result, hierarchies, progress=None):
+        out = super().evaluate(data, result, hierarchies, progress)
+        # Pa of Eq. 1 assumes one attribute per record; for several the paper analyses prior knowledge (§6)
+        out.pop("probabilistic_anonymity", None)
+        out["attributes_per_record"] = self.params["attributes_per_record"]
+        return out

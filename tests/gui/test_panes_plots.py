@@ -358,3 +358,18 @@ def test_privacy_pane_lists_the_risks_the_model_does_not_cover(qtbot, screenshot
     assert "column &#x27;patient&#x27; has no role" in text or "column 'patient' has no role" in text
     assert "rows keep the input&#x27;s order" in text or "rows keep the input's order" in text
     screenshot(pane, "privacy_warnings")
+
+
+def test_privacy_pane_shows_no_class_sizes_for_random_anonymization(qtbot):
+    from anonstudio.core import jobs
+    from anonstudio.core.algorithms import get
+    from anonstudio.core.data import Table
+    from anonstudio.core.generate import adult_like_table
+
+    frame = adult_like_table(200, seed=5)
+    table = Table(frame).with_roles(["age", "sex", "education"], ["salary-class"])
+    outcome = jobs.run(table, {}, get("ra")(seed=2))
+    pane = _show(qtbot, PrivacyPane)
+    pane.show_outcome(outcome)
+    assert "random anonymization" in pane.verdict.text() and "Verified" in pane.verdict.text()
+    assert not pane.classes_view.isVisible()

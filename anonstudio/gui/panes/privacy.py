@@ -79,6 +79,7 @@ class PrivacyPane(OutcomePane):
         ll.addWidget(self.details, 1)
         ll.addWidget(self.leak_box, 1)
         right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
+        self.classes_view = right
         hist_box = QtWidgets.QWidget()
         hl = QtWidgets.QVBoxLayout(hist_box)
         hl.setContentsMargins(0, 0, 0, 0)
@@ -148,6 +149,10 @@ class PrivacyPane(OutcomePane):
         )
         self.class_note.setVisible(n_groups != len(sizes))
         self._show_smallest(outcome, groups, ids, sizes)
+        # random anonymization and anatomy publish no equivalence classes: a class-size histogram of their
+        # quasi-identifiers would suggest a k that nothing promised
+        model = str(ver.get("model", ""))
+        self.classes_view.setVisible(model.startswith("k-anonymity") or model == "(k,c)-privacy")
         leaks = leak_metrics(outcome.report)
         is_strings = isinstance(outcome.data, SequenceSet)
         self.leak_box.setVisible(is_strings or bool(leaks))

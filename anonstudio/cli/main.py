@@ -7,8 +7,11 @@ job (one line on stderr: file, line/record, problem; a traceback only with ``--d
 from __future__ import annotations
 
 import argparse
+import os
+import contextlib
+import signal
+import threading
 import json
-import shutil
 import sys
 import time
 import traceback
@@ -83,16 +86,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     outcome = run_job(job, _Progress(args.quiet))
     rep = outcome.report
     v = rep["verification"]
-    print(f"{rep['algorithm']}: {rep['input']['records']} records in, {rep['output']['records']} out, "
+    _say(f"{rep['algorithm']}: {rep['input']['records']} records in, {rep['output']['records']} out, "
           f"{rep['suppressed']} suppressed, {rep['groups']['count']} groups "
           f"(sizes {rep['groups']['min_size']}–{rep['groups']['max_size']}), {rep['runtime_s']:.2f} s")
-    print(f"verification: {'passed' if v['passed'] else 'FAILED'} ({v['model']})")
+    _say(f"verification: {'passed' if v['passed'] else 'FAILED'} ({v['model']})")
     if rep["metrics"]:
         shown = {k: v for k, v in rep["metrics"].items() if isinstance(v, (int, float, bool))}
-        print("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}" for k, val in shown.items()))
-    print(f"output: {job.output_path}")
+        _say("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}" for k, val in shown.items()))
+    for warning in rep.get("warnings", []):
+        print(f"anonstudio: warning: {warning}", file=sys.stderr)
+    _say(f"output: {job.output_path}")
     if job.report_path:
-        print(f"report: {job.report_path}")
+        _say(f"report: {job.report_path}")
     return 0
 
 
@@ -101,7 +106,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     job = load_job(args.job, args.set)
     verification = verify_job(job)
-    print(json.dumps(verification.as_dict(), indent=2) if args.json else
+    _say(json.dumps(verification.as_dict(), indent=2) if args.json else
           f"{job.output_path}: {'passed' if verification.passed else 'FAILED'} ({verification.model}) {verification.summary()}")
     return 0 if verification.passed else 1
 
@@ -113,7 +118,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     params = _collect(args, gen.parameters)
     paths = gen.run(Path(args.out), **params)
     for p in paths:
-        print(p)
+        _say(p)
     return 0
 
 
@@ -136,15 +141,12 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         with execution.session() as executor:
             paths = exp.run(Path(args.out), progress=_Progress(args.quiet), executor=executor, **params)
     for p in paths:
-        print(p)
+        _say(p)
     return 0
 
 
-def demo_jobs(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.toml"))
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
+    from anonstudio.core.demo import demo_jobs, prepare_demo
     from anonstudio.core.jobs import load_job, run_job
 
     out = Path(args.out).resolve()
@@ -156,27 +158,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
             outcome = run_job(job, _Progress(args.quiet))
         except AnonStudioError as exc:
             if exc.exit_code == 2 and "not available yet" in str(exc):
-                print(f"{job_path.name}: skipped ({exc.message})")
+                _say(f"{job_path.name}: skipped ({exc.message})")
                 continue
             print(f"{job_path.name}: FAILED: {exc}", file=sys.stderr)
             failures += 1
             continue
         v = outcome.report["verification"]
-        print(f"{job_path.name}: {outcome.report['algorithm']} → {job.output_path} "
+        _say(f"{job_path.name}: {outcome.report['algorithm']} → {job.output_path} "
               f"({'verified' if v['passed'] else 'NOT verified'}: {v['model']})")
-    print(f"demo results are in {out}")
+    _say(f"demo results are in {out}")
     return 1 if failures else 0
-
-
-def prepare_demo(out: Path) -> Path:
-    """Copy the bundled demo folder to ``out`` (the bundled files are never written to)."""
-    from anonstudio.resources import demo_folder
-
-    src = demo_folder()
-    if not src.is_dir():
-        raise AnonStudioError(f"bundled demo data not found at {src}")
-    shutil.copytree(src, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    return out
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -190,9 +181,51 @@ def cmd_warmup(args: argparse.Namespace) -> int:
 
     from anonstudio.core.warmup import warm_up
 
-    print(f"compiling the kernels into {os.environ.get('NUMBA_CACHE_DIR', 'numba default cache')}")
+    _say(f"compiling the kernels into {os.environ.get('NUMBA_CACHE_DIR', 'numba default cache')}")
     for m in warm_up(_Progress(args.quiet)):
-        print(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
+        _say(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
+    return 0
+
+
+def methods_text() -> str:
+    """Every method of the registry in plain words: what it takes and writes, what it guarantees, its
+    parameters (with the pipeline's own keys for that kind of data)."""
+    import textwrap
+
+    from anonstudio.core.algorithms import CONTRACT_NAMES, available
+    from anonstudio.core.params import PIPELINE_PARAMETERS
+
+    lines = []
+    classes = available()
+    for cls in classes:
+        f = cls.facts()
+        lines.append(f"{f['name']} — {f['title']}")
+        lines += textwrap.wrap(f["description"], 96, initial_indent="  ", subsequent_indent="  ")
+        lines.append(f"  input: {f['input']}; output: {f['output']}; verified: {', '.join(f['privacy_models']) or '-'}")
+        if f["metrics"]:
+            lines.append(f"  metrics: {', '.join(f['metrics'])}")
+        params = list(cls.parameters) + list(PIPELINE_PARAMETERS.get(cls.data_kind, ()))
+        for prm in params:
+            default = "required" if prm.required else f"default {prm.default!r}"
+            rng = f" {prm.describe_range()}" if prm.describe_range() else ""
+            lines += textwrap.wrap(f"{prm.name} ({prm.kind}{rng}; {default}): {prm.help}", 96,
+                                   initial_indent="    ", subsequent_indent="      ")
+        lines.append(f"  paper: {f['reference']}")
+        lines.append("")
+    missing = [n for n in CONTRACT_NAMES if n not in {c.name for c in classes}]
+    if missing:
+        lines.append(f"not available in this version: {', '.join(missing)}")
+    lines.append("every method also takes seed (a deterministic method records that it has no effect)")
+    return "\n".join(lines)
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    if args.json:
+        from anonstudio.core.algorithms import available
+
+        _say(json.dumps([c.facts() for c in available()], indent=2, default=str))
+    else:
+        _say(methods_text())
     return 0
 
 
@@ -201,9 +234,9 @@ def cmd_desktop_entry(args: argparse.Namespace) -> int:
 
     paths = _desktop.uninstall(args.prefix) if args.uninstall else _desktop.install(args.prefix)
     for p in paths:
-        print(p)
+        _say(p)
     if not paths:
-        print("nothing to remove" if args.uninstall else "nothing written")
+        _say("nothing to remove" if args.uninstall else "nothing written")
     return 0
 
 
@@ -244,6 +277,14 @@ def _add_experiment(ep: argparse.ArgumentParser) -> None:
         _add_params(e, exp.parameters)
 
 
+def _run_epilog() -> str:
+    # names from the registry without importing the methods (--help stays light); details: `anonstudio methods`
+    from anonstudio.core.algorithms import _REGISTRY
+
+    return ("methods ([algorithm] name): " + ", ".join(_REGISTRY) +
+            "\n`anonstudio methods` says what each takes, writes and guarantees, with its parameters")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser; ``argv`` decides which engine-declared subcommands are built in full
     (all of them when ``None``)."""
@@ -252,11 +293,17 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command")
 
-    p = sub.add_parser("run", help="run one job headless")
+    wants_run_help = argv is not None and len(argv) >= 1 and argv[0] == "run" and ("-h" in argv or "--help" in argv)
+    p = sub.add_parser("run", help="run one job headless", formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=_run_epilog() if wants_run_help else None)
     p.add_argument("job", type=Path)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a job key, e.g. algorithm.k=10")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("methods", help="every method with what it takes, writes and guarantees, and its parameters")
+    p.add_argument("--json", action="store_true", help="the same as JSON")
+    p.set_defaults(func=cmd_methods)
 
     p = sub.add_parser("verify", help="re-check an existing output against the job's privacy model")
     p.add_argument("job", type=Path)
@@ -297,9 +344,46 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C so that partial files are removed on the way out."""
+
+
+def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 (signal handler signature)
+    raise Terminated()
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """A KeyboardInterrupt, also when numba's dispatcher wrapped it into a SystemError."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _exit_code_of(exc: BaseException) -> int:
+    while exc is not None:
+        if isinstance(exc, Terminated):
+            return 143
+        exc = exc.__cause__ or exc.__context__
+    return 130
+
+
+def _safe_message(exc: AnonStudioError) -> str:
+    """One line: control characters escaped (a cell could hold terminal escapes), long values cut."""
+    text = str(exc)
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= 2000 else text[:1999] + "…"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         parser = build_parser(argv)
         args = parser.parse_args(argv)
@@ -309,17 +393,43 @@ def main(argv: list[str] | None = None) -> int:
     except AnonStudioError as exc:
         if debug:
             traceback.print_exc()
-        print(f"anonstudio: {exc}", file=sys.stderr)
+        print(f"anonstudio: {_safe_message(exc)}", file=sys.stderr)
         return exc.exit_code
-    except (KeyboardInterrupt, Cancelled):
-        print("anonstudio: cancelled", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, Cancelled) as exc:
+        print("anonstudio: cancelled" if not isinstance(exc, Terminated) else "anonstudio: terminated", file=sys.stderr)
+        return _exit_code_of(exc)
+    except BrokenPipeError:
+        # the reader of our standard output went away (``anonstudio … | head``): nothing more to say to it
+        _silence_stdout()
+        return 0
     except Exception as exc:  # a bug, not bad input: say so plainly
+        if _interrupted(exc):  # Ctrl-C inside a numba kernel surfaces as a SystemError
+            print("anonstudio: cancelled", file=sys.stderr)
+            return _exit_code_of(exc)
         if debug:
             traceback.print_exc()
         else:
             print(f"anonstudio: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)
         return 3
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _say(*args, **kwargs) -> None:
+    """print() to standard output that survives a reader going away (``| head``): the command still
+    finishes and returns its own exit code (verify's 1 stays 1)."""
+    try:
+        print(*args, **kwargs)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":

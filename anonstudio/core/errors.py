@@ -24,7 +24,9 @@ class AnonStudioError(Exception):
     record:
         A record identifier (FASTA id, sequence id, row number) where lines do not fit.
     column:
-        Column, attribute or key name.
+        Column or attribute name (of the data).
+    key:
+        Job-file key (``algorithm.k``, ``input.quasi_identifiers``) or parameter name.
     """
 
     exit_code = 2
@@ -37,6 +39,7 @@ class AnonStudioError(Exception):
         line: int | None = None,
         record: str | int | None = None,
         column: str | None = None,
+        key: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -44,6 +47,7 @@ class AnonStudioError(Exception):
         self.line = line
         self.record = record
         self.column = column
+        self.key = key
 
     def location(self) -> str:
         """``file:line`` / ``file, record R`` / ``column 'c'`` — whatever is known, joined."""
@@ -56,6 +60,8 @@ class AnonStudioError(Exception):
             parts.append(f"record {self.record}")
         if self.column is not None:
             parts.append(f"column '{self.column}'")
+        if self.key is not None:
+            parts.append(f"key '{self.key}'")
         return ", ".join(parts)
 
     def __str__(self) -> str:
@@ -77,6 +83,10 @@ class JobError(AnonStudioError):
 
 class ParameterError(AnonStudioError):
     """An algorithm parameter is out of range or inconsistent with the data (e.g. k > n)."""
+
+
+class OutputError(AnonStudioError):
+    """An output cannot be written where asked: a folder, a device, a read-only place, a full disk."""
 
 
 class NotAvailableError(AnonStudioError):

@@ -48,26 +48,26 @@ class Execution:
         if raw is None:
             return cls()
         if not isinstance(raw, dict):
-            raise JobError("[execution] must be a table (engine = \"local\" | \"dask\")", file=file, column="execution")
+            raise JobError("[execution] must be a table (engine = \"local\" | \"dask\")", file=file, key="execution")
         for key in raw:
             if key not in _KEYS:
                 raise JobError(f"unknown key 'execution.{key}' (known: {', '.join(sorted(_KEYS))})", file=file,
-                               column=f"execution.{key}")
+                               key=f"execution.{key}")
         engine = raw.get("engine", "local")
         if engine not in ENGINES:
             raise JobError(f"execution.engine must be one of {', '.join(ENGINES)}, got {engine!r}", file=file,
-                           column="execution.engine")
+                           key="execution.engine")
         scheduler = raw.get("scheduler")
         if scheduler is not None:
             if engine != "dask":
-                raise JobError("execution.scheduler is only for engine = \"dask\"", file=file, column="execution.scheduler")
+                raise JobError("execution.scheduler is only for engine = \"dask\"", file=file, key="execution.scheduler")
             if not isinstance(scheduler, str) or "://" not in scheduler:
                 raise JobError(f"execution.scheduler must be an address like \"tcp://host:8786\", got {scheduler!r}",
-                               file=file, column="execution.scheduler")
+                               file=file, key="execution.scheduler")
         workers = raw.get("workers", 2)
         if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
             raise JobError(f"execution.workers must be a whole number from 1 to 256, got {workers!r}", file=file,
-                           column="execution.workers")
+                           key="execution.workers")
         return cls(engine=engine, scheduler=scheduler, workers=workers)
 
     def as_dict(self) -> dict[str, Any]:
@@ -88,7 +88,7 @@ class Execution:
                 client = distributed.Client(self.scheduler, timeout="10s")
             except (OSError, TimeoutError) as exc:
                 raise JobError(f"cannot reach the Dask scheduler at {self.scheduler}: {exc}",
-                               column="execution.scheduler") from None
+                               key="execution.scheduler") from None
             with client:
                 yield DaskExecutor(client)
             return
@@ -176,6 +176,6 @@ def _import_distributed():
         import distributed
     except ImportError:
         raise NotAvailableError(
-            "the Dask engine needs dask.distributed: pip install 'anonstudio[dask]'", column="execution.engine"
+            "the Dask engine needs dask.distributed: pip install 'anonstudio[dask]'", key="execution.engine"
         ) from None
     return distributed

@@ -27,8 +27,10 @@ from anonstudio import __version__
 from anonstudio.core import algorithms, io
 from anonstudio.core.algorithms import Algorithm, Result
 from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table
-from anonstudio.core.errors import AnonStudioError, JobError, PrivacyError
+from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, PrivacyError
+from anonstudio.core.execution import Execution
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
+from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION, PIPELINE_PARAMETERS
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
 
@@ -36,8 +38,15 @@ _INPUT_KEYS = {
     "path", "format", "quasi_identifiers", "sensitive", "identifying", "sequence_id", "event_order",
     "label_pattern", "delimiter", "encoding", "missing", "alphabet", "labels",
 }
-_OUTPUT_KEYS = {"path", "report"}
-_SECTIONS = {"input", "hierarchies", "algorithm", "output"}
+_OUTPUT_KEYS = {"path", "report", "shuffle_rows", "shuffle_seed"}
+_SECTIONS = {"input", "hierarchies", "algorithm", "output", "execution"}
+
+
+def pipeline_parameters(data_kind: str):
+    """Parameters the pipeline takes for every method of a kind (job key ``algorithm.<name>``), for forms."""
+    from anonstudio.core.params import ParamSet
+
+    return PIPELINE_PARAMETERS.get(data_kind, ParamSet(()))
 
 
 @dataclass
@@ -73,6 +82,13 @@ class Job:
     report_path: Path | None
     file: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    #: the validated ``[execution]`` section (local unless the job says otherwise)
+    execution: Execution = field(default_factory=Execution)
+    #: share of records that may be published fully suppressed (tables)
+    max_suppression: float = DEFAULT_MAX_SUPPRESSION
+    #: publish table rows in a random order (after verification); the seed, if given, stays in the job
+    shuffle_rows: bool = False
+    shuffle_seed: int | None = None
 
     def reads(self) -> dict[str, Path]:
         """Every file this job reads, by the key that names it (outputs may be none of these)."""
@@ -89,11 +105,27 @@ class Job:
 
     def make_algorithm(self) -> Algorithm:
         try:
-            return algorithms.get(self.algorithm)(**self.params)
+            cls = algorithms.get(self.algorithm)
+            params = dict(self.params)
+            if "seed" in params and "seed" not in cls.parameters.names():
+                # every method takes a seed (the contract's examples set one for any method); a
+                # deterministic method records that it had no effect instead of refusing the job
+                params.pop("seed")
+            return cls(**params)
         except AnonStudioError as exc:
             if exc.file is None:
                 exc.file = str(self.file) if self.file else None
+            if exc.key and "." not in exc.key:
+                exc.key = f"algorithm.{exc.key}"
             raise
+
+    def notes(self) -> list[str]:
+        """Sentences for the report about how the job was read."""
+        cls = algorithms.get(self.algorithm)
+        if "seed" in self.params and "seed" not in cls.parameters.names():
+            return [f"seed = {self.params['seed']} has no effect: '{self.algorithm}' is deterministic (it draws no "
+                    "random numbers)"]
+        return []
 
 
 @dataclass
@@ -119,7 +151,7 @@ def _parse_value(text: str) -> Any:
 def apply_override(raw: dict, assignment: str, *, file: Path | None = None) -> None:
     """Apply ``--set section.key=value`` to a raw job dict (value parsed as TOML, else a string)."""
     if "=" not in assignment:
-        raise JobError(f"--set needs KEY=VALUE, got '{assignment}'", file=file)
+        raise JobError(f"--set needs KEY=VALUE, got {short_repr(assignment)}", file=file)
     key, value = assignment.split("=", 1)
     parts = key.strip().split(".")
     if len(parts) < 2 or parts[0] not in _SECTIONS:
@@ -132,15 +164,27 @@ def apply_override(raw: dict, assignment: str, *, file: Path | None = None) -> N
     node[parts[-1]] = _parse_value(value.strip())
 
 
+def read_text_file(path: Path, error: type[AnonStudioError], what: str) -> str:
+    """A job or project file as UTF-8 text: a regular file, lines of bounded length, one clear error."""
+    from anonstudio.core.io._common import read_bytes
+
+    try:
+        raw = read_bytes(path, error)
+    except AnonStudioError as exc:
+        if exc.message == "file not found":
+            exc.message = f"{what} not found"
+        raise
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise error(f"{what} is not UTF-8 text (byte 0x{raw[exc.start]:02x})", file=path, line=line) from None
+
+
 def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
     """Read and validate a job file; ``overrides`` are ``section.key=value`` strings."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise JobError("job file not found", file=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JobError(f"cannot read job file: {exc}", file=path) from None
+    text = read_text_file(path, JobError, "job file")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -157,7 +201,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     """Validate a job dict (as read from TOML); relative paths are taken against ``base``."""
 
     def err(msg: str, key: str | None = None) -> JobError:
-        return JobError(msg, file=file, column=key)
+        return JobError(msg, file=file, key=key)
 
     for section in raw:
         if section not in _SECTIONS:
@@ -191,19 +235,44 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
             raise err(f"input.{key} must be a list of column names", f"input.{key}")
         return v
 
+    def text(key: str) -> str | None:
+        v = inp.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, str) or not v:
+            raise err(f"input.{key} must be a non-empty text value, got {short_repr(v)}", f"input.{key}")
+        return v
+
+    delimiter, encoding, pattern = text("delimiter"), text("encoding"), text("label_pattern")
+    if delimiter is not None:
+        from anonstudio.core.io._common import normalize_delimiter
+
+        normalize_delimiter(delimiter, file, JobError)
+    if encoding is not None:
+        import codecs
+
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise err(f"input.encoding: unknown encoding {short_repr(encoding)}", "input.encoding") from None
+    if pattern is not None:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise err(f"input.label_pattern is not a valid regular expression: {exc}", "input.label_pattern") from None
     spec = InputSpec(
         path=in_path,
         format=fmt,
         quasi_identifiers=str_list("quasi_identifiers"),
         sensitive=str_list("sensitive"),
         identifying=str_list("identifying"),
-        sequence_id=inp.get("sequence_id"),
-        event_order=inp.get("event_order"),
-        label_pattern=inp.get("label_pattern"),
-        delimiter=inp.get("delimiter"),
-        encoding=inp.get("encoding"),
+        sequence_id=text("sequence_id"),
+        event_order=text("event_order"),
+        label_pattern=pattern,
+        delimiter=delimiter,
+        encoding=encoding,
         missing=str_list("missing") if "missing" in inp else None,
-        alphabet=inp.get("alphabet"),
+        alphabet=text("alphabet"),
     )
     _check_one_role_per_column(spec, err)
     spec.more_paths = resolved_paths[1:]
@@ -233,23 +302,64 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
 
     alg = dict(raw["algorithm"])
     name = alg.pop("name", None)
+    max_suppression = alg.pop("max_suppression", DEFAULT_MAX_SUPPRESSION)
+    if isinstance(max_suppression, bool) or not isinstance(max_suppression, (int, float)) or not (
+        0 <= max_suppression <= 1
+    ):
+        raise err(f"algorithm.max_suppression must be a share from 0 to 1, got {short_repr(max_suppression)}",
+                  "algorithm.max_suppression")
     if not isinstance(name, str):
         raise err("algorithm.name is required", "algorithm.name")
     out = raw["output"]
     for key in out:
         if key not in _OUTPUT_KEYS:
-            raise err(f"unknown key 'output.{key}' (known: path, report)", f"output.{key}")
-    if "path" not in out or not isinstance(out["path"], str):
+            raise err(f"unknown key 'output.{key}' (known: {', '.join(sorted(_OUTPUT_KEYS))})", f"output.{key}")
+    shuffle = out.get("shuffle_rows", False)
+    if not isinstance(shuffle, bool):
+        raise err(f"output.shuffle_rows must be true or false, got {short_repr(shuffle)}", "output.shuffle_rows")
+    shuffle_seed = out.get("shuffle_seed")
+    if shuffle_seed is not None and (isinstance(shuffle_seed, bool) or not isinstance(shuffle_seed, int) or shuffle_seed < 0):
+        raise err(f"output.shuffle_seed must be a whole number ≥ 0, got {short_repr(shuffle_seed)}", "output.shuffle_seed")
+    if shuffle and fmt != "table":
+        raise err("output.shuffle_rows is for tables (event logs and pseudo-strings carry no input order)",
+                  "output.shuffle_rows")
+    for key in ("path", "report"):
+        if key in out:
+            check_target_text(out[key], f"output.{key}", err)
+    if "path" not in out:
         raise err("output.path is required", "output.path")
     # Targets are kept as written (made absolute, not resolved): a symlink at the target is replaced by the
     # new file, never written through; the overwrite check below compares resolved real paths.
     out_path = _target(out["path"], base)
     rep = out.get("report")
     rep_path = None if rep is None else _target(rep, base)
-    job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw)
+    execution = Execution.from_dict(raw.get("execution"), file=str(file) if file else None)
+    job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw, execution=execution,
+              max_suppression=float(max_suppression), shuffle_rows=shuffle, shuffle_seed=shuffle_seed)
     io.refuse_overwrites({"output.path": out_path, "output.report": rep_path}, job.reads(), file=file)
+    for key, target in (("output.path", out_path), ("output.report", rep_path)):
+        if target is not None:
+            io.check_target(target, key, file=file)
     job.make_algorithm()  # validates method name and parameters now, before any data is read
     return job
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, control characters escaped (for one-line messages)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_target_text(value: Any, key: str, err) -> None:
+    """An output path as written in the job: non-empty text, no NUL, not absurdly long."""
+    if not isinstance(value, str) or not value.strip():
+        raise err(f"{key} must be a file name (text), got {short_repr(value)}", key)
+    if "\x00" in value:
+        raise err(f"{key} contains a NUL character", key)
+    if len(value.encode()) > 4096 or any(len(part.encode()) > 255 for part in Path(value).parts):
+        raise err(f"{key} is too long for a file name ({len(value)} characters)", key)
+    if value.endswith(("/", os.sep)):
+        raise err(f"{key} names a folder ({short_repr(value)}): give a file name", key)
 
 
 def _target(text: str, base: Path) -> Path:
@@ -329,7 +439,7 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
     notes: list[str] = []
     for attr in specs:
         if frame is not None and attr not in frame.columns:
-            raise JobError(f"hierarchy given for '{attr}', which is not a column of the input", column=f"hierarchies.{attr}")
+            raise JobError(f"hierarchy given for '{attr}', which is not a column of the input", key=f"hierarchies.{attr}")
     for attr in needed:
         values = frame[attr].dropna().astype(str).unique().tolist()
         spec = specs.get(attr)
@@ -343,10 +453,17 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
                 numeric = bool(pd.to_numeric(frame[attr].dropna(), errors="coerce").notna().all())
             if not numeric:
                 raise JobError(
-                    f"quasi-identifier '{attr}' is categorical and has no hierarchy: add one under [hierarchies]",
-                    column=f"hierarchies.{attr}",
+                    f"quasi-identifier '{attr}' of {Path(str(getattr(data, 'source', None) or 'the data')).name} is "
+                    "categorical and has no hierarchy: add one under [hierarchies]",
+                    file=source,
+                    key=f"hierarchies.{attr}",
                 )
-            h, note = hmod.default_numeric_hierarchy(attr, values)
+            try:
+                h, note = hmod.default_numeric_hierarchy(attr, values)
+            except AnonStudioError as exc:
+                if exc.file is None:
+                    exc.file = str(getattr(data, "source", None) or source or "") or None
+                raise
             notes.append(note)
         h.check_covers(values, data_file=getattr(data, "source", None))
         out[attr] = h
@@ -362,22 +479,28 @@ def run(
     notes: list[str] | None = None,
     parameters: dict | None = None,
     declared: InputSpec | None = None,
+    max_suppression: float | None = None,
 ) -> Outcome:
     """Anonymize in memory, verify independently and evaluate; raises :class:`PrivacyError` if the
     verifier refuses. Nothing is written here (see :func:`write_outputs`).
 
     ``declared`` is the job's ``[input]``: the verifier then checks the roles the job asked for, not the
-    ones the data container ended up with."""
+    ones the data container ended up with. ``max_suppression``: the share of records that may be
+    published fully suppressed (``None``: :data:`DEFAULT_MAX_SUPPRESSION`)."""
     from anonstudio.core import privacy
 
     if algorithm.data_kind != _kind_of(data):
-        raise JobError(f"method '{algorithm.name}' works on {algorithm.data_kind} data, the input is {_kind_of(data)}")
+        raise JobError(f"method '{algorithm.name}' works on {algorithm.data_kind} data, the input is {_kind_of(data)}",
+                       file=getattr(data, "source", None), key="algorithm.name")
     start = time.perf_counter()
     report(progress, 0.0, f"running {algorithm.name}")
     result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8))
     runtime = time.perf_counter() - start
     report(progress, 0.8, "verifying")
-    verification = privacy.verify_output(declared_model(algorithm, data, declared), data, result.output, hierarchies)
+    if max_suppression is None:
+        max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
+    verification = privacy.verify_output(declared_model(algorithm, data, declared, max_suppression), data,
+                                         result.output, hierarchies)
     if not verification.passed:
         raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
     report(progress, 0.85, "evaluating")
@@ -388,10 +511,14 @@ def run(
     rep = {
         "anonstudio_version": __version__,
         "algorithm": algorithm.name,
-        "parameters": dict(parameters if parameters is not None else algorithm.params),
+        "parameters": dict(parameters if parameters is not None else algorithm.params,
+                           **({"max_suppression": max_suppression} if isinstance(data, Table) else {})),
         "input": {"path": str(getattr(data, "source", "") or ""), "records": _records(data)},
         "output": {"path": None, "records": _records(result.output)},
-        "suppressed": int(result.suppressed),
+        # one number, one meaning: records published fully suppressed (tables: counted by the verifier
+        # from the output, as metrics.suppressed is) or removed (strings, events)
+        "suppressed": int(verification.details.get("suppressed", result.suppressed))
+        if isinstance(data, Table) else int(result.suppressed),
         "groups": {
             "count": int(len(sizes)),
             "min_size": int(sizes.min()) if len(sizes) else 0,
@@ -401,9 +528,64 @@ def run(
         "verification": verification.as_dict(),
         "metrics": to_jsonable(metrics),
         "notes": list(notes or []) + list(result.notes),
+        "warnings": release_warnings(data, result.output),
     }
     report(progress, 1.0, "done")
     return Outcome(result, verification, rep, data, hierarchies)
+
+
+#: warn when more than this share of the published records is unique on its quasi-identifiers together with
+#: the columns published as they are: each such record is one person to anyone who knows those values.
+UNIQUE_WARNING_SHARE = 0.01
+#: order warning (tables published in the input's row order)
+ORDER_WARNING = ("rows keep the input's order: anyone who knows that order links every published row to its "
+                 "person; set output.shuffle_rows = true")
+
+
+def hierarchy_warnings(specs: dict[str, Any], data: Any, hierarchies: dict) -> list[str]:
+    """Hierarchies given for columns that are not quasi-identifiers (ignored), and interval labels that do
+    not contain their value (file, line, value, label)."""
+    warnings = []
+    needed = set(hierarchy_attributes(data))
+    for attr in specs:
+        if attr not in needed:
+            warnings.append(f"a hierarchy is given for '{attr}', which is not a quasi-identifier: it is not used "
+                            "(make the column quasi-identifying or remove the hierarchy)")
+    for attr, h in hierarchies.items():
+        bad = h.interval_mismatches()
+        if bad:
+            where = f"{h.source.name}:" if h.source is not None else "line "
+            shown = "; ".join(f"{where}{line}: {value} is under '{label}'" for line, value, label in bad[:3])
+            warnings.append(f"hierarchy of '{attr}': {len(bad)}{'+' if len(bad) >= 20 else ''} value(s) sit under an "
+                            f"interval that does not contain them ({shown}): the output would publish wrong ranges")
+    return warnings
+
+
+def release_warnings(data: Any, output: Any) -> list[str]:
+    """Risks the privacy model does not cover, for the report, the CLI and the workbench (issue 11 #14, #16):
+    columns published as they are that look like identifiers, and records unique on the quasi-identifiers
+    together with the columns that have no role."""
+    if not isinstance(data, Table) or not isinstance(output, Table):
+        return []
+    warnings: list[str] = [ORDER_WARNING]  # removed at publication when the rows are shuffled
+    frame = output.df
+    n = len(frame)
+    unroled = [c for c in frame.columns if data.role(c).value == "insensitive" and c in data.df.columns]
+    for c in unroled:
+        if n > 1 and data.df[c].nunique(dropna=False) == n:
+            warnings.append(f"column '{c}' has no role and a different value in every record: it looks like an "
+                            "identifier and is published as it is (mark it identifying to drop it)")
+    qis = [q for q in data.quasi_identifiers if q in frame.columns]
+    if qis and unroled and n:
+        counts = frame[qis + unroled].astype("string").fillna("").value_counts(sort=False, dropna=False)
+        unique = int((counts == 1).sum())
+        if unique / n > UNIQUE_WARNING_SHARE:
+            warnings.append(
+                f"{unique} records ({unique / n:.1%}) are unique on the quasi-identifiers together with the columns "
+                f"published as they are ({', '.join(unroled[:6])}{' …' if len(unroled) > 6 else ''}): k-anonymity "
+                "covers only the quasi-identifiers; give those columns a role (quasi-identifying, sensitive, "
+                "identifying) if others may know them")
+    return warnings
 
 
 def side_output_path(output_path: Path, suffix: str) -> Path:
@@ -412,36 +594,153 @@ def side_output_path(output_path: Path, suffix: str) -> Path:
 
 
 def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None,
-                  reads: dict[str, Path] | None = None) -> list[Path]:
-    """Write the verified output (and side outputs, and the report) atomically; returns the paths.
+                  reads: dict[str, Path] | None = None, *, shuffle_rows: bool = False,
+                  shuffle_seed: int | None = None) -> list[Path]:
+    """Write the verified output (and side outputs, and the report) as a pair; returns the paths.
 
-    Nothing is written if any target is a file in ``reads`` (what the run read) or two targets coincide
-    (compared as resolved real paths)."""
+    Nothing is written if any target is a file in ``reads`` (what the run read), two targets coincide
+    (compared as resolved real paths) or a target is a folder or device. With ``shuffle_rows`` the table's
+    rows are published in a random order (the output was verified before; the permutation comes from
+    ``shuffle_seed``, or from the system's random source when none is given, and is never written to the
+    report). Paths in the report are relative to the report's folder, so publishing it leaks no folder names.
+    """
     sides = {f"output ({suffix} table)": side_output_path(output_path, suffix) for suffix in outcome.result.side_outputs}
-    io.refuse_overwrites({"output.path": output_path, **sides, "output.report": report_path}, reads or {})
-    written = io.write_output(outcome.result.output, output_path)
-    for suffix, frame in outcome.result.side_outputs.items():
-        side = side_output_path(output_path, suffix)
-        io.write_output(frame, side, like=outcome.result.output)
-        written.append(side)
-    outcome.report["output"]["path"] = str(output_path)
-    if report_path is not None:
-        io.write_json(outcome.report, report_path)
-        written.append(report_path)
-    return written
+    targets = {"output.path": output_path, **sides, "output.report": report_path}
+    io.refuse_overwrites(targets, reads or {})
+    for label, target in targets.items():
+        if target is not None:
+            io.check_target(target, label)
+    output = outcome.result.output
+    rep = outcome.report
+    warnings = [w for w in rep.get("warnings", []) if w != ORDER_WARNING]
+    if isinstance(output, Table):
+        if shuffle_rows:
+            output = shuffled(output, shuffle_seed)
+            rep.setdefault("notes", []).append(
+                "rows were published in a random order after verification"
+                + (" (the seed is in the job file, not in this report)" if shuffle_seed is not None else ""))
+        else:
+            warnings.append(ORDER_WARNING)
+        warnings += _second_release(outcome, output_path)
+    rep["warnings"] = warnings
+    base = (report_path or output_path).parent
+    rep["output"]["path"] = _relative(output_path, base)
+    if rep["input"].get("path"):
+        rep["input"]["path"] = _relative(Path(rep["input"]["path"]), base)
+    # published as a pair: everything written under hidden names first, then renamed, the report last
+    with io.Publication() as pub:
+        io.write_output(output, pub.stage(output_path))
+        for suffix, frame in outcome.result.side_outputs.items():
+            io.write_output(frame, pub.stage(side_output_path(output_path, suffix)), like=outcome.result.output)
+        if report_path is not None:
+            io.write_json(rep, pub.stage(report_path))
+        return pub.commit(last=report_path)
+
+
+def shuffled(table: Table, seed: int | None) -> Table:
+    """``table`` with its rows in a random order (seeded, or from the system's random source)."""
+    from dataclasses import replace
+
+    rng = np.random.default_rng(seed)  # None: fresh entropy from the operating system
+    order = rng.permutation(len(table.df))
+    return replace(table, df=table.df.iloc[order].reset_index(drop=True), types=dict(table.types),
+                   missing_text={c: pd.Series(t.to_numpy(), index=_new_positions(order, t.index))
+                                 for c, t in table.missing_text.items()})
+
+
+def _new_positions(order: np.ndarray, old_index) -> np.ndarray:
+    where = np.empty(len(order), dtype=np.int64)
+    where[order] = np.arange(len(order))
+    return where[np.asarray(old_index, dtype=np.int64)]
+
+
+def unshuffled(table: Table, seed: int) -> Table:
+    """The inverse of :func:`shuffled` with the same seed (for ``anonstudio verify``)."""
+    from dataclasses import replace
+
+    order = np.random.default_rng(seed).permutation(len(table.df))
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    return replace(table, df=table.df.iloc[inverse].reset_index(drop=True), types=dict(table.types),
+                   missing_text={c: pd.Series(t.to_numpy(), index=order[np.asarray(t.index, dtype=np.int64)])
+                                 for c, t in table.missing_text.items()})
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return os.path.relpath(path, base)
+    except ValueError:  # another drive (Windows): the file name only
+        return Path(path).name
+
+
+def release_log_path() -> Path:
+    """Where anonstudio remembers what it exported from which input (``$XDG_DATA_HOME/anonstudio``)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "anonstudio" / "releases.json"
+
+
+def _second_release(outcome: Outcome, output_path: Path) -> list[str]:
+    """Warn when this input was exported before with other settings: two releases of one input line up row
+    for row and can be intersected (issue 11 #16). The log keeps, per input (its SHA-256), the settings and
+    output of each export; it is the user's own file and holds no data."""
+    import hashlib
+    import json
+
+    source = getattr(outcome.data, "source", None)
+    if source is None or not Path(source).is_file():
+        return []
+    digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()
+    settings = json.dumps({"algorithm": outcome.report.get("algorithm"),
+                           "parameters": to_jsonable(outcome.report.get("parameters")),
+                           "quasi_identifiers": list(getattr(outcome.data, "quasi_identifiers", []))}, sort_keys=True)
+    log_path = release_log_path()
+    try:
+        log = json.loads(log_path.read_text(encoding="utf-8")) if log_path.is_file() else {}
+        if not isinstance(log, dict):
+            log = {}
+    except (OSError, ValueError):
+        log = {}
+    earlier = [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("settings") != settings]
+    warnings = []
+    if earlier:
+        last = earlier[-1]
+        warnings.append(
+            f"this input was exported before with other settings ({last.get('summary', '?')} → "
+            f"{Path(str(last.get('output', '?'))).name}): two releases of one input can be lined up row by row "
+            "and intersected, leaving some people in classes smaller than k; publish one of them only")
+    entry = {"settings": settings, "output": str(output_path),
+             "summary": f"{outcome.report.get('algorithm')} {to_jsonable(outcome.report.get('parameters'))}"}
+    entries = [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("output") != str(output_path)]
+    log[digest] = (entries + [entry])[-50:]
+    try:
+        io.write_json(log, log_path)
+    except AnonStudioError:
+        pass  # the log is a help, not a condition of publishing
+    return warnings
 
 
 def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
     """Read, anonymize, verify, evaluate and write one job."""
+    if job.execution.engine != "local":
+        # Experiment sweeps run on Dask (``anonstudio experiment … --engine dask``); a single job's method
+        # does not yet, and saying so beats running it locally behind the user's back.
+        raise NotAvailableError(
+            f"method '{job.algorithm}' does not run on the Dask engine in this version: set execution.engine = "
+            "\"local\" (experiment sweeps run on Dask with --engine dask)", file=job.file, key="execution.engine")
     report(progress, 0.0, f"reading {job.input.path.name}")
     data = load_data(job.input)
     hierarchies, notes = load_hierarchies(job.hierarchies, data, source=job.file)
     algorithm = job.make_algorithm()
     params = {"name": job.algorithm, **algorithm.params}
+    if "seed" in job.params and "seed" not in params:
+        params["seed"] = job.params["seed"]
+    notes = job.notes() + notes
     outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes, parameters=params,
-                  declared=job.input)
+                  declared=job.input, max_suppression=job.max_suppression)
     outcome.report["input"]["path"] = str(job.input.path)
-    write_outputs(outcome, job.output_path, job.report_path, reads=job.reads())
+    outcome.report["warnings"] = hierarchy_warnings(job.hierarchies, data, hierarchies) + outcome.report["warnings"]
+    write_outputs(outcome, job.output_path, job.report_path, reads=job.reads(), shuffle_rows=job.shuffle_rows,
+                  shuffle_seed=job.shuffle_seed)
     report(progress, 1.0, f"wrote {job.output_path.name}")
     return outcome
 
@@ -455,13 +754,24 @@ def verify_job(job: Job):
     if not job.output_path.exists():
         raise JobError("output file does not exist: run the job first", file=job.output_path)
     output = io.read_output_like(data, job.output_path)
-    return privacy.verify_output(declared_model(job.make_algorithm(), data, job.input), data, output, hierarchies)
+    if job.shuffle_rows:
+        if job.shuffle_seed is None:
+            raise JobError("the output's rows were shuffled with a random order that was not kept: give "
+                           "output.shuffle_seed (kept in the job file only) to publish verifiable shuffled releases",
+                           file=job.file, key="output.shuffle_seed")
+        if isinstance(output, Table) and len(output.df) == len(data.df):
+            output = unshuffled(output, job.shuffle_seed)
+    return privacy.verify_output(declared_model(job.make_algorithm(), data, job.input, job.max_suppression), data,
+                                 output, hierarchies)
 
 
-def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None) -> dict[str, Any]:
+def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,
+                   max_suppression: float | None = None) -> dict[str, Any]:
     """The privacy model to verify: the method's, with the quasi-identifiers and sensitive columns the
     job declares (for tables), so a role lost on the way cannot shrink what is checked."""
     model = dict(algorithm.privacy_model())
+    if isinstance(data, Table) and model.get("model") == "k-anonymity":
+        model["max_suppression"] = DEFAULT_MAX_SUPPRESSION if max_suppression is None else max_suppression
     if declared is not None and isinstance(data, Table):
         if declared.quasi_identifiers and model.get("quasi_identifiers") is None:
             model["quasi_identifiers"] = list(declared.quasi_identifiers)
@@ -500,7 +810,7 @@ def job_to_toml(raw: dict[str, Any]) -> str:
     order += [s for s in raw if s not in order]
     for section in order:
         if not isinstance(raw[section], dict):
-            raise JobError(f"job section '{section}' must be a table", column=section)
+            raise JobError(f"job section '{section}' must be a table", key=section)
     try:
         return tomli_w.dumps({s: to_jsonable(raw[s]) for s in order})
     except TypeError as exc:

@@ -16,6 +16,11 @@ from typing import Any
 from anonstudio.core.errors import ParameterError
 
 
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter.
@@ -50,26 +55,21 @@ class Param:
         """Return ``value`` converted to this parameter's type, or raise :class:`ParameterError`."""
 
         def fail(why: str) -> ParameterError:
-            return ParameterError(f"parameter '{self.name}' {why}", file=file, column=self.name)
+            return ParameterError(f"parameter '{self.name}' {why}", file=file, key=self.name)
 
         if self.kind == "int":
+            # a string ("5") is refused, not coerced: a job that quotes a number has a mistake in it
             if isinstance(value, bool) or not isinstance(value, (int, float)) or (
                 isinstance(value, float) and not value.is_integer()
             ):
-                if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-                    value = int(value)
-                else:
-                    raise fail(f"must be a whole number, got {value!r}")
+                raise fail(f"must be a whole number, got {_short(value)}")
             value = int(value)
             self._check_range(value, fail)
             return value
         if self.kind == "float":
-            if isinstance(value, bool):
-                raise fail(f"must be a number, got {value!r}")
-            try:
-                value = float(value)
-            except (TypeError, ValueError):
-                raise fail(f"must be a number, got {value!r}") from None
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise fail(f"must be a number, got {_short(value)}")
+            value = float(value)
             if not math.isfinite(value):
                 raise fail(f"must be a finite number, got {value!r}")
             self._check_range(value, fail)
@@ -150,7 +150,7 @@ class ParamSet:
                 raise ParameterError(
                     f"unknown parameter '{key}'{where}; known: {', '.join(known) or 'none'}",
                     file=file,
-                    column=key,
+                    key=key,
                 )
         out: dict[str, Any] = {}
         for p in self.params:
@@ -159,7 +159,7 @@ class ParamSet:
             elif p.name in values:
                 out[p.name] = p.validate(values[p.name], file=file)
             elif p.required:
-                raise ParameterError(f"parameter '{p.name}' is required", file=file, column=p.name)
+                raise ParameterError(f"parameter '{p.name}' is required", file=file, key=p.name)
             else:
                 out[p.name] = p.default
         return out
@@ -189,3 +189,19 @@ class Command:
         import inspect
 
         return "executor" in inspect.signature(self.func).parameters
+
+
+#: Default share of records that may be published fully suppressed (ARX's "suppression limit"). A tenth:
+#: beyond it the suppressed block, exempt from the k test, outgrows the classes it protects and the release
+#: withholds much of what it was made to publish; 0 forbids suppression, 1 allows any.
+DEFAULT_MAX_SUPPRESSION = 0.10
+
+#: Parameters the pipeline (not the method) takes for every method of a data kind: job keys under
+#: ``[algorithm]``, shown in the workbench's form after the method's own.
+PIPELINE_PARAMETERS: dict[str, ParamSet] = {
+    "table": ParamSet((
+        Param("max_suppression", "float", DEFAULT_MAX_SUPPRESSION,
+              "largest share of records that may be published fully suppressed (0–1; they are exempt from the "
+              "k test, so the exemption is bounded)", low=0.0, high=1.0),
+    )),
+}

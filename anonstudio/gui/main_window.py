@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from importlib import import_module
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -428,7 +429,21 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Discard
 
     def open_project(self, path: str | Path, *, wait: bool = True) -> bool:
-        return self._open_state(path, proj.read_project, "Cannot open project", wait)
+        try:
+            outside = proj.outside_files(path)
+        except (AnonStudioError, OSError, ValueError) as exc:
+            self.error("Cannot open project", exc)
+            return False
+        if outside:
+            answer = QMessageBox.question(
+                self, "Files outside the project's folder",
+                f"{Path(path).name} reads {len(outside)} file(s) from outside its own folder "
+                f"({', '.join(outside[:3])}{' …' if len(outside) > 3 else ''}). Open them only if you trust where "
+                "this project comes from. Open it?",
+                QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+            if answer != QMessageBox.StandardButton.Open:
+                return False
+        return self._open_state(path, partial(proj.read_project, allow_outside=True), "Cannot open project", wait)
 
     def open_job(self, path: str | Path, *, wait: bool = True) -> bool:
         return self._open_state(path, proj.state_from_job, "Cannot open job", wait)
@@ -489,7 +504,7 @@ class MainWindow(QMainWindow):
 
     def open_demo(self, folder: str | Path | None = None) -> bool:
         """Copy the bundled demo to ``folder`` (default: a new temporary folder) and open its table job."""
-        from anonstudio.cli.main import prepare_demo
+        from anonstudio.core.demo import prepare_demo
 
         try:
             out = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="anonstudio-demo-"))

@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from anonstudio.core import jobs
 from anonstudio.core.io import to_jsonable
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError, InputError, JobError
@@ -192,32 +193,83 @@ def autosave_path(project_path: str | Path | None, fallback_dir: str | Path | No
     return p.with_name(f"{stem}.autosave.json")
 
 
-def read_project(path: str | Path) -> WorkbenchState:
-    """A new :class:`WorkbenchState` from a project file; the data file is read again.
-
-    Raises :class:`ProjectError` (or the reader's :class:`AnonStudioError`) naming the file and line.
-    """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProjectError("project file not found", file=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProjectError(f"cannot read project file: {exc}", file=path) from None
+def _load_project_json(path: Path) -> dict:
+    text = jobs.read_text_file(path, ProjectError, "project file")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProjectError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=path, line=exc.lineno) from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise ProjectError(f"not an anonstudio project (no \"format\": \"{FORMAT}\")", file=path, line=1)
-    if int(raw.get("version", 0)) > VERSION:
-        raise ProjectError(f"project version {raw.get('version')} is newer than this anonstudio reads ({VERSION})", file=path)
+    version = raw.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ProjectError(f"'version' must be a whole number, got {jobs.short_repr(version)}", file=path, key="version")
+    if version > VERSION:
+        raise ProjectError(f"project version {version} is newer than this anonstudio reads ({VERSION})", file=path)
+    return raw
+
+
+def outside_files(path: str | Path) -> list[str]:
+    """The names of the files a project reads from outside its own folder (a project received from someone
+    else could otherwise make the workbench open any file on this computer). Names only, no folders."""
+    path = Path(path)
+    raw = _load_project_json(path)
+    base = path.resolve().parent
+    wanted = []
+    data = raw.get("data")
+    if isinstance(data, dict) and isinstance(data.get("path"), str):
+        wanted.append(data["path"])
+    for entry in (raw.get("hierarchies") or {}).values() if isinstance(raw.get("hierarchies"), dict) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("source"), str):
+            wanted.append(entry["source"])
+    out = []
+    for text in wanted:
+        target = jobs.io.real_path(_abs(text, base))
+        if not target.is_relative_to(jobs.io.real_path(base)):
+            out.append(target.name)
+    return out
+
+
+def read_project(path: str | Path, *, allow_outside: bool = False) -> WorkbenchState:
+    """A new :class:`WorkbenchState` from a project file; the data file is read again.
+
+    Validated as strictly as a job: a known method with valid parameters, a known data kind, roles and types
+    of the data's columns. Files outside the project's folder are read only with ``allow_outside`` (the
+    workbench asks first). Raises :class:`ProjectError` (or the reader's :class:`AnonStudioError`) naming the
+    file and line or key; messages name files, never print their content or foreign folders.
+    """
+    path = Path(path)
+    raw = _load_project_json(path)
+    if not allow_outside:
+        outside = outside_files(path)
+        if outside:
+            raise ProjectError(f"the project reads files outside its folder ({', '.join(outside[:3])}): open it from "
+                               "the workbench to confirm, or move them beside the project", file=path)
+    method = raw.get("method") or {}
+    if not isinstance(method, dict):
+        raise ProjectError("'method' must be an object with 'name' and 'params'", file=path, key="method")
+    if method.get("name") is not None:
+        from anonstudio.core import algorithms
+
+        params = method.get("params") or {}
+        if not isinstance(params, dict):
+            raise ProjectError("'method.params' must be an object", file=path, key="method.params")
+        try:
+            cls = algorithms.get(method["name"]) if isinstance(method["name"], str) else None
+            if cls is None:
+                raise ProjectError(f"method name must be text, got {jobs.short_repr(method['name'])}", key="method.name")
+            cls(**{k: v for k, v in params.items() if not (k == "seed" and "seed" not in cls.parameters.names())})
+        except AnonStudioError as exc:
+            raise ProjectError(exc.message, file=path, key=f"method.{exc.key or 'name'}") from None
     base = path.resolve().parent
     state = WorkbenchState()
     data = raw.get("data")
     if data is not None:
-        if not isinstance(data, dict) or "path" not in data or "kind" not in data:
-            raise ProjectError("'data' needs 'path' and 'kind'", file=path, column="data")
+        if not isinstance(data, dict) or not isinstance(data.get("path"), str) or "kind" not in data:
+            raise ProjectError("'data' needs 'path' and 'kind'", file=path, key="data")
+        if data["kind"] not in ("table", "events", "fasta"):
+            raise ProjectError(f"data kind must be table, events or fasta, got {jobs.short_repr(data['kind'])}",
+                               file=path, key="data.kind")
         data_path = _abs(data["path"], base)
         options = dict(data.get("read_options") or {})
         obj = read_data(data_path, data["kind"], options)
@@ -226,7 +278,7 @@ def read_project(path: str | Path) -> WorkbenchState:
                 roles = {c: Role(r) for c, r in (data.get("roles") or {}).items()}
                 types = {c: AttrType(t) for c, t in (data.get("types") or {}).items()}
             except ValueError as exc:
-                raise ProjectError(f"bad role or type: {exc}", file=path, column="data.roles") from None
+                raise ProjectError(f"bad role or type: {exc}", file=path, key="data.roles") from None
             for col in list(roles) + list(types):
                 if col not in obj.df.columns:
                     raise ProjectError(f"column '{col}' is not in {data_path.name}", file=path, column=col)
@@ -235,17 +287,16 @@ def read_project(path: str | Path) -> WorkbenchState:
         state.set_data(obj, data_path, read_options=options)
     for attr, entry in (raw.get("hierarchies") or {}).items():
         if not isinstance(entry, dict):
-            raise ProjectError(f"hierarchy of '{attr}' must be an object", file=path, column=f"hierarchies.{attr}")
+            raise ProjectError(f"hierarchy of '{attr}' must be an object", file=path, key=f"hierarchies.{attr}")
         src = entry.get("source")
         if "rows" in entry:
             h = Hierarchy(attr, entry["rows"], source=path)
         elif isinstance(src, str):
             h = read_hierarchy_file(_abs(src, base), attr)
         else:
-            raise ProjectError(f"hierarchy of '{attr}' has neither rows nor a source file", file=path, column=f"hierarchies.{attr}")
+            raise ProjectError(f"hierarchy of '{attr}' has neither rows nor a source file", file=path, key=f"hierarchies.{attr}")
         source = str(_abs(src, base)) if isinstance(src, str) else src
         state.set_hierarchy(attr, h, source)
-    method = raw.get("method") or {}
     state.set_method(method.get("name"), method.get("params") or {})
     state.last_report = raw.get("last_report")
     state.project_path = path
@@ -371,9 +422,12 @@ def run_method(data: Any, hierarchies: dict[str, Hierarchy], method: str, params
     from anonstudio.core import algorithms, jobs
     from anonstudio.gui.panes._results import prepare_views
 
+    params = dict(params)
+    max_suppression = params.pop("max_suppression", None)  # a pipeline key, not the method's
     algorithm = algorithms.get(method)(**params)
     full, notes = complete_hierarchies(data, hierarchies)
-    outcome = jobs.run(data, full, algorithm, progress, notes=notes, parameters={"name": method, **algorithm.params})
+    outcome = jobs.run(data, full, algorithm, progress, notes=notes, parameters={"name": method, **algorithm.params},
+                       max_suppression=max_suppression)
     source = getattr(data, "source", None)
     if source is not None:
         outcome.report["input"]["path"] = str(source)

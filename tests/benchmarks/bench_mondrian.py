@@ -58,7 +58,7 @@ def kernel_call(alg, table, hs):
     args = alg.kernel_arguments(np.ascontiguousarray(leaf[~missing]), packed)
     sens = np.zeros(len(args[0]), dtype=np.int32)
     nearest = alg.params["cut"] == "nearest"
-    return lambda: mondrian_partition(*args, sens, 1, 0.0, K, nearest)
+    return lambda: mondrian_partition(*args, sens, 1, 0.0, 1, K, nearest)
 
 
 def mondrian_rows(table, hs) -> dict[str, float]:

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anonstudio.core.algorithms.condensation import knn_original_vs_pseudo
+
 from anonstudio.core.experiments import EXPERIMENTS
 
 
@@ -113,6 +115,6 @@ def test_quest_two_class_knn_target():
     from anonstudio.core.experiments._condensation import quest_two_classes
 
     data = quest_two_classes(1000, 20, 6, 1000, 1)
-    r = metrics.knn_original_vs_pseudo(data, k=20, seed=1, test_size=300, n_neighbors=5)
+    r = knn_original_vs_pseudo(data, k=20, seed=1, test_size=300, n_neighbors=5)
     assert r["test"] == 300 and r["accuracy_original"] > 0.9
     assert r["accuracy_original"] - r["accuracy_pseudo"] <= 0.04

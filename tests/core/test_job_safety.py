@@ -141,3 +141,41 @@ def test_write_outputs_refuses_a_side_output_over_an_input(tmp_path):
     with pytest.raises(JobError, match="the same file as input.path"):
         jobs.write_outputs(outcome, target, None, reads=reads)
     assert target.read_bytes() == before
+
+
+def test_non_qi_cells_are_published_byte_for_byte_and_the_spelling_is_checked(tmp_path):
+    """Issue 11 items 11 and 15: '?' and 'NA' in a non-QI column come out as '?' and 'NA' (on 05ef630:
+    empty), and an output that turns an empty cell into '?' fails verification."""
+    from anonstudio.cli.main import main
+
+    (tmp_path / "t.csv").write_text("sex;age;note;disease\nMale;30;?;Flu\nFemale;31;NA;?\nMale;30;;Cold\n"
+                                    "Female;31;x;Flu\n", encoding="utf-8")
+    (tmp_path / "sex.csv").write_text("Male;*\nFemale;*\n", encoding="utf-8")
+    (tmp_path / "job.toml").write_text('[input]\npath = "t.csv"\nquasi_identifiers = ["sex", "age"]\n'
+                                       'sensitive = ["disease"]\n[hierarchies]\nsex = "sex.csv"\n'
+                                       '[algorithm]\nname = "mondrian"\nk = 2\n[output]\npath = "out.csv"\n')
+    assert main(["run", str(tmp_path / "job.toml"), "--quiet"]) == 0
+    out = (tmp_path / "out.csv").read_text().splitlines()
+    assert [line.split(";", 2)[2] for line in out[1:]] == ["?;Flu", "NA;?", ";Cold", "x;Flu"]
+    assert main(["verify", str(tmp_path / "job.toml")]) == 0
+    out[3] = out[3].replace(";;Cold", ";?;Cold")
+    (tmp_path / "out.csv").write_text("\n".join(out) + "\n")
+    assert main(["verify", str(tmp_path / "job.toml")]) == 1
+
+
+@pytest.mark.parametrize("kind", ["distinct", "entropy"])
+def test_l_kind_is_honoured_by_run_and_verify_and_missing_values_are_not_values(tmp_path, kind):
+    """Issue 11 item 15: the job's l_kind reaches the method and the verifier alike; a class whose
+    sensitive values are all missing passes l = 1 and fails l = 2 under both kinds."""
+    from anonstudio.core.privacy import verify_l_diversity
+
+    frame = __import__("pandas").DataFrame({"q": ["a", "a", "b", "b"], "s": [None, None, "x", "y"]}, dtype="string")
+    assert verify_l_diversity(frame, ["q"], "s", 1, kind=kind).passed
+    two = verify_l_diversity(frame, ["q"], "s", 2, kind=kind)
+    assert not two.passed and two.details["violations"] == 1
+    (tmp_path / "t.csv").write_text(ROWS)
+    job = _job(tmp_path, input_='quasi_identifiers = ["Gender", "Age"]\nsensitive = ["Disease"]',
+               extra=f'l = 2\nl_kind = "{kind}"')
+    outcome = jobs.run_job(jobs.load_job(job))
+    assert outcome.report["verification"]["model"] == f"k-anonymity + {kind} l-diversity"
+    assert jobs.verify_job(jobs.load_job(job)).model == f"k-anonymity + {kind} l-diversity"

@@ -328,12 +328,17 @@ def test_verification_dataclass_summary_for_failures():
     assert v.as_dict()["problems"] == ["row 3: bad", "row 4: bad"]
 
 
-def test_l_diversity_exempts_records_suppressed_to_the_root_label():
+def test_records_suppressed_to_the_root_label_are_exempt_from_k_but_not_from_l_diversity():
+    """Issue 11 item 16: the suppressed block is one class for l-diversity (a block of records with one
+    sensitive value would disclose it); for the k test it stays exempt, within max_suppression."""
     table, hs = paper_table(), paper_hierarchies()
     qi = [list(r) for r in TABLE_1C_QI]
     qi[0] = ["person", "[20-40]", "5352**"]  # row 1 suppressed with root labels: class 1 keeps HIV, Heart Disease
-    model = {"model": "k-anonymity", "k": 2, "l": 2, "l_kind": "distinct"}
+    k_only = verify_output({"model": "k-anonymity", "k": 2, "max_suppression": 0.2}, table, published(qi), hs)
+    assert k_only.passed, k_only.problems
+    assert k_only.details["suppressed"] == 1
+    model = {"model": "k-anonymity", "k": 2, "l": 2, "l_kind": "distinct", "max_suppression": 0.2}
     v = verify_output(model, table, published(qi), hs)
-    assert v.passed, v.problems
-    assert v.details["suppressed"] == 1
-    assert not verify_output({**model, "l": 3}, table, published(qi), hs).passed
+    assert not v.passed
+    assert any("'person'" in p and "1 distinct value(s)" in p for p in v.problems)
+    assert not verify_output({"model": "k-anonymity", "k": 2, "max_suppression": 0.05}, table, published(qi), hs).passed

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from anonstudio.core.algorithms.condensation import knn_original_vs_pseudo
+
 from anonstudio.core import metrics
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.errors import InputError
@@ -149,7 +151,7 @@ def test_knn_separates_distinct_classes():
     labels = ["a"] * 40 + ["b"] * 40
     acc = metrics.knn_accuracy(data, labels, data, labels, n_neighbors=3)
     assert acc == 1.0
-    res = metrics.knn_original_vs_pseudo(data, labels, k=5, epsilon=0.5, test_size=20, seed=3)
+    res = knn_original_vs_pseudo(data, labels, k=5, epsilon=0.5, test_size=20, seed=3)
     assert res["accuracy_original"] == 1.0 and res["accuracy_pseudo"] == 1.0
     assert res["test"] == 20 and res["train"] == 60
 

@@ -154,6 +154,16 @@ class GeneraliseAll(Algorithm):
 @pytest.fixture
 def registered_method(monkeypatch) -> str:
     """The name of :class:`GeneraliseAll`, registered for this test."""
+    # the fixture publishes every record at the root, i.e. fully suppressed: allow that here, as a job with
+    # algorithm.max_suppression = 1 would (the default allows 10 %)
+    from anonstudio.core import jobs
+
+    from anonstudio.core import params as params_module
+    from anonstudio.core.params import Param, ParamSet
+
+    monkeypatch.setattr(jobs, "DEFAULT_MAX_SUPPRESSION", 1.0)
+    monkeypatch.setitem(params_module.PIPELINE_PARAMETERS, "table", ParamSet((
+        Param("max_suppression", "float", 1.0, "share of records that may be fully suppressed", low=0.0, high=1.0),)))
     from anonstudio.core import algorithms
 
     monkeypatch.setitem(algorithms._REGISTRY, GeneraliseAll.name, f"{__name__}:GeneraliseAll")

@@ -412,3 +412,18 @@ def test_sweep_dialog_fills_its_table_as_points_arrive(window, adult_csv, sex_hi
     headers = [dialog.table.horizontalHeaderItem(c).text() for c in range(dialog.table.columnCount())]
     assert headers[0] == "k" and "verified" in headers
     assert dialog.table.item(1, 0).text() == "3"
+
+
+def test_an_unroled_column_with_all_values_distinct_is_flagged_in_its_header(window, tmp_path):
+    """Issue 11 item 14: the role editor warns about a column that looks like an identifier."""
+    from PySide6.QtCore import Qt
+
+    csv = tmp_path / "people.csv"
+    csv.write_text("name;sex\nAnna;F\nBob;M\nCarl;M\nDora;F\n", encoding="utf-8")
+    assert window.open_data(csv, "table")
+    model = window.panes["Data"].table_model
+    assert model.headerData(0, Qt.Orientation.Horizontal) == "⚠ name"
+    assert "looks like an identifier" in model.headerData(0, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert model.headerData(1, Qt.Orientation.Horizontal) == "sex"
+    window.state.set_role("name", "identifying")
+    assert not model.headerData(0, Qt.Orientation.Horizontal).startswith("⚠")

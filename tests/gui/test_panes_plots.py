@@ -336,3 +336,25 @@ def test_privacy_pane_counts_classes_as_a_reader_sees_them(qtbot):
     assert len(pane.sizes) == len(np.unique(groups)) - 1
     assert len(a) + len(b) in pane.sizes.tolist()
     assert pane.class_note.isVisibleTo(pane) and "share their published values" in pane.class_note.text()
+
+
+def test_privacy_pane_lists_the_risks_the_model_does_not_cover(qtbot, screenshot):
+    """Issue 11 items 14 and 16: the workbench shows the report's warnings beside the verdict."""
+    from anonstudio.core import jobs
+    from anonstudio.core.algorithms import get
+    from anonstudio.core.data import Table
+    from anonstudio.core.generate import adult_hierarchies, adult_like_table
+
+    frame = adult_like_table(200, seed=5)
+    frame.insert(0, "patient", [f"p{i:04d}" for i in range(len(frame))])
+    table = Table(frame).with_roles(["age", "sex", "education"], ["salary-class"])
+    outcome = jobs.run(table, adult_hierarchies(["age", "sex", "education"]), get("mondrian")(k=5), max_suppression=1.0)
+    pane = _show(qtbot, PrivacyPane)
+    pane.resize(1000, 700)
+    pane.show_outcome(outcome)
+    assert pane.warnings == outcome.report["warnings"]
+    text = pane.verdict.text()
+    assert "Risks the privacy model does not cover" in text
+    assert "column &#x27;patient&#x27; has no role" in text or "column 'patient' has no role" in text
+    assert "rows keep the input&#x27;s order" in text or "rows keep the input's order" in text
+    screenshot(pane, "privacy_warnings")

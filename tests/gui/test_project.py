@@ -7,6 +7,7 @@ import json
 import tomllib
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.gui import project as proj
@@ -160,7 +161,7 @@ def test_job_needs_data_and_method():
 
 
 def test_fasta_demo_job_round_trips_through_the_workbench(repo_root, tmp_path, engine_io):
-    from anonstudio.cli.main import prepare_demo
+    from anonstudio.core.demo import prepare_demo
     from anonstudio.core import jobs
 
     if not (repo_root / "anonstudio" / "resources" / "demo" / "proteins-condensation.toml").exists():
@@ -200,9 +201,9 @@ def test_menu_opens_projects_on_a_worker_thread(window, adult_csv, sex_hierarchy
     threads = []
     real_read = proj.read_project
 
-    def read_and_note(path):
+    def read_and_note(path, **kwargs):
         threads.append(threading.current_thread())
-        return real_read(path)
+        return real_read(path, **kwargs)
 
     monkeypatch.setattr(proj, "read_project", read_and_note)
     chosen = [str(target)]
@@ -222,3 +223,53 @@ def test_menu_opens_projects_on_a_worker_thread(window, adult_csv, sex_hierarchy
     [(kind, title, text)] = messages.calls
     assert kind == "critical" and title == "Cannot open project" and "missing.csv" in text
     assert _summary(window.state) == saved
+
+
+# -- issue 11 item 10: a project is validated as strictly as a job ------------------------------------------
+def _project_file(tmp_path, **changes):
+    import json
+
+    (tmp_path / "data.csv").write_text("a;b\n1;x\n2;y\n", encoding="utf-8")
+    raw = {"format": proj.FORMAT, "version": proj.VERSION,
+           "data": {"path": "data.csv", "kind": "table", "roles": {"a": "quasi-identifying"}},
+           "method": {"name": "mondrian", "params": {"k": 2}}}
+    for key, value in changes.items():
+        raw[key] = value
+    path = tmp_path / "p.anonstudio.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("changes", "fragment"),
+    [
+        ({"method": {"name": "mondrian", "params": {"k": float("nan")}}}, "parameter 'k' must be a whole number"),
+        ({"method": {"name": "magic", "params": {}}}, "unknown method 'magic'"),
+        ({"data": {"path": "data.csv", "kind": "spreadsheet"}}, "data kind must be table, events or fasta"),
+        ({"version": "2"}, "'version' must be a whole number"),
+    ],
+)
+def test_a_project_is_validated_like_a_job(tmp_path, changes, fragment):
+    with pytest.raises(proj.ProjectError) as info:
+        proj.read_project(_project_file(tmp_path, **changes))
+    assert fragment in str(info.value) and "p.anonstudio.json" in str(info.value)
+
+
+def test_files_outside_the_project_folder_are_not_read_without_asking(tmp_path, window, messages):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.csv").write_text("a;b\n1;x\n2;y\n", encoding="utf-8")
+    folder = tmp_path / "project"
+    folder.mkdir()
+    path = _project_file(folder, data={"path": "../elsewhere/secret.csv", "kind": "table"})
+    with pytest.raises(proj.ProjectError) as info:
+        proj.read_project(path)
+    assert "secret.csv" in str(info.value) and str(outside) not in str(info.value)
+    messages.answer = QMessageBox.StandardButton.Cancel
+    assert not window.open_project(path)
+    [question] = messages.texts("question")
+    assert "secret.csv" in question and "outside its own folder" in question and str(outside) not in question
+    assert window.state.data is None
+    messages.answer = QMessageBox.StandardButton.Open
+    assert window.open_project(path)
+    assert window.state.data is not None

@@ -36,9 +36,9 @@ def get(name: str) -> type[Algorithm]:
         module, cls = _REGISTRY[name].split(":")
         return getattr(import_module(module), cls)
     if name in CONTRACT_NAMES:
-        raise NotAvailableError(f"method '{name}' is not available yet in this version", column="algorithm.name")
+        raise NotAvailableError(f"method '{name}' is not available yet in this version", key="algorithm.name")
     known = ", ".join(sorted(set(_REGISTRY) | set(CONTRACT_NAMES)))
-    raise ParameterError(f"unknown method '{name}' (known: {known})", column="algorithm.name")
+    raise ParameterError(f"unknown method '{name}' (known: {known})", key="algorithm.name")
 
 
 __all__ = ["Algorithm", "CONTRACT_NAMES", "Result", "available", "get"]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from anonstudio.core.params import ParamSet
 from anonstudio.core.progress import ProgressCallback
+
+if TYPE_CHECKING:  # annotations only: importing the registry stays light (no numpy/pandas for --help)
+    import numpy as np
+    import pandas as pd
 
 
 @dataclass
@@ -66,9 +67,43 @@ class Algorithm(ABC):
     reference: ClassVar[str] = ""
     #: declared parameters
     parameters: ClassVar[ParamSet] = ParamSet()
+    #: one sentence in plain words: what the method publishes (``anonstudio methods``, the method list)
+    description: ClassVar[str] = ""
+    #: what it writes: "table" | "events" | "fasta" (pseudo-strings) | "tables" (several tables)
+    output_kind: ClassVar[str] = ""
+    #: the privacy models its output must satisfy, as the verifier names them
+    privacy_models: ClassVar[tuple[str, ...]] = ()
+    #: the report's metrics it computes (names as in the papers)
+    reported_metrics: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def facts(cls) -> dict[str, Any]:
+        """Everything a user or a tool needs to know about the method, from its declarations."""
+        return {
+            "name": cls.name,
+            "title": cls.title or cls.name,
+            "description": cls.description,
+            "input": cls.data_kind,
+            "output": cls.output_kind or cls.data_kind,
+            "privacy_models": list(cls.privacy_models),
+            "metrics": list(cls.reported_metrics),
+            "reference": cls.reference,
+            "parameters": [
+                {"name": p.name, "kind": p.kind, "default": p.default, "range": p.describe_range(), "help": p.help,
+                 "required": p.required}
+                for p in cls.parameters
+            ],
+        }
 
     def __init__(self, **params: Any) -> None:
-        self.params = self.parameters.validate(params, context=f"method '{self.name}'")
+        from anonstudio.core.params import PIPELINE_PARAMETERS
+
+        # keys the pipeline takes for every method of this kind (max_suppression): validated, kept apart
+        pipeline = PIPELINE_PARAMETERS.get(self.data_kind)
+        own = {k: v for k, v in params.items() if pipeline is None or k not in pipeline.names()}
+        given = {k: v for k, v in params.items() if k not in own}
+        self.pipeline: dict[str, Any] = pipeline.validate(given, context=f"method '{self.name}'") if pipeline else {}
+        self.params = self.parameters.validate(own, context=f"method '{self.name}'")
 
     @abstractmethod
     def run(self, data: Any, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:

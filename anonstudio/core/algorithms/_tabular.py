@@ -199,7 +199,7 @@ def check_k(k: int, n: int, data: Table, n_missing: int = 0) -> None:
         raise ParameterError(
             f"k = {k} is larger than the number of records that can be grouped, {n}{extra}",
             file=data.source,
-            column="k",
+            key="algorithm.k",
         )
 
 
@@ -230,6 +230,8 @@ def generalized_output(
         delimiter=data.delimiter,
         encoding=data.encoding,
         header_lines=data.header_lines,
+        # untouched columns keep their missing cells' spelling ('?', 'NA'): written back byte for byte
+        missing_text={c: t for c, t in data.missing_text.items() if c in df.columns and c not in packed.attributes},
     )
 
 

@@ -475,6 +475,11 @@ class Condensation(Algorithm):
     data_kind = "fasta"
     reference = ("C. C. Aggarwal, P. S. Yu. A framework for condensation-based anonymization of string data. "
                  "Data Mining and Knowledge Discovery 16:251-275, 2008")
+    description = ("groups similar strings (proteins, DNA, item sequences) in groups of at least k and publishes "
+                   "pseudo-strings drawn from each group's statistics instead of the originals")
+    output_kind = "fasta"
+    privacy_models = ("pseudo-strings: groups of at least k", "no original copied", "fragment rule (max_fragment)")
+    reported_metrics = ("CD", "distance_order_preserved", "knn_accuracy", "longest_shared_substring")
     parameters = ParamSet((
         Param("k", "int", 20, "anonymity level: every group holds at least k strings (§2, §4)", low=2),
         Param("epsilon", "float", 1.5, "length similarity: a segment's lengths lie in [l, (1+ε) l] (Def. 2.1)",
@@ -504,7 +509,7 @@ class Condensation(Algorithm):
         if n == 0:
             raise ParameterError("the input holds no strings", file=src)
         if k > n:
-            raise ParameterError(f"k = {k} is larger than the number of strings ({n})", file=src, column="k")
+            raise ParameterError(f"k = {k} is larger than the number of strings ({n})", file=src, key="algorithm.k")
         rng = np.random.default_rng(self.params["seed"])
         n_symbols = len(data.alphabet)
         lengths = data.lengths
@@ -639,7 +644,7 @@ class Condensation(Algorithm):
             counts = np.unique(np.asarray(labels), return_counts=True)[1]
             if counts.min() >= 2 * self.params["k"]:
                 report(progress, 0.7, "k-NN classification")
-                knn = metrics.knn_original_vs_pseudo(
+                knn = knn_original_vs_pseudo(
                     data, labels, k=self.params["k"], epsilon=self.params["epsilon"], order=self.params["order"],
                     seed=seed, length=self.params["length"], segmentation=self.params["segmentation"],
                     test_size=0.1, progress=subrange(progress, 0.7, 1.0))
@@ -656,3 +661,65 @@ class Condensation(Algorithm):
             "exact_copies": metrics.exact_copies(data, out),
             "longest_shared_substring": frag,
         }
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the §5.1 utility experiment: it produces pseudo-strings, so it lives with the method, not in metrics
+def knn_original_vs_pseudo(
+    data: SequenceSet,
+    labels=None,
+    *,
+    k: int = 20,
+    epsilon: float = 1.5,
+    order: int = 2,
+    seed: int = 1,
+    length: str = "group",
+    segmentation: str = "greedy",
+    test_size: int | float = 0.1,
+    n_neighbors: int = 5,
+    distance: str = "nw",
+    progress: ProgressCallback | None = None,
+) -> dict[str, Any]:
+    """§5.1: hold out a test set of original strings; train the k-NN classifier once on the remaining originals
+    and once on pseudo-strings condensed separately per class (each pseudo-string labelled with the class of
+    the strings it came from); report both accuracies on the same test set. ``k``, ``epsilon``, ``order``,
+    ``seed``, ``length`` and ``segmentation`` are the condensation's parameters."""
+    from anonstudio.core.metrics._strings import _subset, knn_accuracy
+
+    labels = np.asarray(labels if labels is not None else data.labels)
+    if labels is None or labels.shape == () or len(labels) != len(data):
+        raise ParameterError("k-NN classification needs one class label per string (label_pattern or one file per "
+                             "class)", file=data.source)
+    rng = np.random.default_rng(seed)
+    n = len(data)
+    n_test = int(round(test_size * n)) if isinstance(test_size, float) else int(test_size)
+    if not 0 < n_test < n:
+        raise ParameterError(f"test_size gives {n_test} test strings of {n}", column="test_size")
+    perm = rng.permutation(n)
+    test_idx, train_idx = np.sort(perm[:n_test]), np.sort(perm[n_test:])
+    test = _subset(data, test_idx)
+    train = _subset(data, train_idx)
+    acc_orig = knn_accuracy(train, labels[train_idx], test, labels[test_idx], n_neighbors=n_neighbors,
+                            distance=distance, progress=subrange(progress, 0.0, 0.4))
+    pseudo_parts, pseudo_labels = [], []
+    suppressed = 0
+    classes = np.unique(labels[train_idx])
+    for ci, cls in enumerate(classes):
+        idx = train_idx[labels[train_idx] == cls]
+        part = _subset(data, idx)
+        res = Condensation(k=k, epsilon=epsilon, order=order, seed=seed + ci, length=length,
+                           segmentation=segmentation).run(
+            part, {}, subrange(progress, 0.4 + 0.3 * ci / len(classes), 0.4 + 0.3 * (ci + 1) / len(classes)))
+        pseudo_parts.append(res.output)
+        pseudo_labels += [cls] * len(res.output)
+        suppressed += res.suppressed
+    codes = np.concatenate([p.codes for p in pseudo_parts])
+    lengths = np.concatenate([p.lengths for p in pseudo_parts])
+    offsets = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    ids = [f"pseudo_{i + 1}" for i in range(len(lengths))]
+    pseudo = SequenceSet(ids, list(ids), codes, offsets, data.alphabet)
+    acc_pseudo = knn_accuracy(pseudo, np.asarray(pseudo_labels), test, labels[test_idx], n_neighbors=n_neighbors,
+                              distance=distance, progress=subrange(progress, 0.7, 1.0))
+    return {"accuracy_original": float(acc_orig), "accuracy_pseudo": float(acc_pseudo), "test": int(n_test),
+            "train": int(len(train_idx)), "pseudo_train": int(len(pseudo)), "suppressed": int(suppressed)}

@@ -46,6 +46,11 @@ class KMember(Algorithm):
         "J.-W. Byun, A. Kamra, E. Bertino, N. Li: Efficient k-anonymization using clustering techniques. "
         "DASFAA 2007"
     )
+    description = ("grows clusters of k records one at a time, each time adding the record that raises the cluster's "
+                   "information loss least; cluster values are generalized to their common hierarchy node")
+    output_kind = "table"
+    privacy_models = ("k-anonymity",)
+    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every cluster holds at least k records", low=2),

@@ -1,4 +1,4 @@
-"""Mondrian multidimensional k-anonymity (``mondrian``), optionally with entropy l-diversity.
+"""Mondrian multidimensional k-anonymity (``mondrian``), optionally with entropy or distinct l-diversity.
 
 K. LeFevre, D. J. DeWitt, R. Ramakrishnan, "Mondrian multidimensional k-anonymity", ICDE 2006.
 """
@@ -34,8 +34,9 @@ class Mondrian(Algorithm):
 
     The records are split recursively: each partition is cut on the quasi-identifier of widest normalized
     range among those with an *allowable* cut (every part keeps at least ``k`` records; with ``l`` set, every
-    part is also entropy l-diverse on the sensitive attribute, Machanavajjhala et al. 2007:
-    ``-sum p log p >= log l``). Numeric attributes are cut at the median value (``numeric_split =
+    part is also l-diverse on the sensitive attribute, Machanavajjhala et al. 2007: entropy
+    ``-sum p log p >= log l`` or, with ``l_kind = "distinct"``, at least ``l`` distinct values; missing
+    sensitive values are not values, as in the verifier). Numeric attributes are cut at the median value (``numeric_split =
     "median"``, width = value range / domain range) or, with ``"hierarchy"``, like categorical ones: into the
     children of the partition's lowest common ancestor in the hierarchy (width = leaves under the LCA /
     leaves of the root), LeFevre's top-down variant for categorical domains. A partition without an
@@ -61,6 +62,11 @@ class Mondrian(Algorithm):
     title = "Mondrian multidimensional k-anonymity"
     data_kind = "table"
     reference = "K. LeFevre, D. J. DeWitt, R. Ramakrishnan: Mondrian multidimensional k-anonymity. ICDE 2006"
+    description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
+                   "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
+    output_kind = "table"
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every partition holds at least k records", low=2),
@@ -68,8 +74,16 @@ class Mondrian(Algorithm):
                 "l",
                 "float",
                 None,
-                help="entropy l-diversity of the sensitive attribute in every partition (optional)",
+                help="l-diversity of the sensitive attribute in every partition (optional; kind: l_kind)",
                 low=1,
+            ),
+            Param(
+                "l_kind",
+                "choice",
+                "entropy",
+                help="l-diversity kind: entropy (−Σ p log p ≥ log l) or distinct (at least l distinct values); "
+                     "missing sensitive values are not values",
+                choices=("entropy", "distinct"),
             ),
             Param(
                 "numeric_split",
@@ -105,10 +119,11 @@ class Mondrian(Algorithm):
                 f"l-diversity needs exactly one sensitive attribute, the input has {len(sens)}"
                 + (f" ({', '.join(sens)})" if sens else ""),
                 file=data.source,
-                column="l",
+                key="algorithm.l",
             )
         self._sensitive = sens[0]
-        codes, uniques = pd.factorize(data.df[sens[0]].astype(object).where(data.df[sens[0]].notna(), "<NA>"))
+        # missing sensitive values are not values (the rule the verifier follows): code -1, never counted
+        codes, uniques = pd.factorize(data.df[sens[0]].astype(object), use_na_sentinel=True)
         return codes.astype(np.int32), max(len(uniques), 1), float(np.log(l))
 
     def kernel_arguments(self, sub: np.ndarray, packed) -> tuple:
@@ -137,8 +152,16 @@ class Mondrian(Algorithm):
         check_k(k, len(idx), data, int(missing.sum()))
         sens, n_sens, log_l = self._sensitive_codes(data)
         sens = sens[idx]
+        min_distinct = 1
+        if self.params.get("l") is not None and self.params["l_kind"] == "distinct":
+            min_distinct, log_l = int(np.ceil(self.params["l"] - 1e-12)), 0.0
+            present = np.unique(sens[sens >= 0])
+            if len(present) < min_distinct:
+                raise PrivacyError(
+                    f"distinct l-diversity with l = {self.params['l']:g} cannot be met: '{self._sensitive}' has "
+                    f"{len(present)} distinct value(s) in the whole table", file=data.source, column=self._sensitive)
         if log_l > 0:
-            h = entropy(np.bincount(sens, minlength=n_sens))
+            h = entropy(np.bincount(sens[sens >= 0], minlength=n_sens))
             if h < log_l - 1e-12:
                 raise PrivacyError(
                     f"entropy l-diversity with l = {self.params['l']:g} cannot be met: the whole table's "
@@ -148,7 +171,7 @@ class Mondrian(Algorithm):
                 )
         sub = np.ascontiguousarray(leaf_nodes[idx])
         report(progress, 0.0, "partitioning")
-        labels = mondrian_partition(*self.kernel_arguments(sub, packed), sens, n_sens, log_l, k,
+        labels = mondrian_partition(*self.kernel_arguments(sub, packed), sens, n_sens, log_l, min_distinct, k,
                                     self.params["cut"] == "nearest")
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1
@@ -159,7 +182,7 @@ class Mondrian(Algorithm):
     def privacy_model(self) -> dict:
         model = {"model": "k-anonymity", "k": self.params["k"]}
         if self.params.get("l") is not None:
-            model.update({"l": self.params["l"], "l_kind": "entropy", "sensitive": self._sensitive})
+            model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
         return model
 
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:

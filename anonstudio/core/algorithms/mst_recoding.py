@@ -253,6 +253,11 @@ class MSTRecoding(Algorithm):
         "K. Venkata Ramana, V. Valli Kumari: Graph based local recoding for data anonymization. "
         "IJDMS 5(4), 2013"
     )
+    description = ("builds a minimum spanning tree over the records with a hierarchy-aware distance, cuts its longest "
+                   "edges into classes of at least k and merges small ones; class values are generalized locally")
+    output_kind = "table"
+    privacy_models = ("k-anonymity",)
+    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every equivalence class holds at least k records (002 Def. 3)", low=2),

@@ -58,6 +58,9 @@ class Table:
     delimiter: str = ","
     encoding: str = "utf-8"
     header_lines: int = 1
+    #: how each missing cell was written in the file, per column (row index → token such as ``?`` or
+    #: ``NA``); cells absent here were empty. Outputs write non-QI missing cells back byte for byte.
+    missing_text: dict[str, pd.Series] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for col in list(self.roles) + list(self.types):
@@ -150,3 +153,28 @@ class Table:
     def output_frame(self) -> pd.DataFrame:
         """The frame to publish: identifying columns dropped, everything else as is."""
         return self.df.drop(columns=self.identifying)
+
+    def publish_frame(self) -> pd.DataFrame:
+        """:meth:`output_frame` with every missing cell spelled as it was read (``?``, ``NA``, empty), so
+        a column the method does not touch is written back byte for byte."""
+        frame = self.output_frame()
+        spelled = {c: t for c, t in self.missing_text.items() if c in frame.columns and len(t)}
+        if not spelled:
+            return frame
+        frame = frame.copy()
+        for col, tokens in spelled.items():
+            values = frame[col].astype(object)
+            at = tokens.index[values.loc[tokens.index].isna().to_numpy()]
+            values.loc[at] = tokens.loc[at]
+            frame[col] = values
+        return frame
+
+    def text_column(self, column: str) -> np.ndarray:
+        """A column as it reads in the file: strings, missing cells in their own spelling ("" if empty)."""
+        values = self.df[column].astype("string").fillna("").to_numpy(dtype=object)
+        tokens = self.missing_text.get(column)
+        if tokens is not None and len(tokens):
+            positions = self.df.index.get_indexer(tokens.index)
+            mask = pd.isna(self.df[column]).to_numpy()[positions]
+            values[positions[mask]] = tokens.to_numpy(dtype=object)[mask]
+        return values

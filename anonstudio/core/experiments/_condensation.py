@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from anonstudio.core.algorithms.condensation import LENGTH_MODES
+from anonstudio.core.algorithms.condensation import LENGTH_MODES, knn_original_vs_pseudo
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.experiments._plots import save_png, subplots
@@ -139,7 +139,7 @@ def knn_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5
     rows = []
     combos = [(k, o) for o in orders for k in group_sizes]
     for i, (k, o) in enumerate(combos):
-        r = metrics.knn_original_vs_pseudo(data, k=k, epsilon=epsilon, order=o, seed=seed, length=length,
+        r = knn_original_vs_pseudo(data, k=k, epsilon=epsilon, order=o, seed=seed, length=length,
                                            test_size=test_size,
                                            n_neighbors=n_neighbors, distance=distance,
                                            progress=subrange(progress, i / len(combos), (i + 1) / len(combos)))

@@ -232,6 +232,13 @@ def default_numeric_hierarchy(
     if not leaves:
         raise _err(f"no values to build a default hierarchy for '{attribute}'", attribute, source)
     _parse_numbers(attribute, leaves, source)
+    numbers = [float(v) for v in leaves]
+    lo, hi = min(numbers), max(numbers)
+    if max(abs(lo), abs(hi)) > 1e15:
+        # beyond this, interval bounds lose whole units in floating point and band widths overflow
+        raise _err(f"values of '{attribute}' reach {hi if abs(hi) >= abs(lo) else lo:g}: too large for default interval "
+                   "bands (beyond ±10^15); give '{attribute}' a hierarchy under [hierarchies]".replace("{attribute}", attribute),
+                   attribute, source)
     widths = nice_widths(leaves)
     h = intervals(attribute, leaves, widths, source=source)
     note = (

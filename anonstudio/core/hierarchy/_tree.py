@@ -22,6 +22,12 @@ import numpy as np
 from anonstudio.core.errors import HierarchyError
 
 
+def _short_value(value: str, limit: int = 40) -> str:
+    """A data value for a message: quoted, control characters escaped, long values cut."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
+    return f"'{text}'" if len(text) <= limit else f"'{text[:limit]}…' ({len(text):,} characters)"
+
+
 @dataclass(frozen=True)
 class HierarchyArrays:
     """Plain numpy views of a hierarchy for numba kernels.
@@ -192,6 +198,32 @@ class Hierarchy:
                     column=self.attribute,
                 )
 
+    def interval_mismatches(self, limit: int = 20) -> list[tuple[int, str, str]]:
+        """Numeric leaves whose generalization is an interval label (``45-49``, ``[45, 50)``) that does not
+        contain them: ``(line, value, label)``. Such a hierarchy publishes a wrong range (a widely used
+        Adult age hierarchy puts 50 under ``45-49``); it is reported, not refused."""
+        import re
+
+        pattern = re.compile(r"^\s*[\[(]?\s*(-?\d+(?:\.\d+)?)\s*(?:-|–|,|\.\.)\s*(-?\d+(?:\.\d+)?)\s*([\])]?)\s*$")
+        found: list[tuple[int, str, str]] = []
+        for row, line in zip(self.rows, self.lines):
+            try:
+                value = float(row[0])
+            except ValueError:
+                continue
+            for label in row[1:-1]:
+                m = pattern.match(label)
+                if not m:
+                    continue
+                lo, hi = float(m.group(1)), float(m.group(2))
+                upper_open = m.group(3) == ")"
+                if lo <= hi and (value < lo or value > hi or (upper_open and value >= hi)):
+                    found.append((line, row[0], label))
+                    break
+            if len(found) >= limit:
+                break
+        return found
+
     # -- structure ---------------------------------------------------------------------------------------
     @property
     def root_label(self) -> str:
@@ -240,7 +272,7 @@ class Hierarchy:
         """Raise :class:`HierarchyError` listing every data value missing from the leaves."""
         missing = self.missing(values)
         if missing:
-            shown = ", ".join(f"'{m}'" for m in missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+            shown = ", ".join(_short_value(m) for m in missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
             where = f" (data: {data_file})" if data_file else ""
             raise HierarchyError(
                 f"{len(missing)} value(s) of '{self.attribute}' are not in the hierarchy{where}: {shown}",

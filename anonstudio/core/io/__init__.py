@@ -6,7 +6,7 @@ renamed (:func:`atomic_write`), never half-written. Every error a user can cause
 file and the line or record.
 """
 
-from anonstudio.core.io._atomic import atomic_write
+from anonstudio.core.io._atomic import Publication, atomic_write
 from anonstudio.core.io._dispatch import (
     FORMATS,
     TABLE_SUFFIXES,
@@ -20,7 +20,7 @@ from anonstudio.core.io._dispatch import (
 from anonstudio.core.io._events import read_events, write_events
 from anonstudio.core.io._fasta import FASTA_SUFFIXES, read_fasta, write_fasta
 from anonstudio.core.io._hierarchy_csv import read_hierarchy, write_hierarchy
-from anonstudio.core.io._paths import real_path, refuse_overwrites
+from anonstudio.core.io._paths import check_target, real_path, refuse_overwrites
 from anonstudio.core.io._table import (
     DEFAULT_MISSING,
     PARQUET_SUFFIXES,
@@ -31,6 +31,7 @@ from anonstudio.core.io._table import (
 )
 
 __all__ = [
+    "Publication",
     "DEFAULT_MISSING",
     "FASTA_SUFFIXES",
     "FORMATS",
@@ -38,6 +39,7 @@ __all__ = [
     "SNIFFED_DELIMITERS",
     "TABLE_SUFFIXES",
     "atomic_write",
+    "check_target",
     "format_of",
     "read_data",
     "read_events",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import stat
 from pathlib import Path
 
 from anonstudio.core.errors import AnonStudioError, InputError
@@ -11,12 +12,29 @@ from anonstudio.core.errors import AnonStudioError, InputError
 _DELIMITER_ALIASES = {"\\t": "\t", "tab": "\t", "TAB": "\t", "comma": ",", "semicolon": ";"}
 
 
-def read_bytes(path: str | Path, error: type[AnonStudioError] = InputError) -> bytes:
-    """The whole file, opened read-only (inputs are never modified)."""
+#: Longest line (or cell) a table, event log, hierarchy, job or project file may have. Real records are far
+#: shorter; a longer line is a wrong file (binary data, a file with no line breaks) and would otherwise be
+#: echoed and held whole.
+MAX_LINE_BYTES = 1 << 20
+#: FASTA sequence lines may be long (a whole chromosome on one line): their bound is larger.
+MAX_FASTA_LINE_BYTES = 64 << 20
+
+
+def read_bytes(path: str | Path, error: type[AnonStudioError] = InputError, *,
+               max_line: int | None = MAX_LINE_BYTES) -> bytes:
+    """The whole file, opened read-only (inputs are never modified).
+
+    Only regular files are read: a device (``/dev/zero``), a FIFO or a socket would be read without end. A
+    line longer than ``max_line`` bytes is an error naming the line."""
     path = Path(path)
     try:
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise error("is not a regular file (a device, pipe or socket): give a data file", file=path)
         with open(path, "rb") as fh:
-            return fh.read()
+            raw = fh.read()
     except FileNotFoundError:
         raise error("file not found", file=path) from None
     except IsADirectoryError:
@@ -25,6 +43,23 @@ def read_bytes(path: str | Path, error: type[AnonStudioError] = InputError) -> b
         raise error("cannot be read: permission denied", file=path) from None
     except OSError as exc:
         raise error(f"cannot be read: {exc.strerror or exc}", file=path) from None
+    if max_line is not None and len(raw) > max_line:
+        check_line_lengths(raw, path, max_line, error)
+    return raw
+
+
+def check_line_lengths(raw: bytes, path: str | Path, max_line: int, error: type[AnonStudioError] = InputError) -> None:
+    """Raise ``error`` naming the first line longer than ``max_line`` bytes."""
+    import numpy as np
+
+    breaks = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+    ends = np.concatenate([breaks, [len(raw)]])
+    starts = np.concatenate([[0], breaks + 1])
+    too_long = np.flatnonzero(ends - starts > max_line)
+    if len(too_long):
+        i = int(too_long[0])
+        raise error(f"line {i + 1} is {int(ends[i] - starts[i]):,} bytes long, more than the {max_line:,} a record "
+                    "may have: is this the right file?", file=path, line=i + 1)
 
 
 def _line_of_byte(raw: bytes, pos: int) -> int:
@@ -41,6 +76,12 @@ def decode(
     still removed); bytes it cannot decode are an error naming the line.
     """
     if encoding is None:
+        if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            try:
+                return raw.decode("utf-16"), "utf-16"
+            except UnicodeDecodeError as exc:
+                raise error(f"the file starts with a UTF-16 byte-order mark but byte {exc.start} is not UTF-16",
+                            file=path) from None
         try:
             if raw.startswith(codecs.BOM_UTF8):
                 return raw.decode("utf-8-sig"), "utf-8-sig"

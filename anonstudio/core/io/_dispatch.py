@@ -98,7 +98,7 @@ def read_output_like(input_data: Any, path: str | Path) -> Table | EventLog | Se
         out = read_table(path, delimiter=delim, encoding=input_data.encoding)
         roles = {c: r for c, r in input_data.roles.items() if c in out.df.columns}
         return Table(out.df, roles=roles, source=out.source, delimiter=out.delimiter, encoding=out.encoding,
-                     header_lines=out.header_lines)
+                     header_lines=out.header_lines, missing_text=out.missing_text)
     if isinstance(input_data, EventLog):
         return read_events(
             path,

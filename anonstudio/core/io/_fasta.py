@@ -11,7 +11,7 @@ import numpy as np
 from anonstudio.core.data import Alphabet, SequenceSet
 from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
-from anonstudio.core.io._common import decode, read_bytes
+from anonstudio.core.io._common import MAX_FASTA_LINE_BYTES, decode, read_bytes
 
 FASTA_SUFFIXES = frozenset({".fasta", ".fa", ".faa", ".fna", ".fas"})
 
@@ -87,7 +87,7 @@ def read_fasta(
             alpha = Alphabet.named(alphabet)
         except InputError as exc:
             raise InputError(exc.message, file=path) from None
-    text, _ = decode(read_bytes(path), path)
+    text, _ = decode(read_bytes(path, max_line=MAX_FASTA_LINE_BYTES), path)
     lines = text.split("\n")
 
     ids: list[str] = []

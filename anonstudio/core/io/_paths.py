@@ -9,10 +9,11 @@ targets equal to each other (output and report), is refused before anything is w
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from anonstudio.core.errors import JobError
+from anonstudio.core.errors import JobError, OutputError
 
 
 def real_path(path: str | Path) -> Path:
@@ -43,9 +44,32 @@ def refuse_overwrites(
             raise JobError(
                 f"{label} ({Path(path).name}) is the same file as {read_real[real]}: inputs are never overwritten",
                 file=file,
-                column=label,
+                key=label,
             )
         if real in seen:
             raise JobError(f"{label} and {seen[real]} are the same file ({Path(path).name}): they must differ",
-                           file=file, column=label)
+                           file=file, key=label)
         seen[real] = label
+
+
+def check_target(path: str | Path, label: str, *, file: str | Path | None = None) -> None:
+    """An output target must be a new file or an existing regular file (replaced whole). A symlink at the
+    target is replaced by the new file, never written through. A folder, a device, a pipe or a socket at
+    the target is refused (on 05ef630 an atomic rename replaced ``/dev/full``)."""
+    p = Path(path)
+    if os.path.islink(p):
+        return
+    try:
+        info = p.stat()
+    except FileNotFoundError:
+        parent = p.parent
+        if parent.exists() and not parent.is_dir():
+            raise OutputError(f"{label}: '{parent.name}' is a file, not a folder", file=file, key=label) from None
+        return
+    except OSError as exc:
+        raise OutputError(f"{label} cannot be checked: {exc.strerror or exc}", file=file, key=label) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise OutputError(f"{label} ({p.name}) is a folder: give a file name", file=file, key=label)
+    if not stat.S_ISREG(info.st_mode):
+        raise OutputError(f"{label} ({p}) exists and is not a regular file (a device, pipe or socket): it is never "
+                          "replaced", file=file, key=label)

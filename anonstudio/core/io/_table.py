@@ -160,13 +160,21 @@ def _parse_precise(text: str, delimiter: str, n: int, path: Path) -> pd.DataFram
     return df
 
 
-def _apply_missing(df: pd.DataFrame, tokens: list[str]) -> pd.DataFrame:
+def _apply_missing(df: pd.DataFrame, tokens: list[str]) -> tuple[pd.DataFrame, dict[str, pd.Series]]:
+    """Missing tokens → NA; returns the frame and, per column, the token each non-empty missing cell had
+    (so outputs can write untouched columns back as they were)."""
+    spelled: dict[str, pd.Series] = {}
     if not tokens or df.empty:
-        return df
+        return df, spelled
     mask = df.isin(tokens)
     if mask.to_numpy().any():
+        for col in df.columns[mask.to_numpy().any(axis=0)]:
+            hit = df[col][mask[col]]
+            hit = hit[hit != ""]
+            if len(hit):
+                spelled[col] = hit.astype(object)
         df = df.astype(object).mask(mask, pd.NA)
-    return df
+    return df, spelled
 
 
 def read_table(
@@ -239,8 +247,8 @@ def read_table(
     if df is None:
         df = _parse_precise(text, delim, n, path)
     df.columns = pd.Index(header, dtype=object)
-    df = _apply_missing(df.reset_index(drop=True), tokens)
-    return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines)
+    df, spelled = _apply_missing(df.reset_index(drop=True), tokens)
+    return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines, missing_text=spelled)
 
 
 def _read_parquet(path: Path, tokens: list[str]) -> Table:
@@ -262,8 +270,8 @@ def _read_parquet(path: Path, tokens: list[str]) -> Table:
         out[present] = s[present].astype(str).to_numpy(dtype=object)
         cols[name] = out
     df = pd.DataFrame(cols, columns=header) if cols else pd.DataFrame()
-    df = _apply_missing(df, tokens)
-    return Table(df, source=path, delimiter=",", encoding="utf-8", header_lines=0)
+    df, spelled = _apply_missing(df, tokens)
+    return Table(df, source=path, delimiter=",", encoding="utf-8", header_lines=0, missing_text=spelled)
 
 
 def _csv_text(frame: pd.DataFrame, delimiter: str) -> str:
@@ -297,7 +305,7 @@ def write_table(
     order. ``.parquet``/``.pq`` paths are written as Parquet (string columns). Returns the path.
     """
     path = Path(path)
-    frame = df_or_table.output_frame() if isinstance(df_or_table, Table) else df_or_table
+    frame = df_or_table.publish_frame() if isinstance(df_or_table, Table) else df_or_table
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"write_table needs a Table or a DataFrame, got {type(frame).__name__}")
     if path.suffix.lower() in PARQUET_SUFFIXES:

@@ -16,34 +16,45 @@ from anonstudio.core.kernels._generalize import lca_node
 
 
 @njit(cache=True, nogil=True)
-def _entropy_ok(sens, idx, s, e, counts, log_l):
-    if log_l <= 0.0:
+def _diverse_ok(sens, idx, s, e, counts, log_l, min_distinct):
+    """l-diversity of records ``idx[s:e]`` on their sensitive codes (-1: missing, not a value): entropy
+    ``-Σ p log p ≥ log_l`` over the present values (when ``log_l > 0``), and at least ``min_distinct``
+    distinct present values (when ``min_distinct > 1``). A part with no present value has entropy 0 and no
+    distinct value."""
+    if log_l <= 0.0 and min_distinct <= 1:
         return True
-    total = e - s
+    total = 0
     for t in range(s, e):
-        counts[sens[idx[t]]] += 1
+        c = sens[idx[t]]
+        if c >= 0:
+            counts[c] += 1
+            total += 1
     h = 0.0
+    distinct = 0
     for t in range(s, e):
-        c = counts[sens[idx[t]]]
-        if c > 0:
-            p = c / total
+        c = sens[idx[t]]
+        if c >= 0 and counts[c] > 0:
+            p = counts[c] / total
             h -= p * np.log(p)
-            counts[sens[idx[t]]] = 0
-    return h >= log_l - 1e-12
+            distinct += 1
+            counts[c] = 0
+    if log_l > 0.0 and h < log_l - 1e-12:
+        return False
+    return distinct >= min_distinct
 
 
 @njit(cache=True, nogil=True)
-def _parts_allowed(sens, idx, s, e, left, k, counts, log_l):
+def _parts_allowed(sens, idx, s, e, left, k, counts, log_l, min_distinct):
     if left < k or (e - s) - left < k:
         return False
-    return _entropy_ok(sens, idx, s, s + left, counts, log_l) and _entropy_ok(sens, idx, s + left, e, counts, log_l)
+    return _diverse_ok(sens, idx, s, s + left, counts, log_l, min_distinct) and _diverse_ok(sens, idx, s + left, e, counts, log_l, min_distinct)
 
 
 @njit(cache=True, nogil=True)
-def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l):
+def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct):
     """Left part's size of the numeric cut (0: none allowable). ``sv``: the partition's sorted values."""
     for ci in range(2):
-        if _parts_allowed(sens, idx, s, s + size, cands[ci], k, counts, log_l):
+        if _parts_allowed(sens, idx, s, s + size, cands[ci], k, counts, log_l, min_distinct):
             return cands[ci]
     if not nearest:
         return 0
@@ -58,7 +69,7 @@ def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l):
             hi += 1
         take_lo = lo > 0 and (hi >= size or half - lo <= hi - half)
         left = lo if take_lo else hi
-        if 0 < left < size and _parts_allowed(sens, idx, s, s + size, left, k, counts, log_l):
+        if 0 < left < size and _parts_allowed(sens, idx, s, s + size, left, k, counts, log_l, min_distinct):
             return left
         if take_lo:
             lo -= 1
@@ -68,13 +79,13 @@ def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l):
 
 
 @njit(cache=True, nogil=True)
-def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l):
+def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
     """Every run of equal keys (a part) holds >= k records (and is entropy l-diverse); at least two parts."""
     start = 0
     parts = 0
     for t in range(1, size + 1):
         if t == size or sk[t] != sk[start]:
-            if t - start < k or not _entropy_ok(sens, idx, s + start, s + t, counts, log_l):
+            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct):
                 return False
             parts += 1
             start = t
@@ -82,14 +93,14 @@ def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l):
 
 
 @njit(cache=True, nogil=True)
-def _pool_small(sk, size, k, sens, idx, s, counts, log_l):
+def _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
     """Give the children whose part is not allowable the key -1 (one pooled part); if the pool itself is too
     small, the smallest allowable child joins it. Returns whether a split into >= 2 parts remains."""
     start = 0
     pooled = 0
     for t in range(1, size + 1):
         if t == size or sk[t] != sk[start]:
-            if t - start < k or not _entropy_ok(sens, idx, s + start, s + t, counts, log_l):
+            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct):
                 for u in range(start, t):
                     sk[u] = -1
                 pooled += t - start
@@ -114,8 +125,8 @@ def _pool_small(sk, size, k, sens, idx, s, counts, log_l):
 
 
 @njit(cache=True, nogil=True)
-def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens, log_l, k,
-                       nearest):
+def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens, log_l,
+                       min_distinct, k, nearest):
     """Partition ids (int64[n], numbered in creation order) of strict Mondrian.
 
     ``nearest`` False: LeFevre's cuts only — a numeric attribute at its median value (either side of the
@@ -126,7 +137,8 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
 
     leaf_nodes: int32[n, d] packed leaves; values: float64[n, d] numeric values (used where
     ``split_numeric[a]``); span: float64[d] domain width (numeric range, or leaf count of the root);
-    sens: int32[n] sensitive codes in 0..n_sens-1; log_l: ln(l), 0 for no l-diversity.
+    sens: int32[n] sensitive codes in 0..n_sens-1 (-1 missing); log_l: ln(l) of entropy l-diversity, 0 for none;
+    min_distinct: l of distinct l-diversity, 1 for none.
     """
     n, d = leaf_nodes.shape
     idx = np.arange(n)
@@ -193,7 +205,7 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
                     cands[1] = down  # left size with '< median'
                     if abs(cands[1] - size / 2) < abs(cands[0] - size / 2):
                         cands[0], cands[1] = cands[1], cands[0]
-                    left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l)
+                    left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct)
                     if left > 0:
                         st_s[top] = s + left
                         st_e[top] = e
@@ -211,15 +223,15 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
                     for t in range(size):
                         idx[s + t] = seg[perm[t]]
                     sk = keys[:size][perm]
-                    ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l)
-                    if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l):
+                    ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
+                    if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
                         # the pooled children share key -1: sort again so each part is contiguous
                         perm = np.argsort(sk, kind="mergesort")
                         seg = idx[s:e].copy()
                         for t in range(size):
                             idx[s + t] = seg[perm[t]]
                         sk = sk[perm]
-                        ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l)
+                        ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
                     if ok:
                         # push the groups in reverse so that they pop in key order
                         end = size

@@ -10,7 +10,6 @@ from anonstudio.core.metrics._strings import (
     fragment_leak,
     group_distance,
     knn_accuracy,
-    knn_original_vs_pseudo,
     longest_shared_substring,
     needleman_wunsch,
 )
@@ -39,7 +38,6 @@ __all__ = [
     "gcp",
     "group_distance",
     "knn_accuracy",
-    "knn_original_vs_pseudo",
     "longest_shared_substring",
     "ncp_cells",
     "needleman_wunsch",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import EventLog, Table
@@ -85,13 +86,16 @@ def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies
             raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
         frame = _frame(output)
         qis = model.get("quasi_identifiers")
-        v = verify_k_anonymity(original, frame, hierarchies, _need(model, "k"), quasi_identifiers=qis)
+        v = verify_k_anonymity(original, output if isinstance(output, Table) else frame, hierarchies,
+                               _need(model, "k"), quasi_identifiers=qis, max_suppression=model.get("max_suppression"))
         if model.get("l") is None:
             return v
         qis = list(qis) if qis is not None else original.quasi_identifiers
         sens = model.get("sensitive") or original.sensitive
         kind = model.get("l_kind", "entropy")
-        ld = verify_l_diversity(frame, qis, sens, model["l"], kind=kind, suppressed=suppressed_rows(frame, qis, hierarchies))
+        # fully suppressed records are one class ('*' everywhere) and are NOT exempt from l-diversity: a
+        # large suppressed block whose sensitive values are all alike would disclose them
+        ld = verify_l_diversity(frame, qis, sens, model["l"], kind=kind, suppressed=np.zeros(len(frame), dtype=bool))
         details = dict(v.details)
         details.update(l=model["l"], l_kind=kind, sensitive=ld.details.get("sensitive"))
         details["lowest_diversity"] = ld.details.get("lowest_diversity")

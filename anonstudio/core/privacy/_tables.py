@@ -83,6 +83,13 @@ def _cell_validity(orig: np.ndarray, pub: np.ndarray, h: Hierarchy | None) -> tu
     return ok[codes], suppressed
 
 
+def spelled_text(obj: Table | pd.DataFrame, column: str) -> np.ndarray:
+    """A column's cells as written in its file (missing cells in their own spelling, empty if none)."""
+    if isinstance(obj, Table):
+        return obj.text_column(column)
+    return obj[column].astype("string").fillna("").to_numpy(dtype=object)
+
+
 def verify_k_anonymity(
     original: Table,
     output: pd.DataFrame | Table,
@@ -90,8 +97,12 @@ def verify_k_anonymity(
     k: int,
     *,
     quasi_identifiers: Sequence[str] | None = None,
+    max_suppression: float | None = None,
 ) -> Verification:
     """Check from scratch that a published table is a k-anonymous generalization of ``original``.
+
+    ``max_suppression`` (a share of the records, ARX's suppression limit): more fully suppressed records
+    than that fail the check — they are exempt from the class-size test, so the exemption has a bound.
 
     k-anonymity (Samarati & Sweeney; 002 Definitions 2–3): every equivalence class — the records with
     identical quasi-identifier tuples — holds at least ``k`` records. Checked, in order:
@@ -176,12 +187,20 @@ def verify_k_anonymity(
             )
         problems.count += max(0, len(small) - 10)
 
+    n_suppressed = int(suppressed_all.sum())
+    if max_suppression is not None and n and n_suppressed / n > max_suppression + 1e-12:
+        problems.add(
+            f"{n_suppressed} records ({n_suppressed / n:.1%}) are fully suppressed, more than max_suppression = "
+            f"{max_suppression:.1%} of the records allows (suppressed records are exempt from the k test)",
+            kind="too many suppressed",
+        )
     changed_cells = 0
     for c in expected:
         if c in qis or c not in pub.columns:
             continue
-        o = as_text(src[c])
-        p = as_text(pub[c])
+        # as spelled in the files: a missing cell written '?' and one left empty are different cells
+        o = spelled_text(original, c)
+        p = spelled_text(output, c)
         bad = np.flatnonzero(o != p)
         changed_cells += len(bad)
         for i in bad[:10]:
@@ -201,6 +220,7 @@ def verify_k_anonymity(
         smallest_class=int(sizes.min()) if len(sizes) else 0,
         largest_class=int(sizes.max()) if len(sizes) else 0,
         suppressed=int(suppressed_all.sum()),
+        max_suppression=max_suppression,
         classes_below_k=int(len(small)),
         records_in_small_classes=small_records,
         invalid_cells=int(invalid_cells),
@@ -223,9 +243,14 @@ def verify_l_diversity(
     """Check l-diversity of every equivalence class of a published table (Machanavajjhala et al. 2007).
 
     ``kind="distinct"``: each class holds at least ``l`` distinct sensitive values. ``kind="entropy"``: the
-    entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Missing sensitive cells do
-    not count as a value. Records with every quasi-identifier ``*`` (or flagged in ``suppressed``) are
-    exempt. Each sensitive column is checked on its own.
+    entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Records with every
+    quasi-identifier ``*`` (or flagged in ``suppressed``) are exempt. Each sensitive column is checked on
+    its own.
+
+    **Missing sensitive values** (one rule for every kind, and the one Mondrian's split test uses): a
+    missing cell is not a value. A class is measured on its present values only, so a class whose values
+    are all missing has no distinct value and entropy 0: it fails every ``l > 1`` and, like every class,
+    passes ``l = 1`` (which asks nothing).
     """
     if kind not in ("distinct", "entropy"):
         raise ParameterError(f"l-diversity kind must be 'distinct' or 'entropy', got '{kind}'", column="l_kind")
@@ -263,12 +288,12 @@ def verify_l_diversity(
         cnt = counts.to_numpy(dtype=float)
         if kind == "distinct":
             score = np.bincount(cls, minlength=n_classes).astype(float)
-            failing = np.flatnonzero(score < l)
+            failing = np.flatnonzero(score < l) if l > 1 else np.zeros(0, dtype=np.int64)
         else:
             totals = np.bincount(cls, weights=cnt, minlength=n_classes)
             p = cnt / totals[cls]
             score = np.bincount(cls, weights=-p * np.log(p), minlength=n_classes)
-            failing = np.flatnonzero(score < np.log(l) - 1e-9)
+            failing = np.flatnonzero(score < np.log(l) - 1e-9) if l > 1 else np.zeros(0, dtype=np.int64)
         if len(score):
             worst = min(worst, float(score.min()))
         order = np.argsort(classes, kind="stable")

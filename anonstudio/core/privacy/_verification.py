@@ -108,4 +108,7 @@ def as_text(series: pd.Series) -> np.ndarray:
 
 def show(value: Any) -> str:
     """A cell for a message: ``'x'`` or ``(missing)``."""
-    return "(missing)" if value == NA_TOKEN or value is None or value is pd.NA else f"'{value}'"
+    if value == NA_TOKEN or value is None or value is pd.NA:
+        return "(missing)"
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
+    return f"'{text}'" if len(text) <= 60 else f"'{text[:60]}…' ({len(text):,} characters)"

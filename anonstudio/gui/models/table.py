@@ -6,6 +6,8 @@ the view's cost and memory depend on the visible cells, not on the number of row
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Callable
 
 import numpy as np
@@ -130,6 +132,21 @@ class FrameModel(QAbstractTableModel):
             return QBrush(colour) if colour is not None else None
         return None
 
+    def looks_like_identifier(self, name: str, role_value: Any) -> bool:
+        """A column without a role (or insensitive) whose values are all different (issue 11 #14); the
+        distinct counts are computed once per frame."""
+        if self._role_of is None or (role_value is not None and getattr(role_value, "value", role_value) != "insensitive"):
+            return False  # a view without roles (compare), or a column that has one
+        cache = getattr(self, "_distinct_cache", None)
+        if cache is None or cache[0] is not self._frame:
+            cache = (self._frame, {})
+            self._distinct_cache = cache
+        counts = cache[1]
+        if name not in counts:
+            column = self._frame[name]
+            counts[name] = len(column) > 1 and column.nunique(dropna=False) == len(column)
+        return counts[name]
+
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Vertical:
             if role == Qt.ItemDataRole.DisplayRole:
@@ -140,11 +157,16 @@ class FrameModel(QAbstractTableModel):
             return None
         name = self.column_name(section)
         role_value = self._role_of(name) if self._role_of is not None else None
+        looks_like_id = self.looks_like_identifier(name, role_value)
         if role == Qt.ItemDataRole.DisplayRole:
             mark = ROLE_MARKS.get(role_value, "") if role_value is not None else ""
-            return f"{name} [{mark}]" if mark else name
+            text = f"{name} [{mark}]" if mark else name
+            return f"⚠ {text}" if looks_like_id else text
         if role == Qt.ItemDataRole.ToolTipRole:
             bits = [name]
+            if looks_like_id:
+                bits.append("⚠ a different value in every record and no role: it looks like an identifier and would "
+                            "be published as it is — mark it identifying to drop it")
             if role_value is not None:
                 bits.append(f"role: {role_value.value}")
             if self._type_of is not None and self._type_of(name) is not None:

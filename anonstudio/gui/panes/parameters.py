@@ -437,7 +437,12 @@ class ParametersPane(QtWidgets.QWidget):
 
     def _load_method(self, index: int) -> None:
         cls = self._classes[index]
-        self.form.set_parameters(cls.parameters, cls.reference)
+        from anonstudio.core.jobs import pipeline_parameters
+        from anonstudio.core.params import ParamSet
+
+        # the method's own parameters, then those the pipeline takes for its kind (max_suppression)
+        params = ParamSet(tuple(cls.parameters) + tuple(pipeline_parameters(cls.data_kind)))
+        self.form.set_parameters(params, cls.reference)
         self.reference.setText(cls.reference)
         self.reference.setToolTip(cls.__doc__.strip().splitlines()[0] if cls.__doc__ else "")
 

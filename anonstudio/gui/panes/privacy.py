@@ -30,6 +30,7 @@ from anonstudio.gui.panes._results import (
 
 #: how many of the smallest classes the table lists
 SMALLEST = 25
+WARNING_COLOUR = "#b35c00"
 BAR_BRUSH = "#4c72b0"
 
 
@@ -40,6 +41,8 @@ class PrivacyPane(OutcomePane):
         super().__init__(parent)
         self.outcome: Any = None
         self.sizes = np.zeros(0, dtype=np.int64)
+        #: the run's warnings as shown (risks outside the privacy model)
+        self.warnings: list[str] = []
 
         self.verdict = QtWidgets.QLabel()
         self.verdict.setObjectName("verdict")
@@ -121,6 +124,7 @@ class PrivacyPane(OutcomePane):
         for t in (self.details, self.leaks, self.smallest):
             t.setRowCount(0)
         self.verdict.clear()
+        self.warnings = []
         self.stack.setCurrentIndex(0)
 
     def show_outcome(self, outcome: Any) -> None:
@@ -131,7 +135,7 @@ class PrivacyPane(OutcomePane):
             return  # already shown (the state's notification and the window may both deliver it)
         self.outcome = outcome
         ver = verification_dict(outcome)
-        self._show_verdict(ver)
+        self._show_verdict(ver, (outcome.report or {}).get("warnings") or [])
         groups = equivalence_classes(outcome)
         ids, sizes = class_sizes(groups)
         self.sizes = sizes
@@ -174,7 +178,7 @@ class PrivacyPane(OutcomePane):
                 return int(k)
         return None
 
-    def _show_verdict(self, ver: dict) -> None:
+    def _show_verdict(self, ver: dict, warnings: list[str] = ()) -> None:
         passed = bool(ver.get("passed"))
         model = ver.get("model", "")
         colour = OK_COLOUR if passed else INVALID
@@ -189,6 +193,11 @@ class PrivacyPane(OutcomePane):
             more = f"<li>… {len(problems) - 20} more</li>" if len(problems) > 20 else ""
             lines.append(f"<ul style='color: {INVALID}; margin: 0;'>{items}{more}</ul>")
         lines.append("<div style='color:#555;'>Re-checked from the output by the independent verifier.</div>")
+        if warnings:
+            items = "".join(f"<li>{html.escape(str(w))}</li>" for w in warnings)
+            lines.append(f"<div style='color:{WARNING_COLOUR}; font-weight: bold; margin-top: 6px;'>⚠ Risks the "
+                         f"privacy model does not cover:</div><ul style='color:{WARNING_COLOUR}; margin: 0;'>{items}</ul>")
+        self.warnings = list(warnings)
         self.verdict.setText("".join(lines))
         rows = [("passed", format_value(passed)), ("model", str(model))]
         rows += [(name, format_value(v)) for name, v in flatten_dict(ver.get("details") or {})]

@@ -189,13 +189,15 @@ def test_reading_never_modifies_the_input(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
 
-def test_write_round_trips_formatting_with_lf_and_empty_missing(tmp_path):
-    src = put(tmp_path, "in.csv", "id;x;y\r\n007;1.50;?\r\n8;;2e3\r\n")
+def test_write_round_trips_formatting_with_lf_and_missing_cells_as_spelled(tmp_path):
+    """Missing cells keep their spelling ('?' stays '?', empty stays empty: issue 11 item 11)."""
+    src = put(tmp_path, "in.csv", "id;x;y\r\n007;1.50;?\r\n8;;2e3\r\n9;NA;\r\n")
     t = read_table(src)
+    assert t.df["y"].isna().tolist() == [True, False, True]
     out = write_table(t, tmp_path / "out.csv", delimiter=";")
-    assert out.read_bytes() == b"id;x;y\n007;1.50;\n8;;2e3\n"
+    assert out.read_bytes() == b"id;x;y\n007;1.50;?\n8;;2e3\n9;NA;\n"
     back = read_table(out)
-    assert back.df["id"].tolist() == ["007", "8"] and back.df["x"].iloc[0] == "1.50"
+    assert back.df["id"].tolist() == ["007", "8", "9"] and back.df["x"].iloc[0] == "1.50"
 
 
 def test_write_quotes_only_where_needed_and_keeps_column_order(tmp_path):

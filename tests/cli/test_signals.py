@@ -1,0 +1,45 @@
+"""Issue 11 item 7: Ctrl-C (SIGINT) and SIGTERM stop a run with exit 130 / 143, leave no partial file and
+no output; an old report is never left beside a new output (they are published as a pair)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))
+
+
+@pytest.fixture(scope="module")
+def slow_job(tmp_path_factory) -> Path:
+    """Condensation of 6,000 generated proteins (about 20 s): numba kernels and Python between them."""
+    folder = tmp_path_factory.mktemp("slow")
+    subprocess.run([sys.executable, "-m", "anonstudio", "generate", "proteins", "--out", str(folder / "p.fasta"),
+                    "--count", "6000", "--seed", "2"], env=ENV, check=True, capture_output=True, timeout=120)
+    (folder / "job.toml").write_text('[input]\npath = "p.fasta"\n[algorithm]\nname = "condensation"\nk = 10\n'
+                                     '[output]\npath = "out.fasta"\nreport = "out.json"\n')
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_the_run_cleanly(slow_job, sig, code):
+    old_report = slow_job / "out.json"
+    old_report.write_text("{}\n")  # a report from an earlier run: it must not end up beside a new output
+    proc = subprocess.Popen([sys.executable, "-m", "anonstudio", "run", "job.toml"], cwd=slow_job, env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4.0)
+    assert proc.poll() is None, "the run finished before the signal: make the job slower"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, err
+    assert "internal error" not in err
+    assert not (slow_job / "out.fasta").exists()
+    assert not list(slow_job.glob(".*.part*"))
+    assert old_report.read_text() == "{}\n"

@@ -1,0 +1,118 @@
+"""Issue 11 items 12, 14 and 16: one `suppressed` number, a bound on suppression, no l-diversity exemption
+for the suppressed block, shuffled rows, and the warnings a privacy officer needs (identifier-like and
+unique records beside the QIs, unused or wrong hierarchies, row order kept, a second release)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from anonstudio.core import jobs
+from anonstudio.core.errors import JobError, PrivacyError
+
+SEX = "Male;*\nFemale;*\n"
+
+
+def _table(rows: list[tuple]) -> str:
+    return "id;sex;age;race;disease\n" + "".join(";".join(map(str, r)) + "\n" for r in rows)
+
+
+ROWS = [(f"p{i}", "Male" if i % 2 else "Female", 30 + i % 4, "White" if i % 3 else "Black",
+         ["Flu", "HIV", "Cold"][i % 3]) for i in range(40)]
+
+
+@pytest.fixture(autouse=True)
+def _own_release_log(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+
+
+def _job(tmp_path: Path, rows=ROWS, *, alg='name = "mondrian"\nk = 4', out="", inp="", hier="") -> Path:
+    (tmp_path / "t.csv").write_text(_table(rows), encoding="utf-8")
+    (tmp_path / "sex.csv").write_text(SEX, encoding="utf-8")
+    job = tmp_path / "job.toml"
+    job.write_text(f'[input]\npath = "t.csv"\nquasi_identifiers = ["sex", "age"]\nsensitive = ["disease"]\n{inp}\n'
+                   f'[hierarchies]\nsex = "sex.csv"\n{hier}\n[algorithm]\n{alg}\n'
+                   f'[output]\npath = "out.csv"\nreport = "out.json"\n{out}\n', encoding="utf-8")
+    return job
+
+
+def test_one_suppressed_number_everywhere(tmp_path, capsys):
+    from anonstudio.cli.main import main
+
+    rows = [r if i >= 3 else (r[0], "", r[2], r[3], r[4]) for i, r in enumerate(ROWS)]  # 3 missing QIs
+    assert main(["run", str(_job(tmp_path, rows)), "--quiet"]) == 0
+    rep = json.loads((tmp_path / "out.json").read_text())
+    assert rep["suppressed"] == rep["metrics"]["suppressed"] == rep["verification"]["details"]["suppressed"] == 3
+    assert "3 suppressed" in capsys.readouterr().out
+
+
+def test_suppression_beyond_max_suppression_is_refused(tmp_path):
+    rows = [r if i >= 6 else (r[0], "", r[2], r[3], r[4]) for i, r in enumerate(ROWS)]  # 6 of 40 = 15 %
+    with pytest.raises(PrivacyError, match=r"6 records \(15.0%\) are fully suppressed, more than max_suppression = 10.0%"):
+        jobs.run_job(jobs.load_job(_job(tmp_path, rows)))
+    assert not (tmp_path / "out.csv").exists()
+    outcome = jobs.run_job(jobs.load_job(_job(tmp_path, rows, alg='name = "mondrian"\nk = 4\nmax_suppression = 0.2')))
+    assert outcome.report["verification"]["details"]["max_suppression"] == 0.2
+
+
+def test_the_suppressed_block_is_not_exempt_from_l_diversity(tmp_path):
+    # five records with a missing QI are suppressed, and all five have HIV: their block is one class
+    rows = [r if i >= 5 else (r[0], "", r[2], r[3], "HIV") for i, r in enumerate(ROWS)]
+    job = _job(tmp_path, rows, alg='name = "mondrian"\nk = 4\nl = 2\nl_kind = "distinct"\nmax_suppression = 0.2')
+    with pytest.raises(PrivacyError, match="1 distinct value"):
+        jobs.run_job(jobs.load_job(job))
+
+
+def test_shuffled_rows_verify_with_the_seed_and_the_report_keeps_no_seed(tmp_path):
+    job = _job(tmp_path, out="shuffle_rows = true\nshuffle_seed = 7")
+    jobs.run_job(jobs.load_job(job))
+    published = (tmp_path / "out.csv").read_text().splitlines()[1:]
+    original = (tmp_path / "t.csv").read_text().splitlines()[1:]
+    assert [line.split(";")[-1] for line in published] != [line.split(";")[-1] for line in original]
+    assert sorted(line.split(";")[-1] for line in published) == sorted(line.split(";")[-1] for line in original)
+    assert jobs.verify_job(jobs.load_job(job)).passed
+    report = (tmp_path / "out.json").read_text()
+    assert "shuffle_seed" not in report and '"7"' not in report
+    assert not any("input's order" in w for w in json.loads(report)["warnings"])
+    unseeded = _job(tmp_path, out="shuffle_rows = true")
+    jobs.run_job(jobs.load_job(unseeded))
+    with pytest.raises(JobError, match="give output.shuffle_seed"):
+        jobs.verify_job(jobs.load_job(unseeded))
+
+
+def test_warnings_for_identifiers_unique_records_hierarchies_and_order(tmp_path, capsys):
+    from anonstudio.cli.main import main
+
+    (tmp_path / "race.csv").write_text("White;*\nBlack;*\n")
+    (tmp_path / "age.csv").write_text("30;30-31;*\n31;30-31;*\n32;30-31;*\n33;32-33;*\n")  # 32 is not in 30-31
+    job = _job(tmp_path, hier='race = "race.csv"\nage = "age.csv"')
+    assert main(["run", str(job), "--quiet"]) == 0
+    warnings = json.loads((tmp_path / "out.json").read_text())["warnings"]
+    text = "\n".join(warnings)
+    assert "column 'id' has no role and a different value in every record" in text
+    assert "unique on the quasi-identifiers together with the columns published as they are (id, race)" in text
+    assert "a hierarchy is given for 'race', which is not a quasi-identifier" in text
+    assert "age.csv:3: 32 is under '30-31'" in text
+    assert "rows keep the input's order" in text
+    err = capsys.readouterr().err
+    assert err.count("anonstudio: warning:") == len(warnings)
+
+
+def test_a_second_release_with_other_settings_is_warned_about(tmp_path):
+    jobs.run_job(jobs.load_job(_job(tmp_path)))
+    again = jobs.run_job(jobs.load_job(_job(tmp_path)))  # same settings: no warning
+    assert not any("exported before" in w for w in again.report["warnings"])
+    other = jobs.run_job(jobs.load_job(_job(tmp_path, alg='name = "mst"\nk = 4')))
+    assert any("this input was exported before with other settings (mondrian" in w for w in other.report["warnings"])
+    assert Path(os.environ["XDG_DATA_HOME"], "anonstudio", "releases.json").is_file()
+
+
+def test_report_paths_are_relative_to_the_report(tmp_path):
+    job = _job(tmp_path)
+    jobs.run_job(jobs.load_job(job))
+    rep = json.loads((tmp_path / "out.json").read_text())
+    assert rep["input"]["path"] == "t.csv" and rep["output"]["path"] == "out.csv"
+    assert str(tmp_path) not in (tmp_path / "out.json").read_text()

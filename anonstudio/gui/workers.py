@@ -28,6 +28,7 @@ runs pytest-qt's slot on the worker thread (an intermittent segfault); wait on t
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -240,7 +241,8 @@ def _preload() -> None:
     from anonstudio.core import algorithms, metrics, privacy  # noqa: F401
     from anonstudio.core.warmup import kernel_cache_is_cold, warm_up
 
-    if kernel_cache_is_cold():  # first start after an install: compile now, not during the user's first run
+    if kernel_cache_is_cold() and not os.environ.get("ANONSTUDIO_NO_WARMUP"):
+        # first start after an install: compile now, not during the user's first run
         preload_state = "compiling"
         warm_up()
 
@@ -256,8 +258,8 @@ def preload_engine() -> threading.Thread:
     initialising): done lazily by the first run, it would freeze the GUI thread in the middle of that run.
     The main window starts this when it is first shown; a run waits for nothing (the import lock orders
     them). On a first start (empty kernel cache) it also compiles the kernels by running the bundled demo
-    jobs in a temporary folder (:func:`anonstudio.core.warmup.warm_up`); :data:`preload_state` says which
-    step it is at. Returns the (possibly finished) thread.
+    jobs in a temporary folder (:func:`anonstudio.core.warmup.warm_up`; not with ``ANONSTUDIO_NO_WARMUP``
+    set, as the test suite does); :data:`preload_state` says which step it is at. Returns the (possibly finished) thread.
     """
     global _preload_thread
     if _preload_thread is None:

@@ -168,6 +168,58 @@ def test_small_classes_merge_with_the_class_of_least_ncp():
     assert res.output.df["x"].tolist() == ["a", "a", "cd", "cd", "cd"]
 
 
+def _paper_merge(labels, leaf_nodes, packed, k):
+    """Steps 15-21 as printed: while a class has < k records, each such class (in id order) scans every
+    other class once and merges with the one of least NCP(C ∪ C') (ties: lowest id). Plain Python."""
+    from anonstudio.core.kernels._generalize import class_lca, lca_node
+
+    n_c = int(labels.max()) + 1
+    nodes = class_lca(leaf_nodes, labels, n_c, packed.node_anc, packed.node_level).astype(int).tolist()
+    sizes = np.bincount(labels, minlength=n_c).tolist()
+    alive = [True] * n_c
+    target = list(range(n_c))
+
+    def ncp_union(a, b):
+        return sum(packed.node_ncp[lca_node(x, y, packed.node_anc, packed.node_level)] for x, y in zip(a, b))
+
+    while any(alive[c] and sizes[c] < k for c in range(n_c)) and sum(alive) > 1:
+        for c in range(n_c):
+            if not alive[c] or sizes[c] >= k:
+                continue
+            costs = [(ncp_union(nodes[c], nodes[c2]), c2) for c2 in range(n_c) if c2 != c and alive[c2]]
+            _, best = min(costs)
+            target[c], alive[c] = best, False
+            sizes[best] += sizes[c]
+            nodes[best] = [lca_node(x, y, packed.node_anc, packed.node_level) for x, y in zip(nodes[c], nodes[best])]
+    final = []
+    for c in labels:
+        while not alive[c]:
+            c = target[c]
+        final.append(c)
+    return np.array(final)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_fast_merge_makes_the_papers_choices(seed):
+    """Issue 17: the merge over distinct node tuples with remembered answers picks, at every step, the
+    class the paper's full scan picks (least NCP of the union, ties lowest id): same final classes."""
+    from anonstudio.core.algorithms._tabular import encode_quasi_identifiers, pack_hierarchies
+    from anonstudio.core.algorithms.mst_recoding import merge_small_classes
+
+    rng = np.random.default_rng(700 + seed)
+    t, hs = _random_case(rng, int(rng.integers(30, 300)), d=int(rng.integers(2, 5)))
+    k = int(rng.integers(2, 9))
+    packed = pack_hierarchies(t.quasi_identifiers, hs)
+    leaf, _ = encode_quasi_identifiers(t, packed)
+    labels = rng.integers(0, max(2, len(leaf) // 2), len(leaf))  # many small classes, some empty ids
+    labels = np.unique(labels, return_inverse=True)[1].astype(np.int64)
+    final, _, _ = merge_small_classes(labels, leaf, packed, k)
+    expected = _paper_merge(labels, leaf, packed, k)
+    # same partition of the records (the fast path renumbers classes by first record)
+    assert len(np.unique(np.column_stack([final, expected]), axis=0)) == len(np.unique(final)) == len(
+        np.unique(expected))
+
+
 def test_duplicates_beyond_the_cut_budget_are_rejoined():
     # 12 identical records and 3 distinct ones: the cut must also remove weight-0 edges
     rows = [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]]

@@ -774,7 +774,9 @@ def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,
         model["max_suppression"] = DEFAULT_MAX_SUPPRESSION if max_suppression is None else max_suppression
     if declared is not None and isinstance(data, Table):
         if declared.quasi_identifiers and model.get("quasi_identifiers") is None:
-            model["quasi_identifiers"] = list(declared.quasi_identifiers)
+            # in the table's column order, as a workbench-built run lists them (one verdict, whichever face ran it)
+            order = {c: i for i, c in enumerate(data.df.columns)}
+            model["quasi_identifiers"] = sorted(declared.quasi_identifiers, key=lambda c: order.get(c, len(order)))
         uses_sensitive = model.get("model") == "anatomy" or model.get("l") is not None
         if declared.sensitive and uses_sensitive and model.get("sensitive") is None:
             model["sensitive"] = list(declared.sensitive)

@@ -43,3 +43,13 @@ def test_a_signal_stops_the_run_cleanly(slow_job, sig, code):
     assert not (slow_job / "out.fasta").exists()
     assert not list(slow_job.glob(".*.part*"))
     assert old_report.read_text() == "{}\n"
+
+
+def test_a_reader_that_goes_away_is_not_an_internal_error(tmp_path):
+    """`anonstudio … | head`: the pipe closes while anonstudio still writes (exit 3 on 05ef630)."""
+    proc = subprocess.Popen([sys.executable, "-m", "anonstudio", "methods"], env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before anonstudio writes its first line: every write fails (EPIPE)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert b"internal error" not in err and b"BrokenPipe" not in err

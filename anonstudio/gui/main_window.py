@@ -744,6 +744,8 @@ class MainWindow(QMainWindow):
         run_pane = self.panes.get("Run")
         if run_pane is not None:
             run_pane.finish(False, error_text(exc))
+        self.statusBar().showMessage("The run failed: nothing was published", 10000)
+        self._update_status()
         self._update_actions()
         self.error("The sweep failed" if self._task == "sweep" else "The run failed", exc)
         self.runFinished.emit(exc)

@@ -82,6 +82,8 @@ class WorkbenchState:
     method: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     outcome: Any = None
+    #: why the last outcome no longer belongs to what is on screen (None: nothing stale)
+    stale_reason: str | None = None
     last_report: dict[str, Any] | None = None
     project_path: Path | None = None
     dirty: bool = False
@@ -111,7 +113,7 @@ class WorkbenchState:
         """Take over everything ``other`` holds (a project or job just read), keeping this object — and
         the panes bound to it — and its listeners; then notify every kind of change."""
         for name in ("data", "data_path", "kind", "read_options", "hierarchies", "hierarchy_sources", "method",
-                     "params", "outcome", "last_report", "project_path", "dirty"):
+                     "params", "outcome", "last_report", "project_path", "dirty", "stale_reason"):
             setattr(self, name, getattr(other, name))
         for what in ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty"):
             self.notify(what)
@@ -139,7 +141,7 @@ class WorkbenchState:
             self.method = None
             self.params = {}
         self.kind = kind
-        self.outcome = None
+        self._invalidate("other data was opened since this run")
         self._changed("data")
 
     def columns(self) -> list[str]:
@@ -210,7 +212,7 @@ class WorkbenchState:
                 raise ValueError("event logs have no identifying columns besides the sequence id")
         else:
             raise ValueError("this data has no columns")
-        self.outcome = None
+        self._invalidate("roles changed since this run")
         self._changed("roles")
 
     def attr_type(self, column: str) -> AttrType | None:
@@ -241,7 +243,7 @@ class WorkbenchState:
             self.hierarchy_sources.pop(attribute, None)
         else:
             self.hierarchy_sources[attribute] = str(source) if isinstance(source, Path) else source
-        self.outcome = None
+        self._invalidate("a hierarchy changed since this run")
         self._changed("hierarchies")
 
     def remove_hierarchy(self, attribute: str) -> None:
@@ -265,19 +267,41 @@ class WorkbenchState:
     def set_method(self, method: str | None, params: dict[str, Any] | None = None) -> None:
         self.method = method
         self.params = dict(params or {})
+        if self.outcome is not None and not self._outcome_matches(method, self.params):
+            self._invalidate("parameters changed since this run")
+            self._changed("outcome")
         self._changed("method")
+
+    def _outcome_matches(self, method: str | None, params: dict[str, Any]) -> bool:
+        """Whether the shown outcome was produced with ``method`` and ``params``."""
+        rep = getattr(self.outcome, "report", None) or {}
+        ran = rep.get("parameters", {}) or {}
+        return rep.get("algorithm") == method and all(ran.get(k) == v for k, v in params.items())
+
+    def _invalidate(self, why: str) -> None:
+        """What is on screen changed: the outcome no longer belongs to it (export off, status says so)."""
+        if self.outcome is not None or self.last_report is not None:
+            self.stale_reason = why
+        self.outcome = None
 
     # -- results -----------------------------------------------------------------------------------------
     def set_outcome(self, outcome: Any) -> None:
         self.outcome = outcome
+        self.stale_reason = None
         self.last_report = outcome.report if outcome is not None else self.last_report
         self._changed("outcome")
 
     def verdict_text(self) -> str:
         """The last run's verdict for the status bar, e.g. ``"k-anonymous, k = 5, verified"``."""
-        rep = self.outcome.report if self.outcome is not None else self.last_report
-        if not rep:
+        if self.outcome is None:
+            # never a verdict about something that is not on screen: changed inputs, a failed run or a
+            # reopened project without its output
+            if self.stale_reason:
+                return f"results out of date ({self.stale_reason}): run again"
+            if self.last_report:
+                return "the last run's output is not open: run again to verify and export"
             return ""
+        rep = self.outcome.report
         ver = rep.get("verification", {}) or {}
         params = rep.get("parameters", {}) or {}
         model = str(ver.get("model", ""))

@@ -427,3 +427,29 @@ def test_an_unroled_column_with_all_values_distinct_is_flagged_in_its_header(win
     assert model.headerData(1, Qt.Orientation.Horizontal) == "sex"
     window.state.set_role("name", "identifying")
     assert not model.headerData(0, Qt.Orientation.Horizontal).startswith("⚠")
+
+
+def test_the_status_bar_never_vouches_for_what_is_not_on_screen(window, adult_csv, sex_hierarchy_csv, test_method,
+                                                                 qtbot, messages):
+    """Issue 15 item 1 (the trust part): after a change of roles, of parameters or of data, and after a
+    failed run, the status bar says the results are out of date and export is off — never "verified"."""
+    _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
+    with qtbot.waitSignal(window.runFinished, timeout=10_000):
+        window.start_run(test_method, {"k": 2})
+    assert "verified" in window.verdict_label.text() and window.act_export_data.isEnabled()
+    _role_action(window.panes["Data"].column_menu("education"), "sensitive").trigger()
+    assert window.verdict_label.text() == "results out of date (roles changed since this run): run again"
+    assert not window.act_export_data.isEnabled()
+    with qtbot.waitSignal(window.runFinished, timeout=10_000):
+        window.start_run(test_method, {"k": 2})
+    assert window.verdict_label.text().endswith("verified")
+    window.state.set_method(test_method, {"k": 3})
+    assert "parameters changed since this run" in window.verdict_label.text()
+    assert not window.act_export_data.isEnabled()
+    _role_action(window.panes["Data"].column_menu("education"), "quasi-identifying").trigger()  # no hierarchy
+    with qtbot.waitSignal(window.runFinished, timeout=10_000):
+        window.start_run(test_method, {"k": 2})
+    assert "verified" not in window.verdict_label.text().replace("NOT verified", "")
+    assert window.statusBar().currentMessage() == "The run failed: nothing was published"
+    assert window.open_data(adult_csv, "table")
+    assert "verified" not in window.verdict_label.text()

@@ -160,40 +160,6 @@ def build_suffix_automaton(text, sigma, dense_from, max_dense):
 
 
 @njit(cache=True, nogil=True)
-def longest_shared(length, link, head, e_sym, e_to, e_next, dense_row, dense, codes, offsets):
-    """For each query ``codes[offsets[i]:offsets[i+1]]`` (codes < 0 or ≥ sigma: a symbol absent from the
-    texts), the length of its longest substring that occurs in the automaton's text: ``int64[n_queries]``."""
-    nq = offsets.shape[0] - 1
-    out = np.zeros(nq, np.int64)
-    sigma = dense.shape[1]
-    for qi in range(nq):
-        v = 0
-        cur = 0
-        best = 0
-        for j in range(offsets[qi], offsets[qi + 1]):
-            c = codes[j]
-            if c < 0 or c >= sigma:
-                v = 0
-                cur = 0
-                continue
-            t = _step(v, c, head, e_sym, e_to, e_next, dense_row, dense)
-            while t == -1 and v != 0:
-                v = link[v]
-                cur = length[v]
-                t = _step(v, c, head, e_sym, e_to, e_next, dense_row, dense)
-            if t == -1:
-                v = 0
-                cur = 0
-            else:
-                v = t
-                cur += 1
-            if cur > best:
-                best = cur
-        out[qi] = best
-    return out
-
-
-@njit(cache=True, nogil=True)
 def document_counts(length, link, head, e_sym, e_to, e_next, dense_row, dense, text, starts, ends):
     """``int32[n_states]``: in how many of the texts ``text[starts[d]:ends[d]]`` each state's substrings
     occur (all substrings of one state share their end positions, hence their texts).
@@ -270,3 +236,13 @@ def rare_fragments(length, link, head, e_sym, e_to, e_next, dense_row, dense, do
                         longest_leak[qi] = cur
                         leak_texts[qi] = texts
     return longest_leak, leak_texts, first_end, positions, longest
+
+
+@njit(cache=True, nogil=True)
+def longest_shared(length, link, head, e_sym, e_to, e_next, dense_row, dense, codes, offsets):
+    """For each query ``codes[offsets[i]:offsets[i+1]]`` (codes < 0 or ≥ sigma: a symbol absent from the
+    texts), the length of its longest substring that occurs in the automaton's text: ``int64[n_queries]``
+    (the matching statistics of :func:`rare_fragments`, with no fragment rule to check)."""
+    no_counts = np.zeros(1, np.int32)
+    return rare_fragments(length, link, head, e_sym, e_to, e_next, dense_row, dense, no_counts, codes, offsets,
+                          np.iinfo(np.int64).max, 0)[4]

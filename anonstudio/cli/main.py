@@ -66,6 +66,7 @@ class _Progress:
         self.tty = sys.stderr.isatty()
 
     def __call__(self, fraction: float, message: str) -> None:
+        _raise_if_signalled()  # a safe point: a signal swallowed inside a library call is honoured here
         if self.quiet:
             return
         now = time.monotonic()
@@ -348,8 +349,35 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread like Ctrl-C so that partial files are removed on the way out."""
 
 
-def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 (signal handler signature)
-    raise Terminated()
+#: the stop signal received during this command (SIGINT or SIGTERM), if any
+_RECEIVED: dict[str, int | None] = {"signal": None}
+
+
+def _on_signal(signum, frame) -> None:  # noqa: ARG001 (signal handler signature)
+    """Ctrl-C and SIGTERM: remember the signal and raise. The exception can be swallowed when it lands in a
+    library's callback (numba compiling through ctypes prints "Exception ignored" and fails later with
+    another error); the remembered signal still decides the exit code, and the next progress report — a
+    safe point — raises it again."""
+    _RECEIVED["signal"] = signum
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _stop(code: int) -> int:
+    """Leave after a stop signal. Partial files were removed while the exception unwound; if the signal
+    interrupted numba's compiler, LLVM's state can crash the interpreter's own shutdown (a segfault after
+    "terminated"), so the process ends here, streams flushed, without that shutdown."""
+    if _RECEIVED["signal"] is None:
+        return code  # Cancelled from a progress callback (scripts, tests): an ordinary return
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
+
+
+def _raise_if_signalled() -> None:
+    signum = _RECEIVED["signal"]
+    if signum is not None:
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
 def _interrupted(exc: BaseException) -> bool:
@@ -364,6 +392,8 @@ def _interrupted(exc: BaseException) -> bool:
 
 
 def _exit_code_of(exc: BaseException) -> int:
+    if _RECEIVED["signal"] is not None:
+        return 143 if _RECEIVED["signal"] == signal.SIGTERM else 130
     while exc is not None:
         if isinstance(exc, Terminated):
             return 143
@@ -383,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in argv
     previous = None
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        _RECEIVED["signal"] = None
+        previous = (signal.signal(signal.SIGTERM, _on_signal), signal.signal(signal.SIGINT, _on_signal))
     try:
         parser = build_parser(argv)
         args = parser.parse_args(argv)
@@ -397,15 +428,15 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except (KeyboardInterrupt, Cancelled) as exc:
         print("anonstudio: cancelled" if not isinstance(exc, Terminated) else "anonstudio: terminated", file=sys.stderr)
-        return _exit_code_of(exc)
+        return _stop(_exit_code_of(exc))
     except BrokenPipeError:
         # the reader of our standard output went away (``anonstudio … | head``): nothing more to say to it
         _silence_stdout()
         return 0
     except Exception as exc:  # a bug, not bad input: say so plainly
-        if _interrupted(exc):  # Ctrl-C inside a numba kernel surfaces as a SystemError
+        if _interrupted(exc) or _RECEIVED["signal"] is not None:  # a stop signal surfaced as another error
             print("anonstudio: cancelled", file=sys.stderr)
-            return _exit_code_of(exc)
+            return _stop(_exit_code_of(exc))
         if debug:
             traceback.print_exc()
         else:
@@ -413,7 +444,8 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     finally:
         if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGTERM, previous[0])
+            signal.signal(signal.SIGINT, previous[1])
 
 
 def _say(*args, **kwargs) -> None:

@@ -163,3 +163,16 @@ def test_anatomy_refuses_an_l_the_data_cannot_give_and_the_verifier_catches_a_ba
     qit.loc[same, "group"] = "999999"  # five records with one occupation in one group
     v = verify_anatomy(adult, qit, 5, sensitive="occupation")
     assert not v.passed
+
+
+def test_breach_measures_follow_the_papers_formulas_on_a_hand_example():
+    """§4.2.2 and Proposition 10 on four records with two QIs, computed by hand."""
+    from anonstudio.core.metrics._ra import breach_measures
+
+    frame = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["1", "2", "1", "1"]}, dtype=object)
+    [m] = breach_measures(frame, ["a", "b"], [("x", "1")])
+    # supp(x,1) = 1/4; P(a=x) = 1/2, P(b=1) = 3/4, sum 5/4. Neighbours: (x,2) differs in b: supp 1/4, P(b=1) = 3/4
+    # -> (1/4 * 5/4) / (1/4 * 3/4) = 5/3; (y,1) differs in a: supp 1/2, P(a=x) = 1/2 -> (5/16) / (1/4) = 5/4
+    assert m["c_amplification"] == pytest.approx(5 / 3)
+    # Prop. 10: supp(x,1)/min(supp(a=x), supp(b=1)) = (1/4)/(1/2) = 1/2; max_i P / sum = (3/4)/(5/4) = 3/5
+    assert m["guess_bound"] == pytest.approx(3 / 5)

@@ -164,6 +164,7 @@ class _RandomAnonymization(Algorithm):
         """Pa at the weights used (Eq. 1), its maximum (Proposition 7) and the uniform estimate (Eq. 3); cells
         redrawn per attribute; the total-variation distance of each attribute's marginal before and after."""
         from anonstudio.core.metrics._ra import (
+            breach_measures,
             max_probabilistic_anonymity,
             probabilistic_anonymity,
             total_variation,
@@ -182,7 +183,18 @@ class _RandomAnonymization(Algorithm):
                 h = hierarchies[a]
                 before = before.map(lambda v, h=h, lv=levels[a]: h.generalize(str(v), lv) if pd.notna(v) else v)
             tv[a] = round(total_variation(before, result.output.df[a]), 6)
+        # §4.2 breaches for the 10 most frequent published combinations (prior knowledge of the supports)
+        published = result.output.df[qis].astype(object).where(result.output.df[qis].notna(), "\x00NA")
+        top = list(published.value_counts().index[:10])
+        original = data.df[qis]
+        if levels:
+            original = original.copy()
+            for a, lv in levels.items():
+                original[a] = original[a].map(lambda v, h=hierarchies[a], lv=lv: h.generalize(str(v), lv) if pd.notna(v) else v)
+        breaches = breach_measures(original, qis, top)
         return {
+            "c_amplification_max": max((b["c_amplification"] for b in breaches), default=1.0),
+            "guess_probability_bound_max": max((b["guess_bound"] for b in breaches), default=0.0),
             "probabilistic_anonymity": probabilistic_anonymity(weights, entropies),
             "probabilistic_anonymity_max": max_probabilistic_anonymity(entropies),
             "probabilistic_anonymity_uniform_estimate": round(uniform_anonymity_estimate(entropies), 6),

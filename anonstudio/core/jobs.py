@@ -428,7 +428,8 @@ def hierarchy_attributes(data: Any) -> list[str]:
     return []
 
 
-def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = None) -> tuple[dict, list[str]]:
+def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = None,
+                     required: bool = True) -> tuple[dict, list[str]]:
     """Build every quasi-identifier's hierarchy from a file or a builder spec, check it covers the data,
     and give numeric attributes without one a default interval hierarchy. Returns ``(hierarchies, notes)``."""
     from anonstudio.core import hierarchy as hmod
@@ -441,6 +442,8 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
         if frame is not None and attr not in frame.columns:
             raise JobError(f"hierarchy given for '{attr}', which is not a column of the input", key=f"hierarchies.{attr}")
     for attr in needed:
+        if not required and attr not in specs:
+            continue  # the method publishes this column's values as they are: no hierarchy needed
         values = frame[attr].dropna().astype(str).unique().tolist()
         spec = specs.get(attr)
         if isinstance(spec, Path):
@@ -729,7 +732,8 @@ def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
             "\"local\" (experiment sweeps run on Dask with --engine dask)", file=job.file, key="execution.engine")
     report(progress, 0.0, f"reading {job.input.path.name}")
     data = load_data(job.input)
-    hierarchies, notes = load_hierarchies(job.hierarchies, data, source=job.file)
+    hierarchies, notes = load_hierarchies(job.hierarchies, data, source=job.file,
+                                          required=algorithms.get(job.algorithm).needs_hierarchies)
     algorithm = job.make_algorithm()
     params = {"name": job.algorithm, **algorithm.params}
     if "seed" in job.params and "seed" not in params:
@@ -750,7 +754,8 @@ def verify_job(job: Job):
     from anonstudio.core import privacy
 
     data = load_data(job.input)
-    hierarchies, _ = load_hierarchies(job.hierarchies, data, source=job.file)
+    hierarchies, _ = load_hierarchies(job.hierarchies, data, source=job.file,
+                                      required=algorithms.get(job.algorithm).needs_hierarchies)
     if not job.output_path.exists():
         raise JobError("output file does not exist: run the job first", file=job.output_path)
     output = io.read_output_like(data, job.output_path)
@@ -779,7 +784,8 @@ def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,
             model["quasi_identifiers"] = sorted(declared.quasi_identifiers, key=lambda c: order.get(c, len(order)))
         uses_sensitive = model.get("model") == "anatomy" or model.get("l") is not None
         if declared.sensitive and uses_sensitive and model.get("sensitive") is None:
-            model["sensitive"] = list(declared.sensitive)
+            # anatomy publishes one sensitive column; l-diversity checks each of a list
+            model["sensitive"] = declared.sensitive[0] if model.get("model") == "anatomy" else list(declared.sensitive)
     return model
 
 

@@ -308,11 +308,12 @@ def read_project(path: str | Path, *, allow_outside: bool = False) -> WorkbenchS
 # jobs
 def state_from_job(path: str | Path) -> WorkbenchState:
     """A new state from a job file: its data (with roles), hierarchies and method settings."""
-    from anonstudio.core import jobs
+    from anonstudio.core import algorithms, jobs
 
     job = jobs.load_job(path)
     data = jobs.load_data(job.input)
-    hierarchies, _notes = jobs.load_hierarchies(job.hierarchies, data)
+    hierarchies, _notes = jobs.load_hierarchies(job.hierarchies, data,
+                                                required=algorithms.get(job.algorithm).needs_hierarchies)
     state = WorkbenchState()
     options: dict[str, Any] = {}
     for key in ("delimiter", "encoding", "missing", "sequence_id", "event_order", "label_pattern", "alphabet"):
@@ -388,7 +389,8 @@ def save_job(state: WorkbenchState, job_path: str | Path, **kwargs: Any) -> Path
 
 # ---------------------------------------------------------------------------------------------------------
 # running (the plain function the workbench runs on a worker thread)
-def complete_hierarchies(data: Any, hierarchies: dict[str, Hierarchy]) -> tuple[dict[str, Hierarchy], list[str]]:
+def complete_hierarchies(data: Any, hierarchies: dict[str, Hierarchy], *,
+                         required: bool = True) -> tuple[dict[str, Hierarchy], list[str]]:
     """The hierarchies a run needs: the given ones for the quasi-identifiers (checked to cover the data),
     and the engine's default interval hierarchy for a numeric quasi-identifier without one."""
     from anonstudio.core import hierarchy as hmod
@@ -400,6 +402,8 @@ def complete_hierarchies(data: Any, hierarchies: dict[str, Hierarchy]) -> tuple[
     for attr in hierarchy_attributes(data):
         values = frame[attr].dropna().astype(str).unique().tolist()
         h = hierarchies.get(attr)
+        if h is None and not required:
+            continue  # the method publishes this column's values as they are
         if h is None:
             numeric = all(_is_number(v) for v in values)
             if not numeric or not hasattr(hmod, "default_numeric_hierarchy"):
@@ -425,7 +429,7 @@ def run_method(data: Any, hierarchies: dict[str, Hierarchy], method: str, params
     params = dict(params)
     max_suppression = params.pop("max_suppression", None)  # a pipeline key, not the method's
     algorithm = algorithms.get(method)(**params)
-    full, notes = complete_hierarchies(data, hierarchies)
+    full, notes = complete_hierarchies(data, hierarchies, required=algorithm.needs_hierarchies)
     outcome = jobs.run(data, full, algorithm, progress, notes=notes, parameters={"name": method, **algorithm.params},
                        max_suppression=max_suppression)
     source = getattr(data, "source", None)

@@ -176,3 +176,20 @@ def test_breach_measures_follow_the_papers_formulas_on_a_hand_example():
     assert m["c_amplification"] == pytest.approx(5 / 3)
     # Prop. 10: supp(x,1)/min(supp(a=x), supp(b=1)) = (1/4)/(1/2) = 1/2; max_i P / sum = (3/4)/(5/4) = 3/5
     assert m["guess_bound"] == pytest.approx(3 / 5)
+
+
+def test_ra_and_anatomy_jobs_need_no_hierarchies_and_verify_from_the_cli(tmp_path, monkeypatch):
+    """Random anonymization and Anatomy publish values as read: a job without [hierarchies] runs, and
+    `anonstudio verify` re-checks it (found by running the CLI on an anatomy job)."""
+    from anonstudio.cli.main import main
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    adult_like_table(400, seed=2).to_csv(tmp_path / "t.csv", sep=";", index=False)
+    for name, extra in (("anatomy", "l = 4"), ("ra", "seed = 3"), ("ra-enhanced", "attributes_per_record = 2")):
+        job = tmp_path / f"{name}.toml"
+        job.write_text('[input]\npath = "t.csv"\nquasi_identifiers = ["age", "sex", "education"]\n'
+                       f'sensitive = ["occupation"]\n[algorithm]\nname = "{name}"\n{extra}\n'
+                       f'[output]\npath = "{name}.csv"\nreport = "{name}.json"\n', encoding="utf-8")
+        assert main(["run", str(job), "--quiet"]) == 0, name
+        assert main(["verify", str(job)]) == 0, name
+    assert (tmp_path / "anatomy.sensitive.csv").is_file()

@@ -75,6 +75,9 @@ class Algorithm(ABC):
     privacy_models: ClassVar[tuple[str, ...]] = ()
     #: the report's metrics it computes (names as in the papers)
     reported_metrics: ClassVar[tuple[str, ...]] = ()
+    #: whether every quasi-identifier needs a hierarchy (generalizing methods); methods that publish values
+    #: as they are (random anonymization, anatomy) use only the hierarchies a job names
+    needs_hierarchies: ClassVar[bool] = True
 
     @classmethod
     def facts(cls) -> dict[str, Any]:

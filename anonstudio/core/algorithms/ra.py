@@ -91,6 +91,7 @@ class _RandomAnonymization(Algorithm):
                  "Expert Systems with Applications 37:756-766, 2010")
     reported_metrics = ("probabilistic_anonymity", "probabilistic_anonymity_max", "redrawn_cells",
                         "total_variation_max")
+    needs_hierarchies = False  # values are published as read (or at a level the job names)
 
     def _per_record(self) -> int:
         raise NotImplementedError  # pragma: no cover

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -102,18 +103,18 @@ class Execution:
             yield DaskExecutor(client)
 
 
-class Executor:
+class Executor(ABC):
     """Runs independent tasks; results in task order."""
 
     name = ""
 
+    @abstractmethod
     def map(self, func: Callable[..., Any], items: Sequence[Any], *, shared: Any = None,
             progress: ProgressCallback | None = None, label: str = "task") -> list[Any]:
         """``[func(item, shared, task_progress) for item in items]``. ``func`` must be a module-level
         function (Dask sends it to other processes by reference). Progress is reported as tasks finish;
         ``task_progress`` is the task's own slice of it in this process (so a long task can be cancelled
         midway) and ``None`` on a cluster, where tasks are cancelled between tasks."""
-        raise NotImplementedError  # pragma: no cover - abstract
 
     def describe(self) -> str:
         return self.name

@@ -24,6 +24,7 @@ of each record differs from the original, every published value is one of the at
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any
 
 import numpy as np
@@ -93,12 +94,13 @@ class _RandomAnonymization(Algorithm):
                         "total_variation_max")
     needs_hierarchies = False  # values are published as read (or at a level the job names)
 
+    @abstractmethod
     def _per_record(self) -> int:
-        raise NotImplementedError  # pragma: no cover
+        """How many quasi-identifiers of a record may be redrawn."""
 
+    @abstractmethod
     def _choose(self, rng: np.random.Generator, n: int, p: np.ndarray) -> np.ndarray:
         """``bool[n, m]``: which quasi-identifier cells of each record are redrawn."""
-        raise NotImplementedError  # pragma: no cover
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
         from anonstudio.core.metrics._ra import attribute_entropy
@@ -154,8 +156,9 @@ class _RandomAnonymization(Algorithm):
             notes=notes,
         )
 
+    @abstractmethod
     def _weights(self, qis: list[str], entropies: np.ndarray) -> tuple[np.ndarray, list[str]]:
-        raise NotImplementedError  # pragma: no cover
+        """Each attribute's chance of being redrawn (Eq. 1's ``p``) and notes for the report."""
 
     def privacy_model(self) -> dict[str, Any]:
         return {"model": "random-anonymization", "max_changed": self._per_record(),

@@ -531,7 +531,7 @@ def run(
         "verification": verification.as_dict(),
         "metrics": to_jsonable(metrics),
         "notes": list(notes or []) + list(result.notes),
-        "warnings": release_warnings(data, result.output),
+        "warnings": release_warnings(data, result.output) + list(result.warnings),
     }
     report(progress, 1.0, "done")
     return Outcome(result, verification, rep, data, hierarchies)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from anonstudio.cli.main import main
-from anonstudio.core.algorithms import available
+from anonstudio.core.algorithms import CONTRACT_NAMES, available
 from anonstudio.core.params import PIPELINE_PARAMETERS
 
 
@@ -17,7 +17,18 @@ def test_methods_lists_every_registered_method_with_its_parameters(capsys):
         for p in cls.parameters:
             assert f"    {p.name} (" in out
     assert "max_suppression (float [0, 1]; default 0.1)" in out
-    assert "not available in this version:" in out  # the contract's names this build does not provide
+    # every name of the contract is provided, so no "not available" line
+    assert {c.name for c in available()} >= set(CONTRACT_NAMES)
+    assert "not available in this version:" not in out
+
+
+def test_methods_names_a_contract_method_this_build_lacks(capsys, monkeypatch):
+    from anonstudio.core import algorithms
+
+    monkeypatch.delitem(algorithms._REGISTRY, "cbmsa-baseline")
+    assert main(["methods"]) == 0
+    out = capsys.readouterr().out
+    assert "not available in this version: cbmsa-baseline" in out
 
 
 def test_every_method_declares_its_facts(capsys):

@@ -19,6 +19,8 @@ _REGISTRY: dict[str, str] = {
     "ra": "anonstudio.core.algorithms.ra:RandomAnonymization",
     "ra-enhanced": "anonstudio.core.algorithms.ra:EnhancedRandomAnonymization",
     "anatomy": "anonstudio.core.algorithms.anatomy:Anatomy",
+    "cbmsa": "anonstudio.core.algorithms.cbmsa:CBMSA",
+    "cbmsa-baseline": "anonstudio.core.algorithms.cbmsa:CBMSABaseline",
 }
 
 #: every method name the contract knows; those not in the registry answer "not available yet".

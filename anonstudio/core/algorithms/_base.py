@@ -38,6 +38,9 @@ class Result:
         Data for the GUI panes (MST edges, removed edges, templates, segments …): plain numpy / python.
     notes:
         Sentences for the report (e.g. "age had no hierarchy: default intervals 5/10/20 used").
+    warnings:
+        Risks or surprises the user must see (the report's ``warnings``, the CLI's stderr, the privacy pane),
+        e.g. a highly-sensitive value that does not occur.
     """
 
     output: Any
@@ -47,6 +50,7 @@ class Result:
     metrics: dict[str, Any] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 class Algorithm(ABC):

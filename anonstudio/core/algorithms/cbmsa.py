@@ -1,0 +1,341 @@
+"""CBMSA: (k,c)-privacy for multidimensional event sequences, and the paper's baseline (``cbmsa``,
+``cbmsa-baseline``).
+
+M. Sehatkar, S. Matwin, "Clustering-based Multidimensional Sequence Data Anonymization", EDBT/ICDT
+Workshops 2014 (``../shared/papers/004_*``).
+
+Every sequence starts as its own cluster whose representative is the sequence itself. Repeatedly the two
+closest active clusters merge (agglomerative clustering, §3); the distance (Eq. 6) is the growth of the
+information loss, computed from the best alignment of the two representatives (Definition 2, Eq. 7): a
+dynamic programme over all quasi-identifiers at once that either generalizes a pair of events to their
+per-attribute lowest common ancestor or suppresses an event of either side. Merged members are rewritten to
+the merged representative (suppressed events dropped, the rest generalized; sensitive values unchanged) and
+the cluster's HighSensList (its sequences that still show a highly-sensitive value) is recounted. A cluster
+that satisfies (k,c)-privacy (Definition 1) is frozen; among the closest pairs, merges that keep the share
+of highly-sensitive sequences at most c are preferred. When one active cluster is left it violates the
+model and is removed (its sequences are not published; counted in the report).
+
+The baseline (§4) differs only in the matching: representatives of equal length are generalized event by
+event; otherwise ``|X| - |Y|`` randomly chosen events of the longer are suppressed first.
+
+Information loss is the Loss Metric (Eqs 1-5): per value ``(|L(â)| - |L(a)|) / |Δ|`` (Eq. 3), summed over a
+sequence's QIs and events (Eqs 4-5) and its cluster (Eq. 2), divided by the number of input sequences
+(Eq. 1). Suppressed events cost every QI generalized to the root; removed sequences count as fully
+suppressed (the paper leaves them out of the sum; counting them keeps IL honest when many are removed).
+
+Implementation choices (not fixed by the paper): cluster distances are cached in a condensed matrix and
+recomputed only for pairs touching the merged cluster, so the whole run costs O(n²) alignments; the
+confidence preference uses the bound ``(h_X + h_Y) / (|X| + |Y|)`` before suppression (suppression can only
+lower it); a missing quasi-identifier cell is treated as already suppressed (the root); ties go to the
+lowest cluster index.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.algorithms._base import Algorithm, Result
+from anonstudio.core.algorithms._tabular import pack_hierarchies
+from anonstudio.core.data import EventLog
+from anonstudio.core.errors import HierarchyError, ParameterError
+from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.progress import ProgressCallback, report
+
+#: refuse runs whose cached distance matrix would need more than this (float32, n(n-1)/2 pairs)
+MAX_MATRIX_BYTES = 6 * 1024**3
+#: an attribute with more hierarchy nodes than this finds LCAs by climbing instead of a table lookup
+MAX_TABLE_NODES = 3000
+
+
+def encode_events(data: EventLog, hierarchies: dict) -> dict[str, Any]:
+    """The event log as kernel arrays: events grouped by sequence in event order, QI cells as packed leaf
+    nodes (a missing cell is its attribute's root), Loss Metric fraction of every node."""
+    qis = list(data.quasi_identifiers)
+    if not qis:
+        raise ParameterError("the event log has no quasi-identifiers: name them in input.quasi_identifiers",
+                             key="input.quasi_identifiers")
+    packed = pack_hierarchies(qis, hierarchies)
+    ids, order, offsets = data.sequence_index()
+    n_ev = len(order)
+    rep = np.zeros((n_ev, len(qis)), dtype=np.int32)
+    frac = np.zeros(len(packed.node_leaves), dtype=np.float64)
+    missing_cells = 0
+    for a, attr in enumerate(qis):
+        h = packed.hierarchies[a]
+        off = int(packed.offsets[a])
+        frac[off : off + h.n_nodes] = h.arrays.node_leaves / float(len(h.leaves))
+        root = int(h.arrays.ancestor[0, h.height]) + off
+        col = data.df[attr].to_numpy(dtype=object)[order]
+        inv, uniques = pd.factorize(pd.Series(col, dtype=object), use_na_sentinel=True)
+        node_of = np.empty(len(uniques), dtype=np.int64)
+        for u, value in enumerate(uniques):
+            leaf = h.leaf_index.get(str(value))
+            if leaf is None:
+                where = int(np.flatnonzero(inv == u)[0])
+                seq = ids[int(np.searchsorted(offsets, where, side="right") - 1)]
+                raise HierarchyError(f"value '{value}' of '{attr}' (sequence '{seq}') is not in its hierarchy",
+                                     file=data.source, record=str(seq), column=attr)
+            node_of[u] = int(h.arrays.ancestor[leaf, 0]) + off
+        na = inv < 0
+        missing_cells += int(na.sum())
+        rep[:, a] = np.where(na, root, node_of[np.maximum(inv, 0)] if len(uniques) else root)
+    return {"ids": ids, "order": order, "offsets": np.asarray(offsets, dtype=np.int64), "rep": rep,
+            "frac": frac, "packed": packed, "missing_cells": missing_cells}
+
+
+def cost_state(packed, frac: np.ndarray, rep: np.ndarray) -> tuple[tuple, tuple | None, tuple]:
+    """What the alignment kernels need to cost a generalization (see :mod:`anonstudio.core.kernels._cbmsa`):
+    ``tab = (table, roff, loc, fsum, sup)`` with one ``frac[lca(a, b)]`` table per attribute of at most
+    :data:`MAX_TABLE_NODES` nodes; ``climb`` (``None`` when every attribute has a table) for the others;
+    ``meta = (rep, frac, node_anc, node_level, att_off, base, size)`` for rewriting representatives."""
+    from anonstudio.core.kernels._cbmsa import lca_fraction_table, set_events
+
+    d = len(packed.attributes)
+    att_off = np.asarray(packed.offsets[:-1], dtype=np.int64)
+    sizes = np.diff(np.asarray(packed.offsets, dtype=np.int64))
+    size = np.where(sizes <= MAX_TABLE_NODES, sizes, 0).astype(np.int64)
+    base = np.zeros(d, dtype=np.int64)
+    base[1:] = np.cumsum(size[:-1] ** 2)
+    table = np.zeros(max(int((size**2).sum()), 1))
+    node_level = np.asarray(packed.node_level, dtype=np.int64)
+    for q in range(d):
+        if size[q]:
+            lo = int(att_off[q])
+            lca_fraction_table(lo, lo + int(size[q]), packed.node_anc, node_level, frac,
+                               table[base[q] : base[q] + size[q] ** 2])
+    n_ev = len(rep)
+    tab = (table, np.zeros((n_ev, d), dtype=np.int64), np.zeros((n_ev, d), dtype=np.int64), np.zeros(n_ev),
+           np.zeros(n_ev))
+    set_events(0, n_ev, rep, frac, att_off, base, size, tab)
+    climb = None if (size > 0).all() else (size, rep, packed.node_anc, node_level, frac)
+    meta = (rep, frac, packed.node_anc, node_level, att_off, base, size)
+    return tab, climb, meta
+
+
+def information_loss(frac: np.ndarray, leaf: np.ndarray, published: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Per-event Loss Metric (004 Eqs 3-4): ``Σ_q frac[published] - frac[leaf]`` for kept events and
+    ``Σ_q 1 - frac[leaf]`` for suppressed ones (every value generalized to the root)."""
+    top = np.where(kept[:, None], frac[published], 1.0)
+    return (top - frac[leaf]).sum(axis=1)
+
+
+class CBMSA(Algorithm):
+    """Clustering-based multidimensional sequence anonymizer (Sehatkar & Matwin 2014, §3)."""
+
+    name = "cbmsa"
+    title = "CBMSA: (k,c)-privacy for event sequences (Sehatkar & Matwin)"
+    data_kind = "events"
+    reference = ("M. Sehatkar, S. Matwin: Clustering-based Multidimensional Sequence Data Anonymization. "
+                 "EDBT/ICDT Workshops 2014")
+    description = ("clusters patients' visit sequences so that each published sequence of generalized visits is "
+                   "shared by at least k patients and at most a share c of them show a highly-sensitive value; "
+                   "events are aligned by dynamic programming (generalize a pair of visits or suppress one)")
+    output_kind = "events"
+    privacy_models = ("(k,c)-privacy",)
+    reported_metrics = ("IL", "IL_per_event", "clusters", "removed_sequences", "suppressed_events",
+                        "highest_confidence")
+    #: the paper's baseline matching instead of the alignment
+    baseline = False
+    parameters = ParamSet(
+        (
+            Param("k", "int", 5, help="every published sequence is shared by at least k sequences", low=2),
+            Param("c", "float", 0.7, help="largest share of a group's sequences that may show a highly-sensitive "
+                  "value", low=0.0, high=1.0, low_open=True),
+            Param("highly_sensitive", "str_list", [], help="values of the sensitive column whose disclosure the "
+                  "confidence bound c limits (e.g. HIV)"),
+            Param("seed", "int", 1, help="random seed (the baseline's random suppression; CBMSA itself is "
+                  "deterministic)", low=0),
+        )
+    )
+
+    def privacy_model(self) -> dict[str, Any]:
+        return {"model": "(k,c)-privacy", "k": self.params["k"], "c": self.params["c"],
+                "highly_sensitive": list(self.params["highly_sensitive"])}
+
+    def run(self, data: EventLog, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        from anonstudio.core.kernels import _cbmsa as kern
+
+        k, c = int(self.params["k"]), float(self.params["c"])
+        omega = [str(v) for v in self.params["highly_sensitive"]]
+        enc = encode_events(data, hierarchies)
+        ids, order, seq_off, leaf = enc["ids"], enc["order"], enc["offsets"], enc["rep"]
+        frac, packed = enc["frac"], enc["packed"]
+        n, n_ev = len(ids), len(order)
+        if k > n:
+            raise ParameterError(f"k = {k} is larger than the number of sequences ({n}) in "
+                                 f"{getattr(data.source, 'name', None) or 'the event log'}", key="algorithm.k")
+        need = 4 * n * (n - 1) // 2
+        if need > MAX_MATRIX_BYTES:
+            raise ParameterError(
+                f"{n} sequences need {need / 1024**3:.1f} GiB of cached distances (CBMSA compares every pair); "
+                f"the limit is {MAX_MATRIX_BYTES / 1024**3:.0f} GiB — split the data set", key="input.path")
+        notes: list[str] = []
+        warnings: list[str] = []
+        if data.sensitive is None and omega:
+            raise ParameterError("highly_sensitive values are named but the event log has no sensitive column",
+                                 key="algorithm.highly_sensitive")
+        sens = (data.df[data.sensitive].to_numpy(dtype=object)[order] if data.sensitive
+                else np.full(n_ev, None, dtype=object))
+        present = set(pd.unique(pd.Series(sens, dtype=object).dropna().astype(str)))
+        absent = [v for v in omega if v not in present]
+        if absent:
+            warnings.append(f"highly-sensitive value(s) {', '.join(repr(v) for v in absent)} do not occur in the "
+                            f"sensitive column '{data.sensitive}': the confidence bound does not constrain them")
+        if not omega:
+            notes.append("no highly-sensitive values named: only the k part of (k,c)-privacy constrains the output")
+        if enc["missing_cells"]:
+            notes.append(f"{enc['missing_cells']} missing quasi-identifier cell(s) are published as the root "
+                         "(suppressed) value")
+        if self.baseline:
+            notes.append(f"baseline matching (004 §4) with seed {self.params['seed']}")
+        else:
+            notes.append("seed has no effect on CBMSA (deterministic; ties go to the lowest index)")
+        ev_high = np.isin(pd.Series(sens, dtype=object).astype(str).to_numpy(), omega) & pd.notna(sens)
+
+        # --- state
+        rep = leaf.copy()
+        start = seq_off[:-1].copy()
+        rlen = np.diff(seq_off).astype(np.int64)
+        max_len = int(rlen.max()) if n else 0
+        size = np.ones(n, dtype=np.int64)
+        hi_flag = np.zeros(n, dtype=np.bool_)
+        for s in range(n):  # singleton HighSensList
+            hi_flag[s] = bool(ev_high[seq_off[s] : seq_off[s + 1]].any())
+        high = hi_flag.astype(np.int64)
+        status = np.full(n, kern.ACTIVE, dtype=np.int8)
+        ver = np.zeros(n, dtype=np.int64)
+        head = np.arange(n, dtype=np.int64)
+        nxt = np.full(n, -1, dtype=np.int64)
+        tail = np.arange(n, dtype=np.int64)
+        pos = (np.arange(n_ev) - np.repeat(seq_off[:-1], np.diff(seq_off))).astype(np.int32)
+        baseline = bool(self.baseline)
+        seed = int(self.params["seed"])
+        tab, climb, meta = cost_state(packed, frac, rep)
+        dist = np.zeros(max(n * (n - 1) // 2, 1), dtype=np.float32)
+
+        # --- all pair distances between singletons, in row chunks of about equal work
+        report(progress, 0.0, f"{self.name}: distances between {n} sequences")
+        pairs_before = np.arange(n, dtype=np.float64)
+        pairs_before = pairs_before * (2 * n - pairs_before - 1) / 2  # pairs in rows < i
+        total_pairs = max(n * (n - 1) / 2, 1.0)
+        n_chunks = int(min(max(n // 50, 1), 40))
+        bounds = np.searchsorted(pairs_before, np.linspace(0, total_pairs, n_chunks + 1)[1:-1])
+        edges = [0, *sorted(set(int(b) for b in bounds)), n]
+        for r0, r1 in zip(edges[:-1], edges[1:]):
+            if r1 > r0:
+                kern.initial_distances(r0, r1, n, tab, climb, start, rlen, size, ver, baseline, seed, max_len, dist)
+            report(progress, 0.45 * (pairs_before[r1 - 1] if r1 < n else total_pairs) / total_pairs,
+                   f"{self.name}: distances, {r1}/{n} sequences")
+        nn = np.full(n, -1, dtype=np.int64)
+        nnd = np.full(n, np.inf)
+        kern.nearest_neighbours(n, status, dist, size, high, c, nn, nnd)
+
+        # --- agglomerative merges, in rounds between progress reports (cancel point)
+        targets = np.empty(n, dtype=np.int64)
+        map_a = np.empty(max_len + 1, dtype=np.int64)
+        map_b = np.empty(max_len + 1, dtype=np.int64)
+        keep = np.empty(max_len + 1, dtype=np.int64)
+        tmp = np.empty((max_len + 1, rep.shape[1]), dtype=np.int32)
+        active = n
+        per_round = max(16, n // 200)
+        while active > 1:
+            active = kern.merge_rounds(per_round, n, tab, climb, meta, start, rlen, size, high, status, ver, head,
+                                       nxt, tail, seq_off, pos, ev_high, hi_flag, baseline, seed, k, c, max_len,
+                                       dist, nn, nnd, targets, map_a, map_b, keep, tmp)
+            report(progress, 0.45 + 0.5 * (n - active) / max(n, 1),
+                   f"{self.name}: {int((status == kern.FROZEN).sum())} clusters done, {active} still merging")
+        del dist
+        removed_members: list[int] = []
+        for s in np.flatnonzero(status == kern.ACTIVE):  # the last cluster violates (k,c): removed (004 §3)
+            status[s] = kern.REMOVED
+            m = head[s]
+            while m >= 0:
+                removed_members.append(int(m))
+                m = nxt[m]
+
+        # --- clusters, per sequence and per event
+        seq_cluster = np.full(n, -1, dtype=np.int64)
+        roots = np.flatnonzero(status == kern.FROZEN)
+        for cl in roots:
+            m = head[cl]
+            while m >= 0:
+                seq_cluster[m] = cl
+                m = nxt[m]
+        seq_of_event = np.repeat(np.arange(n), np.diff(seq_off))
+        ev_cluster = seq_cluster[seq_of_event]
+        kept = (pos >= 0) & (ev_cluster >= 0)
+        published = leaf.copy()
+        slots = start[np.maximum(ev_cluster, 0)] + np.maximum(pos, 0)
+        published[kept] = rep[slots[kept]]
+        loss = information_loss(frac, leaf, published, kept)
+        # cluster ids renumbered by first sequence (input order of sequences)
+        groups = np.full(n, -1, dtype=np.int64)
+        uniq_cl, first = np.unique(seq_cluster[seq_cluster >= 0], return_index=True) if (seq_cluster >= 0).any() \
+            else (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        rank = np.empty(len(uniq_cl), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(uniq_cl))
+        ok = seq_cluster >= 0
+        groups[ok] = rank[np.searchsorted(uniq_cl, seq_cluster[ok])]
+
+        # --- the published event log: kept events, sequences in input order, events in order
+        labels = np.asarray(packed.labels, dtype=object)
+        rows = order[kept]
+        out = data.df.iloc[rows].copy()
+        for a, attr in enumerate(data.quasi_identifiers):
+            out[attr] = pd.array(labels[published[kept, a]], dtype=out[attr].dtype
+                                 if isinstance(out[attr].dtype, pd.StringDtype) else object)
+        out = out.reset_index(drop=True)
+        output = EventLog(out, data.sequence_id, data.event_order, list(data.quasi_identifiers), data.sensitive,
+                          source=None, delimiter=data.delimiter, encoding=data.encoding)
+
+        seq_loss = np.bincount(seq_of_event, weights=loss, minlength=n)
+        n_groups = len(uniq_cl)
+        cl_loss = np.bincount(groups[ok], weights=seq_loss[ok], minlength=n_groups)
+        cl_size = np.bincount(groups[ok], minlength=n_groups)
+        cl_high = np.bincount(groups[ok], weights=hi_flag[ok].astype(float), minlength=n_groups)
+        share = np.divide(cl_high, cl_size, out=np.zeros(n_groups), where=cl_size > 0)
+        suppressed_events = int((~kept).sum())
+        il = float(loss.sum() / max(n, 1))
+        metrics = {
+            "IL": il,
+            "IL_per_event": float(loss.sum() / max(n_ev, 1)),
+            "clusters": int(n_groups),
+            "removed_sequences": int(len(removed_members)),
+            "suppressed_events": suppressed_events,
+            "highest_confidence": float(share.max()) if n_groups else 0.0,
+        }
+        if removed_members:
+            notes.append(f"{len(removed_members)} sequence(s) of the last cluster could not satisfy ({k},{c})-privacy "
+                         "and were removed (004 §3)")
+        details = {
+            "sequence_ids": [str(s) for s in ids],
+            "sequence_offsets": seq_off,
+            "event_rows": order,
+            "event_kept": kept,
+            "event_published_row": np.where(kept, np.cumsum(kept) - 1, -1),
+            "sequence_cluster": groups,
+            "sequence_loss": seq_loss,
+            "cluster_loss": cl_loss,
+            "cluster_size": cl_size,
+            "cluster_high": cl_high.astype(np.int64),
+            "cluster_confidence": share,
+            "c": c,
+            "k": k,
+            "highly_sensitive": omega,
+        }
+        report(progress, 1.0, f"{self.name}: {n_groups} clusters, IL {il:.3f}")
+        return Result(output=output, groups=groups, suppressed=suppressed_events, metrics=metrics, details=details,
+                      notes=notes, warnings=warnings)
+
+
+class CBMSABaseline(CBMSA):
+    """The baseline of 004 §4: the same clustering without dynamic-programming alignment."""
+
+    name = "cbmsa-baseline"
+    title = "CBMSA baseline (random suppression, no alignment)"
+    description = ("the paper's baseline for CBMSA: the same clustering, but sequences of unequal length lose "
+                   "randomly chosen events of the longer one instead of being aligned")
+    baseline = True

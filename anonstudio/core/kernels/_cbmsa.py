@@ -5,6 +5,9 @@ State is plain arrays, owned by :mod:`anonstudio.core.algorithms.cbmsa`:
 - ``rep int32[E, Q]``: packed hierarchy node of every representative event. Cluster ``c`` (named after its
   first sequence) keeps its representative in the slots ``start[c] .. start[c] + rlen[c]``; a merge never
   lengthens a representative (every aligned pair yields one event), so it is rewritten in place.
+- ``tab = (table, roff, loc, fsum, sup)``: per representative event its coordinates in the per-attribute
+  ``frac[lca]`` tables, ``Σ_q frac`` and its suppression cost (:func:`set_events` refreshes them when a
+  merge rewrites a representative); ``climb`` is ``None`` unless an attribute is too large for a table.
 - ``pos int32[E]``: for every original event, its index in its cluster's representative, ``-1`` when the
   event is suppressed.
 - ``dist float32[n(n-1)/2]``: condensed matrix of cached cluster distances (Eq. 6); a merge recomputes
@@ -299,21 +302,23 @@ def _align_moves(tab, climb, sa, la, wa, sb, lb, wb, map_a, map_b):
 
 @njit(cache=True, nogil=True)
 def _baseline_moves(la, lb, key, keep, map_a, map_b):
+    """The baseline's matching as maps (see :func:`_align_moves`): the longer side keeps the events
+    :func:`_baseline_keep` draws, matched in order to every event of the shorter side."""
     if la >= lb:
-        _baseline_keep(la, lb, key, keep)
-        for i in range(la):
-            map_a[i] = -1
-        for t in range(lb):
-            map_a[keep[t]] = t
-            map_b[t] = t
+        _keep_maps(la, lb, key, keep, map_a, map_b)
         return lb
-    _baseline_keep(lb, la, key, keep)
-    for j in range(lb):
-        map_b[j] = -1
-    for t in range(la):
-        map_b[keep[t]] = t
-        map_a[t] = t
+    _keep_maps(lb, la, key, keep, map_b, map_a)
     return la
+
+
+@njit(cache=True, nogil=True)
+def _keep_maps(n_long, n_short, key, keep, map_long, map_short):
+    _baseline_keep(n_long, n_short, key, keep)
+    for i in range(n_long):
+        map_long[i] = -1
+    for t in range(n_short):
+        map_long[keep[t]] = t
+        map_short[t] = t
 
 
 @njit(cache=True, nogil=True)
@@ -333,6 +338,17 @@ def _recount(c, head, nxt, seq_off, pos, ev_high, hi_flag):
             h += 1
         s = nxt[s]
     return h
+
+
+@njit(cache=True, nogil=True)
+def _repoint(first, nxt, seq_off, pos, mapping):
+    """Move the events of the member sequences ``first, nxt[first], …`` to their new representative slot."""
+    s = first
+    while s >= 0:
+        for e in range(seq_off[s], seq_off[s + 1]):
+            if pos[e] >= 0:
+                pos[e] = mapping[pos[e]]
+        s = nxt[s]
 
 
 @njit(cache=True, nogil=True)
@@ -366,18 +382,8 @@ def merge(a, b, tab, climb, meta, start, rlen, size, high, status, ver, head, nx
     rlen[a] = cnt
     set_events(start[a], start[a] + cnt, rep, frac, att_off, base, asize, tab)
     # members follow their representative
-    s = head[a]
-    while s >= 0:
-        for e in range(seq_off[s], seq_off[s + 1]):
-            if pos[e] >= 0:
-                pos[e] = map_a[pos[e]]
-        s = nxt[s]
-    s = head[b]
-    while s >= 0:
-        for e in range(seq_off[s], seq_off[s + 1]):
-            if pos[e] >= 0:
-                pos[e] = map_b[pos[e]]
-        s = nxt[s]
+    _repoint(head[a], nxt, seq_off, pos, map_a)
+    _repoint(head[b], nxt, seq_off, pos, map_b)
     nxt[tail[a]] = head[b]
     tail[a] = tail[b]
     head[b] = -1

@@ -62,7 +62,7 @@ def pane(qtbot, registry):
     return p
 
 
-def test_methods_are_those_the_engine_offers_for_the_kind(pane):
+def test_methods_are_those_the_engine_offers_for_the_kind(pane, monkeypatch):
     names = [pane.method_box.itemData(i) for i in range(pane.method_box.count())]
     assert names == [c.name for c in algorithms.available("table")]
     assert "all-kinds" in names and "strings-test" not in names
@@ -70,6 +70,11 @@ def test_methods_are_those_the_engine_offers_for_the_kind(pane):
     assert pane.method() == algorithms.available("fasta")[0].name
     pane.set_values("strings-test", {})
     assert pane.form.editor("group_size").value() == 20
+    pane.set_kind("events")  # the kind's main method first, not the row the fasta list had chosen
+    assert pane.method() == "cbmsa" and pane.form.editor("c").value() == pytest.approx(0.7)
+    assert [pane.method_box.itemData(i) for i in range(pane.method_box.count())] == ["cbmsa", "cbmsa-baseline"]
+    for name in ("cbmsa", "cbmsa-baseline"):
+        monkeypatch.delitem(algorithms._REGISTRY, name)
     pane.set_kind("events")
     assert pane.method() is None and not pane.is_valid()
     assert "no method for events" in pane.empty.text()

@@ -23,6 +23,8 @@ _REGISTRY: dict[str, str] = {
     "cbmsa-baseline": "anonstudio.core.algorithms.cbmsa:CBMSABaseline",
 }
 
+_ORDER = tuple(_REGISTRY)
+
 #: every method name the contract knows; those not in the registry answer "not available yet".
 CONTRACT_NAMES = (
     "condensation", "ra", "ra-enhanced", "mst", "mondrian", "kmember", "anatomy", "cbmsa", "cbmsa-baseline",
@@ -31,7 +33,10 @@ CONTRACT_NAMES = (
 
 def available(data_kind: str | None = None) -> list[type[Algorithm]]:
     """The algorithm classes this version provides, optionally only those for one data kind."""
-    classes = [get(name) for name in _REGISTRY]
+    # the registry's declared order (a kind's main method first, a method before its baseline), then any
+    # name registered later (tests), so re-registering a name never reorders the lists
+    order = [n for n in _ORDER if n in _REGISTRY] + [n for n in _REGISTRY if n not in _ORDER]
+    classes = [get(name) for name in order]
     return [c for c in classes if data_kind is None or c.data_kind == data_kind]
 
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from anonstudio.core.experiments._cbmsa_hhp import CBMSA_HHP
 from anonstudio.core.experiments._condensation import EXPERIMENTS as _CONDENSATION
 from anonstudio.core.experiments._mst_adult import MST_ADULT, run_mst_adult
 from anonstudio.core.params import Command
@@ -12,5 +13,6 @@ from anonstudio.core.params import Command
 EXPERIMENTS: dict[str, Command] = {}
 EXPERIMENTS.update(_CONDENSATION)
 EXPERIMENTS[MST_ADULT.name] = MST_ADULT
+EXPERIMENTS[CBMSA_HHP.name] = CBMSA_HHP
 
 __all__ = ["EXPERIMENTS", "run_mst_adult"]

@@ -372,6 +372,9 @@ class ParametersPane(QtWidgets.QWidget):
             for cls in self._classes:
                 self.method_box.addItem(cls.title or cls.name, cls.name)
                 self.method_box.setItemData(self.method_box.count() - 1, cls.reference, QtCore.Qt.ToolTipRole)
+            # the kind's first (main) method, whatever row the previous kind had chosen: a shown combo box
+            # otherwise keeps the old row number across clear()
+            self.method_box.setCurrentIndex(0 if self._classes else -1)
         finally:
             self._updating = False
         if not self._classes:

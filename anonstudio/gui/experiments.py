@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -273,12 +274,19 @@ class ExperimentsWindow(QDialog):
 
     # -- showing ---------------------------------------------------------------------------------------------
     def show_results(self, paths: list[Path]) -> None:
-        """One tab per PNG written (the figure as saved) and one with the first CSV as a table."""
+        """One tab per Markdown report written (the paper's claims against our run, first: it is the verdict),
+        one per PNG (the figure as saved) and one with the first CSV as a table."""
         while self.results.count():
             widget = self.results.widget(0)
             self.results.removeTab(0)
             if widget is not self.placeholder:
                 widget.deleteLater()
+        for p in paths:
+            if p.suffix.lower() == ".md":
+                view = QTextBrowser()
+                view.setObjectName(f"report:{p.name}")
+                view.setMarkdown(p.read_text(encoding="utf-8"))
+                self.results.addTab(view, p.stem)
         for p in paths:
             if p.suffix.lower() == ".png":
                 self.results.addTab(FigureView(p), p.stem)

@@ -1,6 +1,6 @@
 """The workbench window: menus, toolbar, dockable panes, status bar, runs on a worker thread.
 
-Panes are docks named Data, Hierarchies, Method, Run, Compare, Composition, MST partition, Metrics and
+Panes are docks named Data, Hierarchies, Method, Run, Compare, Composition, MST partition, Clusters, Metrics and
 Privacy. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
@@ -46,11 +46,12 @@ PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Compare": ("compare", "ComparePane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Composition": ("composition", "CompositionPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "MST partition": ("mst_partition", "MstPartitionPane", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "Clusters": ("clusters", "ClustersPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Metrics": ("metrics", "MetricsPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Privacy": ("privacy", "PrivacyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 #: panes that show a run's outcome (``show_outcome`` / ``clear``)
-RESULT_PANES = ("Method", "Run", "Compare", "Composition", "MST partition", "Metrics", "Privacy")
+RESULT_PANES = ("Method", "Run", "Compare", "Composition", "MST partition", "Clusters", "Metrics", "Privacy")
 
 DATA_FILTER = "Tables (*.csv *.tsv *.txt *.parquet);;All files (*)"
 FASTA_FILTER = "FASTA (*.fasta *.fa *.faa *.fna *.fas);;All files (*)"
@@ -731,6 +732,7 @@ class MainWindow(QMainWindow):
             return
         self._presenting = None
         self.state.set_outcome(outcome)  # the panes already show it: their state listeners have nothing to do
+        self._raise_result_view(outcome)
         verdict = self.state.verdict_text()
         run_pane = self.panes.get("Run")
         if run_pane is not None:
@@ -738,6 +740,17 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Done: {verdict}", 8000)
         self._update_actions()
         self.runFinished.emit(outcome)
+
+    def _raise_result_view(self, outcome) -> None:
+        """Bring the pane the method declares as its own result view to the front (e.g. Clusters for CBMSA)."""
+        from anonstudio.core import algorithms
+
+        try:
+            view = algorithms.get(outcome.report.get("algorithm", "")).result_view
+        except AnonStudioError:
+            return
+        if view in self.docks:
+            self.docks[view].raise_()
 
     def _run_failed(self, exc: BaseException) -> None:
         self.worker = None

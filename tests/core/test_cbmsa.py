@@ -260,3 +260,13 @@ def test_cancel_between_merge_rounds():
     with pytest.raises(Cancelled):
         CBMSA(k=5, c=0.7).run(log, h, progress)
     assert max(seen) < 0.96 and any(f >= 0.45 for f in seen)
+
+
+def test_removing_many_sequences_is_a_warning_not_a_silent_pass():
+    """Every patient carries HIV and c = 0.5: no group can keep the bound, so nothing can be published —
+    the output is empty and (trivially) private, and the run says so loudly."""
+    df = pd.read_csv(io.StringIO(TABLE_1), dtype=str).assign(Disease="HIV")
+    log, h = EventLog(df, "PID", "VID", QIS, "Disease"), table1_hierarchies()
+    result = CBMSA(k=2, c=0.5, highly_sensitive=["HIV"]).run(log, h)
+    assert result.metrics["removed_sequences"] == 10 and len(result.output.df) == 0
+    assert any("10 of 10 sequences were removed" in w for w in result.warnings)

@@ -339,13 +339,24 @@ def test_events_demo_cbmsa_end_to_end(window, demo, qtbot, monkeypatch, screensh
         assert editor.status.text().startswith("Valid"), (attr, editor.status.text())
     params = {k: v for k, v in job["algorithm"].items() if k != "name"}
     _pick_method(window, "cbmsa", params.pop("k"))
+    # the highly-sensitive values are picked from the sensitive column's values, as a user would
+    field = window.panes["Method"].form.field("highly_sensitive")
+    assert set(params.pop("highly_sensitive")) <= set(field.choices())
+    for action in field.picker.menu().actions():
+        action.setChecked(action.text() in job["algorithm"]["highly_sensitive"])
     for name, value in params.items():
         _type_param(window.panes["Method"], name, value)
+    assert window.panes["Method"].params()["highly_sensitive"] == job["algorithm"]["highly_sensitive"]
     outcome = _run_and_wait(window, qtbot, messages)
     assert outcome is window.state.outcome and outcome.report["verification"]["passed"], outcome.report
     compare = window.panes["Compare"]
     assert compare.mode == "events" and compare.left_model.rowCount() > 0
     assert window.panes["Privacy"].verdict_passed() is True
+    clusters = window.panes["Clusters"]  # the method's own result view, brought to the front
+    assert not window.docks["Clusters"].visibleRegion().isEmpty()
+    assert clusters.table.rowCount() == outcome.report["metrics"]["clusters"] > 0
+    assert clusters.members.rowCount() > 0
+    screenshot(window.docks["Clusters"], "events_clusters_dock")
     _screens(window, screenshot, "events")
     exported, saved = demo / "events-k5.csv", demo / "events-k5.toml"
     _answer_file_dialogs(monkeypatch, save=[exported, saved])

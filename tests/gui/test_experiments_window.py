@@ -133,3 +133,20 @@ def test_mst_adult_shows_one_tab_per_figure(window, qtbot, tmp_path, shared_data
     table = exp.results.widget(3)
     assert table.rowCount() == 4  # 2 methods x 2 k values x 1 QI size
     screenshot(exp, "experiments_mst_adult")
+
+
+def test_cbmsa_hhp_shows_the_claims_first_then_the_figures(window, qtbot, tmp_path, screenshot, messages):
+    exp = _open(window, qtbot)
+    _type(exp, "cbmsa-hhp", sequences=["120"], k_values=["5", "10"], c_values=["0.5", "0.9"])
+    exp.output.setText(str(tmp_path / "cbmsa"))
+    paths = _run(exp, qtbot, timeout=120_000)
+    assert messages.calls == []
+    assert {p.name for p in paths} == {"results.csv", "claims.md", "il_vs_k.png", "il_vs_c.png", "runtime_vs_k.png"}
+    tabs = [exp.results.tabText(i) for i in range(exp.results.count())]
+    assert tabs == ["claims", "il_vs_k", "il_vs_c", "runtime_vs_k", "table: results.csv"]
+    claims = exp.results.widget(0).toPlainText()
+    assert "Data_120_5_3" in claims and "Our run: the claim holds at" in claims
+    assert all(_distinct_colours(label) > 20 for label in exp.figure_labels())
+    assert exp.results.widget(4).rowCount() == 8  # (2 k + 2 c) x 2 methods
+    exp.results.setCurrentIndex(1)
+    screenshot(exp, "experiments_cbmsa_hhp")

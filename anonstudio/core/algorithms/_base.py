@@ -82,6 +82,9 @@ class Algorithm(ABC):
     #: whether every quasi-identifier needs a hierarchy (generalizing methods); methods that publish values
     #: as they are (random anonymization, anatomy) use only the hierarchies a job names
     needs_hierarchies: ClassVar[bool] = True
+    #: the workbench pane that shows what only this method produces ("" = the common panes suffice); the
+    #: window brings it to the front after a run
+    result_view: ClassVar[str] = ""
 
     @classmethod
     def facts(cls) -> dict[str, Any]:
@@ -95,6 +98,7 @@ class Algorithm(ABC):
             "privacy_models": list(cls.privacy_models),
             "metrics": list(cls.reported_metrics),
             "reference": cls.reference,
+            "result_view": cls.result_view,
             "parameters": [
                 {"name": p.name, "kind": p.kind, "default": p.default, "range": p.describe_range(), "help": p.help,
                  "required": p.required}

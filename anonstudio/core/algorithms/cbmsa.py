@@ -137,6 +137,7 @@ class CBMSA(Algorithm):
     privacy_models = ("(k,c)-privacy",)
     reported_metrics = ("IL", "IL_per_event", "clusters", "removed_sequences", "suppressed_events",
                         "highest_confidence")
+    result_view = "Clusters"
     #: the paper's baseline matching instead of the alignment
     baseline = False
     parameters = ParamSet(
@@ -310,6 +311,9 @@ class CBMSA(Algorithm):
         if removed_members:
             notes.append(f"{len(removed_members)} sequence(s) of the last cluster could not satisfy ({k},{c})-privacy "
                          "and were removed (004 §3)")
+        if len(removed_members) > 0.1 * n:
+            warnings.append(f"{len(removed_members)} of {n} sequences were removed: with c = {c:g} too many of them "
+                            "show a highly-sensitive value to form groups that keep the bound — raise c or k")
         details = {
             "sequence_ids": [str(s) for s in ids],
             "sequence_offsets": seq_off,

@@ -471,6 +471,7 @@ class Condensation(Algorithm):
     """
 
     name = "condensation"
+    result_view = "Composition"
     title = "Condensation (pseudo-strings)"
     data_kind = "fasta"
     reference = ("C. C. Aggarwal, P. S. Yu. A framework for condensation-based anonymization of string data. "

@@ -247,6 +247,7 @@ class MSTRecoding(Algorithm):
     """
 
     name = "mst"
+    result_view = "MST partition"
     title = "MST local recoding (Ramana & Kumari)"
     data_kind = "table"
     reference = (

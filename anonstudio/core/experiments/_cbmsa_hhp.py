@@ -119,32 +119,48 @@ def run_cbmsa_hhp(
 
 
 def claim_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per data set, sweep and point: both methods' IL and whether CBMSA's is lower (the paper's claim)."""
-    wide = frame.pivot_table(index=["dataset", "sweep", "k", "c"], columns="method", values="IL").reset_index()
-    wide["holds"] = wide["cbmsa"] < wide["cbmsa-baseline"]
+    """Per data set, sweep and point: both methods' IL and suppressed events, and whether CBMSA's IL is lower
+    (the paper's claim)."""
+    keys = ["dataset", "sweep", "k", "c"]
+    cb = frame[frame["method"] == "cbmsa"].set_index(keys)
+    bl = frame[frame["method"] == "cbmsa-baseline"].set_index(keys)
+    wide = pd.DataFrame({"IL_cbmsa": cb["IL"], "IL_baseline": bl["IL"],
+                         "suppressed_cbmsa": cb["suppressed_events"], "suppressed_baseline": bl["suppressed_events"],
+                         "removed_cbmsa": cb["removed_sequences"], "removed_baseline": bl["removed_sequences"]})
+    wide = wide.reset_index()
+    wide["holds"] = wide["IL_cbmsa"] < wide["IL_baseline"]
     return wide
 
 
 def claims_text(frame: pd.DataFrame) -> str:
-    """``claims.md``: the paper's claim, our figures and a verdict per point, with what we found."""
+    """``claims.md``: the paper's claim, our figures and a verdict per point."""
     wide = claim_rows(frame)
     lines = ["# Sehatkar & Matwin (004), Figs 2-3: is CBMSA's information loss below the baseline's?", "",
              "Claim (004 §4): CBMSA's IL is lower than the baseline's at every k (c = 0.7) and every c (k = 5).", "",
-             "| data set | sweep | k | c | IL CBMSA | IL baseline | verdict |", "|---|---|---|---|---|---|---|"]
-    for r in wide.itertuples(index=False):
-        lines.append(f"| {r.dataset} | {r.sweep} | {r.k} | {r.c:g} | {r._4:.3f} | {r._5:.3f} | "
-                     f"{'holds' if r.holds else 'does not hold'} |")
+             "| data set | sweep | k | c | IL CBMSA | IL baseline | suppressed events CBMSA / baseline | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in wide.to_dict("records"):
+        lines.append(f"| {r['dataset']} | {r['sweep']} | {r['k']} | {r['c']:g} | {r['IL_cbmsa']:.3f} | "
+                     f"{r['IL_baseline']:.3f} | {r['suppressed_cbmsa']} / {r['suppressed_baseline']} | "
+                     f"{'holds' if r['holds'] else 'does not hold'} |")
     held = int(wide["holds"].sum())
     lines += ["", f"**Our run: the claim holds at {held} of {len(wide)} points.**"]
     if held < len(wide):
-        lines += ["", "Where it does not hold, we found: the baseline differs from CBMSA only in its matching, and on "
-                  "these HHP-like visits sequences that end up in one cluster mostly have equal lengths (the "
-                  "agglomeration merges similar sequences first), where the baseline generalizes event by event "
-                  "with no suppression. CBMSA's alignment may instead suppress an event to avoid a costly "
-                  "generalization of the current pair; that is the cheapest step for this merge (Eq. 6), but the "
-                  "shorter representative then forces later merges into more suppressions, which costs more over "
-                  "the whole run (greedy clustering does not optimize the total). The paper does not say how "
-                  "ties or its suppression cost are set, so its figures may rest on a different balance."]
+        bad = wide[~wide["holds"]]
+        more_sup = int((bad["suppressed_cbmsa"] > bad["suppressed_baseline"]).sum())
+        lines += ["", f"At {len(bad)} point(s) the baseline loses less. At {more_sup} of them CBMSA suppresses more "
+                  "events than the baseline: its alignment suppresses an event whenever that is the cheapest step of "
+                  "the current merge (Eq. 6), and the shorter representative then costs suppressions in every later "
+                  "merge of that cluster; greedy agglomeration minimizes each merge, not the total."]
+    for (name, method), grp in frame[frame["sweep"] == "c"].groupby(["dataset", "method"], sort=False):
+        spread = (grp["IL"].max() - grp["IL"].min()) / max(grp["IL"].mean(), 1e-12)
+        if len(grp) > 1 and spread <= 0.01:
+            lines += ["", f"On {name}, {method}'s IL hardly changes with c at k = {FIXED_K} (by {100 * spread:.1f} % "
+                      f"from c = {grp['c'].min():g} to {grp['c'].max():g}; the paper's Fig. 3 falls with c): the "
+                      f"bound seldom binds here: the largest share of a cluster's sequences showing "
+                      f"{' or '.join(HIGHLY_SENSITIVE)} is {grp['highest_confidence'].max():.2f} over the whole sweep; "
+                      "with 4 % HIV and 5 % Hepatitis carriers in the generator, few clusters of about k sequences "
+                      "hold enough carriers for c to bind."]
     return "\n".join(lines) + "\n"
 
 

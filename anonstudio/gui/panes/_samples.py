@@ -1,8 +1,8 @@
 """Small, complete outcomes for the result panes' previews and tests, built without the method registry.
 
 Each builder anonymizes a small generated data set for real (the table by MST partitioning and local
-recoding of each class, the strings by per-group positional sampling, the event log by grouping and
-generalizing sequences) and returns a :class:`anonstudio.core.jobs.Outcome` whose report has the contract
+recoding of each class, the strings by per-group positional sampling, the event log by a real CBMSA run
+through the engine pipeline) and returns a :class:`anonstudio.core.jobs.Outcome` whose report has the contract
 keys and whose verification was checked here from the output, so the panes show what they would show
 after a real run.
 """
@@ -231,40 +231,17 @@ def sample_events(n: int = 12, seed: int = 5) -> EventLog:
     return EventLog(pd.DataFrame(rows).astype(object), "PID", "VID", ["age", "zip"], "diagnosis")
 
 
-def events_outcome(k: int = 3, seed: int = 5) -> Outcome:
-    """Group sequences k at a time by age, keep in each group as many visits as its shortest sequence
-    (later visits suppressed) and generalize each visit position's age to the group's range and zip to
-    the common prefix."""
-    log = sample_events(seed=seed)
-    ids, order, offsets = log.sequence_index()
-    n = len(ids)
-    first_age = np.array([int(log.df["age"].iloc[order[offsets[i]]]) for i in range(n)])
-    rank = np.argsort(first_age, kind="stable")
-    groups = np.full(n, -1, dtype=np.int64)
-    n_groups = n // k
-    for pos, i in enumerate(rank):
-        groups[i] = min(pos // k, n_groups - 1)
-    keep_rows: list[int] = []
-    out = log.df.copy()
-    for gid in range(n_groups):
-        members = np.flatnonzero(groups == gid)
-        depth = int(min(offsets[i + 1] - offsets[i] for i in members))
-        for p in range(depth):
-            rows = [int(order[offsets[i] + p]) for i in members]
-            ages = out.loc[rows, "age"].astype(int)
-            lo, hi = ages.min(), ages.max()
-            out.loc[rows, "age"] = str(lo) if lo == hi else f"{lo}-{hi}"
-            prefix = _common_prefix(out.loc[rows, "zip"].tolist())
-            out.loc[rows, "zip"] = prefix + "*" * (5 - len(prefix))
-            keep_rows.extend(rows)
-    suppressed = log.n_events - len(keep_rows)
-    out = out.loc[sorted(keep_rows)].reset_index(drop=True)
-    output = EventLog(out, "PID", "VID", ["age", "zip"], "diagnosis")
-    verdict = _k_verdict(groups, k)
-    verdict["model"] = "(k,c)-privacy"
-    report = _report("cbmsa", {"k": k, "c": 1.0}, n, len(output), groups, suppressed, verdict,
-                     {"LM": round(float(suppressed) / log.n_events, 4)})
-    return Outcome(Result(output, groups, suppressed), verdict, report, log, {})
+def events_outcome(k: int = 3, seed: int = 5, n: int = 24) -> Outcome:
+    """A real CBMSA run (the engine pipeline, verified) on :func:`sample_events`, with age in 5/10/20-year
+    bands and zip masked, HIV highly sensitive at c = 0.5."""
+    from anonstudio.core import jobs
+    from anonstudio.core.algorithms.cbmsa import CBMSA
+    from anonstudio.core.hierarchy import build_hierarchy
+
+    log = sample_events(n=n, seed=seed)
+    specs = {"age": {"intervals": [5, 10, 20]}, "zip": {"mask": "*"}}
+    hs = {a: build_hierarchy(a, spec, log.df[a].unique()) for a, spec in specs.items()}
+    return jobs.run(log, hs, CBMSA(k=k, c=0.5, highly_sensitive=["HIV"]))
 
 
 def preview_outcome(kind: str = "table", method: str | None = None) -> Outcome:
@@ -290,6 +267,10 @@ def preview_outcome(kind: str = "table", method: str | None = None) -> Outcome:
             return jobs.run(table, hs, cls(k=3))
         if kind == "fasta":
             return jobs.run(sample_strings(n_families=4, per_family=8), {}, cls(k=4))
+        if kind == "events":
+            return events_outcome()
         raise LookupError(kind)
     except (LookupError, AnonStudioError, ImportError):
-        return {"table": table_outcome, "fasta": strings_outcome, "events": events_outcome}[kind]()
+        if kind == "events":
+            raise
+        return {"table": table_outcome, "fasta": strings_outcome}[kind]()

@@ -2,8 +2,8 @@
 
 Tables: a virtual view (a million rows scroll smoothly); right-click a column header to set the column's
 role (identifying / quasi-identifying / sensitive / insensitive) and type. FASTA: the records with their
-lengths and a sequence viewer that wraps and colours residues. Events: the sequences, and the events of
-the selected one.
+lengths and a sequence viewer that wraps and colours residues. Events: the sequences, the events of the
+selected one, and an overview (events per sequence, a column's value distribution) before any run.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
 from anonstudio.gui.models import EventsModel, FrameModel, SequenceListModel, SequenceRecordsModel
+from anonstudio.gui.panes._events_overview import EventsOverview
 from anonstudio.gui.state import WorkbenchState
 
 #: residue colours (Clustal-like groups); anything else is drawn in grey
@@ -141,8 +142,13 @@ class DataPane(QWidget):
         split.addWidget(self.sequences_view)
         split.addWidget(self.events_view)
         split.setSizes([200, 500])
-        self.events_widget = split
-        self.stack.addWidget(split)
+        self.events_overview = EventsOverview()
+        outer = QSplitter(Qt.Orientation.Vertical)
+        outer.addWidget(split)
+        outer.addWidget(self.events_overview)
+        outer.setSizes([320, 220])
+        self.events_widget = outer
+        self.stack.addWidget(outer)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -186,6 +192,7 @@ class DataPane(QWidget):
                 self.records_view.selectRow(0)
         elif isinstance(d, EventLog):
             self.sequences_model.set_log(d)
+            self.events_overview.set_log(d)
             self.stack.setCurrentWidget(self.events_widget)
             if len(d):
                 self.sequences_view.selectRow(0)
@@ -194,11 +201,14 @@ class DataPane(QWidget):
             self.records_model.set_sequences(None)
             self.sequences_model.set_log(None)
             self.events_model.set_frame(None)
+            self.events_overview.set_log(None)
             self.stack.setCurrentWidget(self.empty)
 
     def roles_changed(self) -> None:
         self.table_model.roles_changed()
         self.events_model.roles_changed()
+        if isinstance(self.state.data if self.state is not None else None, EventLog):
+            self.events_overview.roles_changed()
 
     def _role_of(self, column: str) -> Role:
         return self.state.role(column) if self.state is not None else Role.INSENSITIVE

@@ -127,6 +127,17 @@ class _Field:
         box = QtWidgets.QHBoxLayout(self.frame)
         box.setContentsMargins(2, 2, 2, 2)
         box.addWidget(self.editor)
+        #: a list parameter can offer values to pick (e.g. highly_sensitive: the sensitive column's values)
+        self.picker: QtWidgets.QToolButton | None = None
+        if p.kind == "str_list":
+            self.picker = QtWidgets.QToolButton()
+            self.picker.setObjectName(f"pick_{p.name}")
+            self.picker.setText("Pick ▾")
+            self.picker.setPopupMode(QtWidgets.QToolButton.InstantPopup)
+            self.picker.setMenu(QtWidgets.QMenu(self.picker))
+            self.picker.menu().aboutToShow.connect(self._sync_picks)
+            self.picker.hide()
+            box.addWidget(self.picker)
         self.error = QtWidgets.QLabel()
         self.error.setObjectName(f"error_{p.name}")
         self.error.setStyleSheet(f"color: {INVALID};")
@@ -167,6 +178,42 @@ class _Field:
                 return text
             return int(num) if p.kind == "int" and num.is_integer() else num
         return text
+
+    # -- picking list values ---------------------------------------------------------------------------
+    def set_choices(self, values: list[str], source: str = "") -> None:
+        """Offer ``values`` as checkable entries beside a list parameter's text (none: no picker)."""
+        if self.picker is None:
+            return
+        if list(values) == self.choices():
+            self._sync_picks()
+            return
+        menu = self.picker.menu()
+        menu.clear()
+        for v in values:
+            act = menu.addAction(v)
+            act.setCheckable(True)
+            act.toggled.connect(self._picked)
+        self.picker.setToolTip(f"Pick from the values of {source}" if source else "Pick values")
+        self.picker.setVisible(bool(values))
+        self._sync_picks()
+
+    def choices(self) -> list[str]:
+        return [a.text() for a in self.picker.menu().actions()] if self.picker is not None else []
+
+    def _sync_picks(self) -> None:
+        chosen = set(self.raw()) if self.picker is not None else set()
+        for act in self.picker.menu().actions() if self.picker is not None else []:
+            blocker = QtCore.QSignalBlocker(act)
+            act.setChecked(act.text() in chosen)
+            del blocker
+
+    def _picked(self, *_: Any) -> None:
+        """A value was (un)checked: the text lists the checked values, in the column's order, followed by
+        any typed value that is not among them."""
+        offered = self.choices()
+        checked = [a.text() for a in self.picker.menu().actions() if a.isChecked()]
+        typed = [v for v in self.raw() if v not in offered]
+        self.editor.setText(", ".join(checked + typed))
 
     def set(self, value: Any) -> None:
         p, w = self.param, self.editor
@@ -268,6 +315,11 @@ class ParamForm(QtWidgets.QWidget):
 
     def editor(self, name: str) -> QtWidgets.QWidget:
         return self._fields[name].editor
+
+    def set_choices(self, name: str, values: list[str], source: str = "") -> None:
+        """Offer ``values`` to pick for list parameter ``name`` (no such parameter: nothing happens)."""
+        if name in self._fields:
+            self._fields[name].set_choices(values, source)
 
     def values(self) -> dict[str, Any]:
         """The entries as job-file values (validated and converted where valid, raw where not; empty
@@ -455,6 +507,7 @@ class ParametersPane(QtWidgets.QWidget):
         self.form.set_parameters(params, cls.reference)
         self.reference.setText(cls.reference)
         self.reference.setToolTip(cls.__doc__.strip().splitlines()[0] if cls.__doc__ else "")
+        self._offer_sensitive_values()
 
     def _on_method(self, index: int) -> None:
         if self._updating or index < 0 or index >= len(self._classes):
@@ -492,10 +545,23 @@ class ParametersPane(QtWidgets.QWidget):
             self.validityChanged.emit(valid)
 
     def _on_state(self, what: str) -> None:
+        if what in ("data", "roles", "project", "method"):
+            self._offer_sensitive_values()
         if self._updating:
             return
         if what in ("data", "project", "method"):
             self._sync_from_state()
+
+    def _offer_sensitive_values(self) -> None:
+        """``highly_sensitive`` is picked from the distinct values of the data's sensitive column."""
+        binding = getattr(self, "_binding", None)
+        state = binding.state if binding is not None else None
+        data = getattr(state, "data", None)
+        column = getattr(data, "sensitive", None) if data is not None else None
+        if isinstance(column, (list, tuple)):  # a table names its sensitive columns; the first is offered
+            column = column[0] if column else None
+        values = state.column_values(column) if column and hasattr(state, "column_values") else []
+        self.form.set_choices("highly_sensitive", sorted(values), f"the sensitive column '{column}'")
 
     def _sync_from_state(self) -> None:
         state = self._binding.state

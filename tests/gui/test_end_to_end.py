@@ -316,11 +316,8 @@ def test_events_demo_cbmsa_end_to_end(window, demo, qtbot, monkeypatch, screensh
     """The event-sequence demo with its job's settings, entered through the panes (runs once cbmsa lands)."""
     import tomllib
 
-    from anonstudio.core import algorithms
     from anonstudio.gui import main_window as mw
 
-    if "cbmsa" not in [c.name for c in algorithms.available("events")]:
-        pytest.skip("the engine has no event-sequence method (cbmsa) yet")
     job = tomllib.loads((demo / "events-cbmsa.toml").read_text(encoding="utf-8"))
     monkeypatch.setattr(mw.EventColumnsDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
     with qtbot.waitSignal(window.dataOpened, timeout=20_000):

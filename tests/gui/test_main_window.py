@@ -197,8 +197,6 @@ def test_export_never_overwrites_the_data_or_a_hierarchy_it_read(window, adult_c
 
 
 def test_demo_opens_table_with_roles(window, repo_root, engine_io, tmp_path, screenshot):
-    if not (repo_root / "anonstudio" / "resources" / "demo" / "adult-sample.csv").exists():
-        pytest.skip("the demo folder is not in this checkout yet")
     assert window.open_demo(tmp_path / "demo")
     assert window.state.kind == "table"
     assert window.state.data_path.name == "adult-sample.csv"

@@ -166,13 +166,8 @@ def test_fasta_demo_job_round_trips_through_the_workbench(repo_root, tmp_path, e
     from anonstudio.core.demo import prepare_demo
     from anonstudio.core import jobs
 
-    if not (repo_root / "anonstudio" / "resources" / "demo" / "proteins-condensation.toml").exists():
-        pytest.skip("the demo's protein job is not in this checkout")
     demo = prepare_demo(tmp_path / "demo")
-    try:
-        state = proj.state_from_job(demo / "proteins-condensation.toml")
-    except proj.AnonStudioError as exc:  # the method may not be in this build yet
-        pytest.skip(str(exc))
+    state = proj.state_from_job(demo / "proteins-condensation.toml")
     assert state.kind == "fasta" and state.method == "condensation"
     saved = proj.save_job(state, demo / "again.toml")
     raw = tomllib.loads(saved.read_text(encoding="utf-8"))

@@ -316,10 +316,10 @@ def test_events_demo_cbmsa_end_to_end(window, demo, qtbot, monkeypatch, screensh
     """The event-sequence demo with its job's settings, entered through the panes (runs once cbmsa lands)."""
     import tomllib
 
-    from anonstudio.gui import main_window as mw
+    from anonstudio.gui.dialogs import EventColumnsDialog
 
     job = tomllib.loads((demo / "events-cbmsa.toml").read_text(encoding="utf-8"))
-    monkeypatch.setattr(mw.EventColumnsDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
+    monkeypatch.setattr(EventColumnsDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
     with qtbot.waitSignal(window.dataOpened, timeout=20_000):
         _answer_file_dialogs(monkeypatch, open_=[demo / "events.csv"])
         window.act_open_events.trigger()

@@ -1,0 +1,346 @@
+"""The workbench's file actions: open data, projects, jobs and the demo (asking before unsaved work is
+discarded), save projects and jobs, export verified output and reports. A mixin of
+:class:`~anonstudio.gui.main_window.MainWindow`, which provides the state, panes, runner and dialogs."""
+
+from __future__ import annotations
+
+import tempfile
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QStandardPaths, Qt
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
+
+from anonstudio.core.errors import AnonStudioError
+from anonstudio.gui import project as proj
+from anonstudio.gui.state import WorkbenchState
+from anonstudio.gui.dialogs import EventColumnsDialog, error_text
+from anonstudio.gui.workers import RunWorker
+
+DATA_FILTER = "Tables (*.csv *.tsv *.txt *.parquet);;All files (*)"
+FASTA_FILTER = "FASTA (*.fasta *.fa *.faa *.fna *.fas);;All files (*)"
+PROJECT_FILTER = "anonstudio projects (*.anonstudio.json *.json);;Jobs (*.toml);;All files (*)"
+
+
+class FileActions:
+    """File ▸ Open, Save and Export: every read goes through the engine's readers, every write through
+    ``core.jobs.write_outputs`` or the project module (atomic)."""
+
+    # -- opening ---------------------------------------------------------------------------------------------
+    def open_path(self, path: str | Path, *, wait: bool = True) -> bool:
+        """Open whatever ``path`` is: a project, a job, FASTA or a table (``wait=False``: data files are
+        read on a worker thread)."""
+        kind = proj.guess_kind(path)
+        if kind == "project":
+            return self.open_project(path, wait=wait)
+        if kind == "job":
+            return self.open_job(path, wait=wait)
+        if not wait:
+            return self.open_data_async(path, kind) is not None
+        return self.open_data(path, kind)
+
+    def open_data(self, path: str | Path, kind: str = "table", options: dict[str, Any] | None = None) -> bool:
+        """Read a data file now (blocking); on error show a dialog and keep the current data."""
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            data = proj.read_data(path, kind, options)
+        except (AnonStudioError, OSError, ValueError) as exc:
+            QApplication.restoreOverrideCursor()
+            self.error("Cannot open data", exc)
+            return False
+        QApplication.restoreOverrideCursor()
+        self._show_data(data, path, options)
+        return True
+
+    def open_data_async(self, path: str | Path, kind: str = "table", options: dict[str, Any] | None = None) -> RunWorker | None:
+        """Read a data file on a worker thread (large files do not freeze the window); ``dataOpened`` or an
+        error dialog follows. What the menus use."""
+        worker = RunWorker(proj.read_data, path, kind, options, progress_kw="")
+        return self._read_on_worker(worker, (str(path), kind, options, "Cannot open data"), self._data_read)
+
+    def _read_on_worker(self, worker: RunWorker, pending: tuple, on_read) -> RunWorker | None:
+        """Start ``worker`` reading ``pending[0]`` (one file at a time: ``None`` while another is being read);
+        ``on_read`` gets what it read, a failure becomes a dialog titled ``pending[3]``."""
+        if self._pending_open is not None:
+            return None
+        self._pending_open = pending
+        worker.finished.connect(on_read)
+        worker.failed.connect(self._data_failed)
+        self.statusBar().showMessage(f"Reading {Path(pending[0]).name}…")
+        QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+        return self.runner.start_worker(worker)
+
+    def _data_read(self, data: Any) -> None:
+        QApplication.restoreOverrideCursor()
+        pending, self._pending_open = self._pending_open, None
+        if pending is not None:
+            self._show_data(data, pending[0], pending[2])
+
+    def _data_failed(self, exc: BaseException) -> None:
+        QApplication.restoreOverrideCursor()
+        pending, self._pending_open = self._pending_open, None
+        self.statusBar().clearMessage()
+        self.error(pending[3] if pending is not None else "Cannot open data", exc)
+
+    def _show_data(self, data: Any, path: str | Path, options: dict[str, Any] | None) -> None:
+        self.state.set_data(data, Path(path).resolve(), read_options=options)
+        self.add_recent(path)
+        self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
+        self.dataOpened.emit(str(path))
+
+    def open_table_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open table", self._last_dir(), DATA_FILTER)
+        if path:
+            self._remember_dir(path)
+            self.open_data_async(path, "table")
+
+    def open_fasta_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open FASTA", self._last_dir(), FASTA_FILTER)
+        if path:
+            self._remember_dir(path)
+            self.open_data_async(path, "fasta")
+
+    def open_events_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open event sequences", self._last_dir(), DATA_FILTER)
+        if not path:
+            return
+        self._remember_dir(path)
+        try:
+            columns = proj.read_data(path, "table").df.columns.astype(str).tolist()
+        except (AnonStudioError, OSError, ValueError) as exc:
+            self.error("Cannot open data", exc)
+            return
+        dialog = EventColumnsDialog(columns, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.open_data_async(path, "events", {"sequence_id": dialog.sequence_id.currentText(), "event_order": dialog.event_order.currentText()})
+
+    def _confirm_discard(self) -> bool:
+        """True when there are no unsaved changes or the user saved or discarded them."""
+        if not self.state.dirty or self.state.data is None:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            f"Save the changes to {self.state.project_name}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_project()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def open_project(self, path: str | Path, *, wait: bool = True) -> bool:
+        try:
+            outside = proj.outside_files(path)
+        except (AnonStudioError, OSError, ValueError) as exc:
+            self.error("Cannot open project", exc)
+            return False
+        if outside:
+            answer = QMessageBox.question(
+                self, "Files outside the project's folder",
+                f"{Path(path).name} reads {len(outside)} file(s) from outside its own folder "
+                f"({', '.join(outside[:3])}{' …' if len(outside) > 3 else ''}). Open them only if you trust where "
+                "this project comes from. Open it?",
+                QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+            if answer != QMessageBox.StandardButton.Open:
+                return False
+        return self._open_state(path, partial(proj.read_project, allow_outside=True), "Cannot open project", wait)
+
+    def open_job(self, path: str | Path, *, wait: bool = True) -> bool:
+        return self._open_state(path, proj.state_from_job, "Cannot open job", wait)
+
+    def _open_state(self, path: str | Path, read, title: str, wait: bool = True) -> bool:
+        """Read a project or job with ``read`` (with its data and hierarchies); on failure show the error and
+        keep the current state. ``wait=False`` (the menus): read on a worker thread, so a large data file
+        does not freeze the window; ``projectOpened`` or an error dialog follows."""
+        if not self._confirm_discard():
+            return False
+        if not wait:
+            worker = RunWorker(read, path, progress_kw="")
+            pending = (str(path), proj.guess_kind(path), None, title)
+            return self._read_on_worker(worker, pending, self._state_read) is not None
+        try:
+            new = read(path)
+        except (AnonStudioError, OSError, ValueError) as exc:
+            self.error(title, exc)
+            return False
+        self._show_state(new, path)
+        return True
+
+    def _state_read(self, new: WorkbenchState) -> None:
+        QApplication.restoreOverrideCursor()
+        pending, self._pending_open = self._pending_open, None
+        if pending is not None:
+            self._show_state(new, pending[0])
+
+    def _show_state(self, new: WorkbenchState, path: str | Path) -> None:
+        self.adopt_state(new)
+        self.add_recent(path)
+        self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
+        self.projectOpened.emit(str(path))
+
+    def adopt_state(self, new: WorkbenchState) -> None:
+        """Show a project or job just read (keeps this window's state object, which the panes hold)."""
+        method, params, dirty = new.method, dict(new.params), new.dirty
+        self.state.replace_from(new)
+        # a pane that follows the data kind may have reset the method to its defaults: put the project's back
+        if (self.state.method, self.state.params) != (method, params):
+            self.state.set_method(method, params)
+        pane = self.panes.get("Method")
+        if method and pane is not None and hasattr(pane, "method") and pane.method() != method:
+            QMessageBox.warning(
+                self,
+                "Method not available",
+                f"The method '{method}' is not available for {self.state.kind} data in this version: "
+                "choose another one in the Method pane.",
+            )
+        self.state.dirty = dirty
+        self.state.notify("dirty")
+
+    def open_project_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project or job", self._last_dir(), PROJECT_FILTER)
+        if path:
+            self._remember_dir(path)
+            self.open_path(path, wait=False)
+
+    def open_demo(self, folder: str | Path | None = None) -> bool:
+        """Copy the bundled demo to ``folder`` (default: a new temporary folder) and open its table job."""
+        from anonstudio.core.demo import prepare_demo
+
+        try:
+            out = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="anonstudio-demo-"))
+            prepare_demo(out)
+        except (AnonStudioError, OSError) as exc:
+            self.error("Cannot open the demo", exc)
+            return False
+        job = out / "table-mst.toml"
+        if job.exists():
+            try:
+                self.adopt_state(proj.state_from_job(job))
+                return True
+            except (AnonStudioError, OSError, ValueError):
+                pass  # e.g. the job's method is not in this build: open its data and hierarchies below
+        table = next(iter(sorted(out.glob("adult*.csv"))), None)
+        if table is None:
+            self.error("Cannot open the demo", f"{out}: no demo table (adult-sample.csv) found")
+            return False
+        if not self.open_data(table, "table"):
+            return False
+        if job.exists():
+            self._apply_demo_roles(job)
+        return True
+
+    def _apply_demo_roles(self, job: Path) -> None:
+        import tomllib
+
+        try:
+            raw = tomllib.loads(job.read_text(encoding="utf-8"))
+            inp = raw.get("input", {})
+            for col in inp.get("quasi_identifiers", []):
+                self.state.set_role(col, "quasi-identifying")
+            for col in inp.get("sensitive", []):
+                self.state.set_role(col, "sensitive")
+            for attr, spec in raw.get("hierarchies", {}).items():
+                if isinstance(spec, str):
+                    path = (job.parent / spec).resolve()
+                    self.state.set_hierarchy(attr, proj.read_hierarchy_file(path, attr), str(path))
+                elif isinstance(spec, dict):
+                    from anonstudio.gui.panes.hierarchy_editor import build_from_spec
+
+                    self.state.set_hierarchy(attr, build_from_spec(attr, spec, self.state.column_values(attr)), spec)
+        except (AnonStudioError, OSError, ValueError, KeyError) as exc:
+            self.error("Demo job", exc)
+
+    # -- saving ----------------------------------------------------------------------------------------------
+    def save_project(self) -> bool:
+        if self.state.project_path is None:
+            return self.save_project_as()
+        return self.save_project_to(self.state.project_path)
+
+    def save_project_as(self) -> bool:
+        start = str(self.state.data_path.with_suffix(proj.PROJECT_SUFFIX)) if self.state.data_path else self._last_dir()
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", start, PROJECT_FILTER)
+        if not path:
+            return False
+        return self.save_project_to(path)
+
+    def save_project_to(self, path: str | Path) -> bool:
+        try:
+            proj.write_project(self.state, path)
+        except (AnonStudioError, OSError, ValueError) as exc:
+            self.error("Cannot save project", exc)
+            return False
+        auto = proj.autosave_path(self.state.project_path) if self.state.project_path else None
+        self.state.mark_saved(path)
+        for stale in {auto, proj.autosave_path(path)}:
+            if stale is not None and stale.exists():
+                stale.unlink()
+        self.add_recent(path)
+        self.statusBar().showMessage(f"Saved {Path(path).name}", 5000)
+        return True
+
+    def autosave(self) -> Path | None:
+        """Write ``<name>.autosave.json`` beside the project (or in the app data folder) if anything changed."""
+        if not self.state.dirty or self.state.data is None:
+            return None
+        fallback = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation) or tempfile.gettempdir()
+        target = proj.autosave_path(self.state.project_path, fallback)
+        try:
+            proj.write_project(self.state, target)
+        except (AnonStudioError, OSError, ValueError) as exc:
+            self.statusBar().showMessage(f"Autosave failed: {error_text(exc)}", 10000)
+            return None
+        return target
+
+    def save_job(self, path: str | Path) -> bool:
+        try:
+            proj.save_job(self.state, path)
+        except (AnonStudioError, OSError, ValueError) as exc:
+            self.error("Cannot save job", exc)
+            return False
+        self.statusBar().showMessage(f"Saved job {Path(path).name}: run it with `anonstudio run {Path(path).name}`", 8000)
+        return True
+
+    def save_job_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save job", self._last_dir(), "Jobs (*.toml)")
+        if path:
+            self.save_job(path)
+
+    def export_data(self, path: str | Path) -> bool:
+        from anonstudio.core import jobs
+
+        if self.state.outcome is None:
+            return False
+        try:
+            jobs.write_outputs(self.state.outcome, Path(path), None, reads=self.state.files_read())
+        except (AnonStudioError, OSError, ValueError) as exc:
+            self.error("Cannot export data", exc)
+            return False
+        self.statusBar().showMessage(f"Wrote {Path(path).name}", 5000)
+        return True
+
+    def export_data_dialog(self) -> None:
+        ext = ".fasta" if self.state.kind == "fasta" else (self.state.data_path.suffix if self.state.data_path else ".csv")
+        path, _ = QFileDialog.getSaveFileName(self, "Export anonymized data", f"anonymized{ext}", "All files (*)")
+        if path:
+            self.export_data(path)
+
+    def export_report(self, path: str | Path) -> bool:
+        from anonstudio.core.io import refuse_overwrites, write_json
+
+        rep = self.state.outcome.report if self.state.outcome is not None else self.state.last_report
+        if rep is None:
+            return False
+        try:
+            refuse_overwrites({"the report": Path(path)}, self.state.files_read())
+            write_json(rep, Path(path))
+        except (AnonStudioError, OSError, ValueError, TypeError) as exc:
+            self.error("Cannot export report", exc)
+            return False
+        return True
+
+    def export_report_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export report", "report.json", "JSON (*.json)")
+        if path:
+            self.export_report(path)

@@ -1,0 +1,202 @@
+"""The workbench's run control: start a run or a sweep on the worker thread, show its progress, cancel it,
+and present the outcome pane by pane. A mixin of :class:`~anonstudio.gui.main_window.MainWindow`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QTimer
+
+from anonstudio.core.errors import AnonStudioError
+from anonstudio.gui import project as proj
+from anonstudio.gui.dialogs import SweepDialog, error_text
+from anonstudio.gui.workers import RunWorker, SweepWorker
+
+class RunControl:
+    """Run, sweep, progress, cancel and the outcome's presentation (the engine's ``jobs.run`` on a worker)."""
+
+    # -- running ---------------------------------------------------------------------------------------------
+    def _method_and_params(self) -> tuple[str | None, dict]:
+        pane = self.panes.get("Method")
+        if pane is not None and hasattr(pane, "method") and pane.method():
+            if hasattr(pane, "is_valid") and not pane.is_valid():
+                raise AnonStudioError("the method's parameters are not valid: see the Method pane")
+            return pane.method(), dict(pane.params())
+        return self.state.method, dict(self.state.params)
+
+    def _chosen(self, method: str | None, params: dict | None) -> tuple[str, dict]:
+        """``method`` and ``params``, or the Method pane's choice when no method is given."""
+        if method is None:
+            method, params = self._method_and_params()
+        if not method:
+            raise AnonStudioError("choose a method in the Method pane first")
+        return method, dict(params or {})
+
+    def start_run(self, method: str | None = None, params: dict | None = None) -> RunWorker | None:
+        """Run the chosen method on a worker thread; the panes show progress and then the outcome."""
+        if self.runner.busy:
+            return None
+        if self.state.data is None:
+            self.error("Nothing to run", "Open a data file first (File ▸ Open data).")
+            return None
+        try:
+            method, params = self._chosen(method, params)
+            from anonstudio.core import algorithms
+
+            algorithms.get(method)(**params)  # parameter errors now, as a dialog
+        except AnonStudioError as exc:
+            self.error("Cannot run", exc)
+            return None
+        if method != self.state.method or params != self.state.params:
+            self.state.set_method(method, params)
+        data = proj.copy_for_run(self.state.data)
+        worker = RunWorker(proj.run_method, data, dict(self.state.hierarchies), method, params)
+        return self._start_task(worker, "run", f"Running {method}…", self._run_finished)
+
+    def _start_task(self, worker: RunWorker, task: str, text: str, on_finished) -> RunWorker:
+        """Start a run or sweep ``worker``: progress to the Run pane and status bar, ``on_finished`` with its
+        result; failure and cancel are shown alike for both."""
+        self._task = task
+        run_pane = self.panes.get("Run")
+        if run_pane is not None:
+            run_pane.start(text)
+            worker.progress.connect(run_pane.progress)
+        # only bound methods of GUI-thread objects: their calls are queued to this thread
+        worker.progress.connect(self._show_progress)
+        worker.finished.connect(on_finished)
+        worker.failed.connect(self._run_failed)
+        worker.cancelled.connect(self._run_cancelled)
+        self.worker = worker
+        self.runner.start_worker(worker)
+        self._update_actions()
+        return worker
+
+    def _show_progress(self, fraction: float, message: str) -> None:
+        self.statusBar().showMessage(f"{message} ({fraction:.0%})")
+
+    def _sweep_finished(self, rows: list) -> None:
+        self.worker = None
+        run_pane = self.panes.get("Run")
+        if run_pane is not None:
+            run_pane.finish(True, f"Sweep done: {len(rows)} points")
+        self.statusBar().showMessage(f"Sweep done: {len(rows)} points", 8000)
+        self._update_actions()
+        self.sweepFinished.emit(rows)
+
+    def cancel_run(self) -> None:
+        self.runner.cancel()
+
+    def _run_finished(self, outcome: Any) -> None:
+        """Show a finished run: one result pane per turn of the event loop, then the state, then
+        ``runFinished``. Each pane's share of the work is drawing (the worker thread already computed its
+        views, ``project.run_method``), and the window answers input between two panes."""
+        self.worker = None
+        self._presenting = (outcome, [t for t in self.result_panes if hasattr(self.panes.get(t), "show_outcome")])
+        self._update_actions()
+        QTimer.singleShot(0, self._present_next)
+
+    def _present_next(self) -> None:
+        if self._presenting is None:
+            return  # new data was opened meanwhile: the panes were cleared and stay so
+        outcome, titles = self._presenting
+        if titles:
+            pane = self.panes.get(titles.pop(0))
+            if pane is not None and getattr(pane, "outcome", None) is not outcome:
+                pane.show_outcome(outcome)
+            QTimer.singleShot(0, self._present_next)
+            return
+        self._presenting = None
+        self.state.set_outcome(outcome)  # the panes already show it: their state listeners have nothing to do
+        self._raise_result_view(outcome)
+        verdict = self.state.verdict_text()
+        run_pane = self.panes.get("Run")
+        if run_pane is not None:
+            run_pane.finish(True, verdict)
+        self.statusBar().showMessage(f"Done: {verdict}", 8000)
+        self._update_actions()
+        self.runFinished.emit(outcome)
+
+    def _raise_result_view(self, outcome) -> None:
+        """Bring the pane the method declares as its own result view to the front (e.g. Clusters for CBMSA)."""
+        from anonstudio.core import algorithms
+
+        try:
+            view = algorithms.get(outcome.report.get("algorithm", "")).result_view
+        except AnonStudioError:
+            return
+        if view in self.docks:
+            self.docks[view].raise_()
+
+    def _run_failed(self, exc: BaseException) -> None:
+        self.worker = None
+        run_pane = self.panes.get("Run")
+        if run_pane is not None:
+            run_pane.finish(False, error_text(exc))
+        self.statusBar().showMessage("The run failed: nothing was published", 10000)
+        self._update_status()
+        self._update_actions()
+        self.error("The sweep failed" if self._task == "sweep" else "The run failed", exc)
+        self.runFinished.emit(exc)
+
+    def _run_cancelled(self) -> None:
+        self.worker = None
+        run_pane = self.panes.get("Run")
+        if run_pane is not None:
+            run_pane.finish(False, "Cancelled")
+        self.statusBar().showMessage("Cancelled", 5000)
+        self._update_actions()
+        self.runFinished.emit(None)
+
+    def start_sweep(self, points: list[dict], method: str | None = None, params: dict | None = None) -> SweepWorker | None:
+        """Run the method once per point (``{"k": 5}`` …); each point's figures arrive as ``point(dict)``."""
+        if self.runner.busy or self.state.data is None:
+            return None
+        try:
+            method, params = self._chosen(method, params)
+        except AnonStudioError as exc:
+            self.error("Cannot run sweep", exc)
+            return None
+        data = proj.copy_for_run(self.state.data)
+        hierarchies = dict(self.state.hierarchies)
+        base = dict(params or {})
+
+        def one(point: dict, progress=None) -> dict:
+            return proj.sweep_point(data, hierarchies, method, base, point, progress)
+
+        worker = SweepWorker(one, points)
+        metrics = self.panes.get("Metrics")
+        if metrics is not None and hasattr(metrics, "add_sweep_point"):
+            worker.point.connect(metrics.add_sweep_point)
+        return self._start_task(worker, "sweep", f"Sweep of {method} over {len(points)} points…",
+                                self._sweep_finished)
+
+    def sweep_dialog_open(self) -> None:
+        try:
+            method, params = self._method_and_params()
+            if not method:
+                raise AnonStudioError("choose a method in the Method pane first")
+            from anonstudio.core import algorithms
+
+            cls = algorithms.get(method)
+        except AnonStudioError as exc:
+            self.error("Cannot run sweep", exc)
+            return
+        names = [p.name for p in cls.parameters if getattr(p, "kind", None) in ("int", "float")]
+        if not names:
+            self.error("Cannot run sweep", f"method '{method}' has no numeric parameter to sweep")
+            return
+        dialog = SweepDialog(names, self)
+        self.sweep_dialog = dialog
+
+        def go() -> None:
+            try:
+                points = dialog.points()
+            except ValueError as exc:
+                self.error("Sweep values", str(exc))
+                return
+            worker = self.start_sweep(points, method, params)
+            if worker is not None:
+                worker.point.connect(dialog.add_point)
+
+        dialog.buttons.accepted.connect(go)
+        dialog.show()

@@ -270,3 +270,27 @@ def test_removing_many_sequences_is_a_warning_not_a_silent_pass():
     result = CBMSA(k=2, c=0.5, highly_sensitive=["HIV"]).run(log, h)
     assert result.metrics["removed_sequences"] == 10 and len(result.output.df) == 0
     assert any("10 of 10 sequences were removed" in w for w in result.warnings)
+
+
+def test_leftover_merge_publishes_table_1_whole_where_the_paper_rule_removes_two():
+    """004's rule removes the last cluster (patients 8 and 9, both HIV, at k = 2, c = 0.5); the paper's own
+    Table 2 publishes all ten. ``leftover = "merge"`` joins it to the closest finished cluster that still
+    satisfies (k,c): all ten published, less loss, and the verifier agrees."""
+    log, h = table1(), table1_hierarchies()
+    paper = CBMSA(k=2, c=0.5, highly_sensitive=["HIV"]).run(log, h)
+    merged = CBMSA(k=2, c=0.5, highly_sensitive=["HIV"], leftover="merge").run(log, h)
+    assert paper.metrics["removed_sequences"] == 2
+    assert merged.metrics["removed_sequences"] == 0 and merged.output.df["PID"].nunique() == 10
+    assert merged.metrics["IL"] < paper.metrics["IL"]
+    assert verify_kc_privacy(log, merged.output, h, 2, 0.5, ["HIV"]).passed
+    assert any('leftover = "merge"' in note for note in merged.notes)
+
+
+@pytest.mark.parametrize("method", [CBMSA, CBMSABaseline])
+def test_leftover_merge_keeps_k_c_privacy_on_generated_visits(method):
+    log, h = hhp(300, seed=2)
+    for k, c in ((10, 0.7), (5, 0.3)):
+        run = method(k=k, c=c, highly_sensitive=["HIV", "Hepatitis"], leftover="merge").run(log, h)
+        check = verify_kc_privacy(log, run.output, h, k, c, ["HIV", "Hepatitis"])
+        assert check.passed, check.failures
+        assert (run.details["cluster_size"] >= k).all() and (run.details["cluster_confidence"] <= c + 1e-12).all()

@@ -147,6 +147,9 @@ class CBMSA(Algorithm):
                   "value", low=0.0, high=1.0, low_open=True),
             Param("highly_sensitive", "str_list", [], help="values of the sensitive column whose disclosure the "
                   "confidence bound c limits (e.g. HIV)"),
+            Param("leftover", "choice", "remove", help="the last cluster, which cannot satisfy (k,c) on its own: "
+                  "'remove' it (the paper, 004 §3) or 'merge' it into the closest finished cluster with which it "
+                  "still satisfies (k,c) (removed only if there is none)", choices=("remove", "merge")),
             Param("seed", "int", 1, help="random seed (the baseline's random suppression; CBMSA itself is "
                   "deterministic)", low=0),
         )
@@ -155,6 +158,31 @@ class CBMSA(Algorithm):
     def privacy_model(self) -> dict[str, Any]:
         return {"model": "(k,c)-privacy", "k": self.params["k"], "c": self.params["c"],
                 "highly_sensitive": list(self.params["highly_sensitive"])}
+
+    @staticmethod
+    def _merge_leftover(kern, n, tab, climb, meta, start, rlen, size, high, status, ver, head, nxt, tail, seq_off, pos,
+                        ev_high, hi_flag, baseline, seed, k, c, max_len, dist, targets, map_a, map_b, keep, tmp,
+                        notes) -> None:
+        """``leftover = "merge"``: the last active cluster joins the finished cluster closest to it (Eq. 6, from
+        the current representatives) among those with which the union still satisfies (k,c) — counted before
+        suppression, which can only lower the share."""
+        for a in np.flatnonzero(status == kern.ACTIVE):
+            frozen = np.flatnonzero((status == kern.FROZEN)
+                                    & (high + high[a] <= c * (size + size[a]) + 1e-9)
+                                    & (size + size[a] >= k))
+            if not len(frozen):
+                continue
+            kern._row(int(a), frozen.astype(np.int64), n, tab, climb, start, rlen, size, ver, baseline, seed, max_len,
+                      dist)
+            lo, hi = np.minimum(frozen, a), np.maximum(frozen, a)
+            d = dist[lo * (2 * n - lo - 1) // 2 + (hi - lo - 1)]
+            j = int(frozen[int(np.argmin(d))])
+            moved = int(size[a])
+            kern.merge(j, int(a), tab, climb, meta, start, rlen, size, high, status, ver, head, nxt, tail, seq_off,
+                       pos, ev_high, hi_flag, baseline, seed, k, c, map_a, map_b, keep, tmp)
+            status[j] = kern.FROZEN
+            notes.append(f"the last cluster ({moved} sequence(s)) was merged into the closest finished cluster "
+                         "with which it satisfies (k,c) (leftover = \"merge\"), not removed")
 
     def run(self, data: EventLog, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
         from anonstudio.core.kernels import _cbmsa as kern
@@ -248,6 +276,10 @@ class CBMSA(Algorithm):
                                        dist, nn, nnd, targets, map_a, map_b, keep, tmp)
             report(progress, 0.45 + 0.5 * (n - active) / max(n, 1),
                    f"{self.name}: {int((status == kern.FROZEN).sum())} clusters done, {active} still merging")
+        if self.params["leftover"] == "merge":
+            self._merge_leftover(kern, n, tab, climb, meta, start, rlen, size, high, status, ver, head, nxt, tail,
+                                 seq_off, pos, ev_high, hi_flag, baseline, seed, k, c, max_len, dist, targets, map_a,
+                                 map_b, keep, tmp, notes)
         del dist
         removed_members: list[int] = []
         for s in np.flatnonzero(status == kern.ACTIVE):  # the last cluster violates (k,c): removed (004 §3)

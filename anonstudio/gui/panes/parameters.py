@@ -545,7 +545,7 @@ class ParametersPane(QtWidgets.QWidget):
             self.validityChanged.emit(valid)
 
     def _on_state(self, what: str) -> None:
-        if what in ("data", "roles", "project", "method"):
+        if what in ("data", "roles", "project"):
             self._offer_sensitive_values()
         if self._updating:
             return
@@ -554,6 +554,8 @@ class ParametersPane(QtWidgets.QWidget):
 
     def _offer_sensitive_values(self) -> None:
         """``highly_sensitive`` is picked from the distinct values of the data's sensitive column."""
+        if "highly_sensitive" not in self.form.parameters.names():
+            return  # only methods with that parameter offer values (no pass over the column otherwise)
         binding = getattr(self, "_binding", None)
         state = binding.state if binding is not None else None
         data = getattr(state, "data", None)

@@ -230,9 +230,8 @@ class CBMSA(Algorithm):
         rlen = np.diff(seq_off).astype(np.int64)
         max_len = int(rlen.max()) if n else 0
         size = np.ones(n, dtype=np.int64)
-        hi_flag = np.zeros(n, dtype=np.bool_)
-        for s in range(n):  # singleton HighSensList
-            hi_flag[s] = bool(ev_high[seq_off[s] : seq_off[s + 1]].any())
+        # singleton HighSensList: a sequence holds a highly-sensitive event (every sequence has events)
+        hi_flag = np.logical_or.reduceat(ev_high, seq_off[:-1]) if n else np.zeros(0, dtype=np.bool_)
         high = hi_flag.astype(np.int64)
         status = np.full(n, kern.ACTIVE, dtype=np.int8)
         ver = np.zeros(n, dtype=np.int64)

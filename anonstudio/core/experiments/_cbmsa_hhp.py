@@ -187,11 +187,6 @@ def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
     return paths
 
 
-def _command(out, *, k_values, c_values, sequences, mean_events, qis, seed, progress=None, executor=None):
-    return run_cbmsa_hhp(out, k_values=k_values, c_values=c_values, sequences=sequences, mean_events=mean_events,
-                         qis=qis, seed=seed, progress=progress, executor=executor)
-
-
 CBMSA_HHP = Command(
     name="cbmsa-hhp",
     help="Sehatkar & Matwin Figs 2-4: IL of CBMSA and its baseline vs k and c, running time vs k, HHP-like visits",
@@ -206,5 +201,5 @@ CBMSA_HHP = Command(
             Param("seed", "int", 1, help="seed of the generated data and of the baseline's random suppression", low=0),
         )
     ),
-    func=_command,
+    func=run_cbmsa_hhp,
 )

@@ -63,21 +63,26 @@ def cluster_view(outcome: Any) -> ClusterView | None:
     )
 
 
-def cluster_members(outcome: Any, cluster: int) -> list[dict]:
-    """Per member sequence of ``cluster``: its id, original events (QI tuples), for each the slot of the
-    representative it is published as (-1: suppressed), the published events, the sensitive values and
-    whether it shows a highly-sensitive value."""
-    details = outcome.result.details
+def member_cells(outcome: Any) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The original QI cells, sensitive values and published QI cells of ``outcome`` as strings (built once
+    per outcome: :class:`ClustersPane` keeps them while the user goes through the clusters)."""
     data, out = outcome.data, outcome.result.output
     qis = list(data.quasi_identifiers)
+    sens = data.df[data.sensitive].astype(str).to_numpy() if data.sensitive else None
+    return data.df[qis].astype(str).to_numpy(), sens, out.df[qis].astype(str).to_numpy()
+
+
+def cluster_members(outcome: Any, cluster: int, cells: tuple | None = None) -> list[dict]:
+    """Per member sequence of ``cluster``: its id, original events (QI tuples), for each the slot of the
+    representative it is published as (-1: suppressed), the published events, the sensitive values and
+    whether it shows a highly-sensitive value. ``cells``: :func:`member_cells` of the outcome, if at hand."""
+    details = outcome.result.details
     seq_off = np.asarray(details["sequence_offsets"])
     rows = np.asarray(details["event_rows"])
     kept = np.asarray(details["event_kept"])
     pub = np.asarray(details["event_published_row"])
     omega = {str(v) for v in details["highly_sensitive"]}
-    orig_q = data.df[qis].astype(str).to_numpy()
-    sens = data.df[data.sensitive].astype(str).to_numpy() if data.sensitive else None
-    out_q = out.df[qis].astype(str).to_numpy()
+    orig_q, sens, out_q = cells if cells is not None else member_cells(outcome)
     members = []
     for s in np.flatnonzero(np.asarray(details["sequence_cluster"]) == cluster):
         lo, hi = int(seq_off[s]), int(seq_off[s + 1])
@@ -99,6 +104,7 @@ class ClustersPane(OutcomePane):
         super().__init__(parent)
         self.view: ClusterView | None = None
         self._outcome: Any = None
+        self._cells: tuple | None = None
         self.info = QtWidgets.QLabel()
         self.info.setWordWrap(True)
         self.table = QtWidgets.QTableWidget(0, 7)
@@ -167,6 +173,7 @@ class ClustersPane(OutcomePane):
     def clear(self) -> None:
         self.view = None
         self._outcome = None
+        self._cells = None
         self.table.setRowCount(0)
         self.members.setRowCount(0)
         self.members.setColumnCount(0)
@@ -187,7 +194,7 @@ class ClustersPane(OutcomePane):
             self.empty.setText(f"The method '{outcome.report.get('algorithm', '')}' does not cluster sequences; "
                                "this view shows CBMSA runs on event logs.")
             return
-        self.view, self._outcome = view, outcome
+        self.view, self._outcome, self._cells = view, outcome, member_cells(outcome)
         n = len(view.size)
         self.info.setText(
             f"{n:,} clusters of at least k = {view.k} sequences; {view.removed:,} sequence(s) removed (the last "
@@ -229,7 +236,7 @@ class ClustersPane(OutcomePane):
         if g is None or self.view is None:
             return
         self.marker.setData([g + 1], [float(self.view.loss[g])])
-        members = cluster_members(self._outcome, g)
+        members = cluster_members(self._outcome, g, self._cells)
         width = max((len(m["published"]) for m in members), default=0)
         self.members.clear()
         self.members.setColumnCount(width + 1)

@@ -4,8 +4,8 @@ File actions, run control and help live in their own modules (:mod:`~anonstudio.
 :mod:`~anonstudio.gui.window_run`, :mod:`~anonstudio.gui.window_help`) as mixins; this module keeps the
 layout, the actions and menus, and the wiring between the state and the panes.
 
-Panes are docks named Data, Hierarchies, Method, Run, Compare, Composition, MST partition, Clusters, Metrics and
-Privacy. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
+Panes are docks named Data, Hierarchies, Method, Run, Compare, Composition, MST partition, Clusters,
+Randomization, Anatomy, Metrics and Privacy. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
 with the error — which file, where, what — and leaves the workbench as it was.
@@ -38,11 +38,14 @@ PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Composition": ("composition", "CompositionPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "MST partition": ("mst_partition", "MstPartitionPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Clusters": ("clusters", "ClustersPane", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "Randomization": ("randomization", "RandomizationPane", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "Anatomy": ("anatomy", "AnatomyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Metrics": ("metrics", "MetricsPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Privacy": ("privacy", "PrivacyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 #: panes that show a run's outcome (``show_outcome`` / ``clear``)
-RESULT_PANES = ("Method", "Run", "Compare", "Composition", "MST partition", "Clusters", "Metrics", "Privacy")
+RESULT_PANES = ("Method", "Run", "Compare", "Composition", "MST partition", "Clusters", "Randomization", "Anatomy",
+                "Metrics", "Privacy")
 
 MAX_RECENT = 8
 AUTOSAVE_MS = 60_000

@@ -72,6 +72,7 @@ class Anatomy(Algorithm):
                    "in a second table, so a record's sensitive value is one of at least l equally likely ones")
     privacy_models = ("anatomy: every group l-diverse (no sensitive value above 1/l of its group)",)
     reported_metrics = ("groups", "group_size")
+    result_view = "Anatomy"
     needs_hierarchies = False  # values are published as read (or at a level the job names)
     parameters = ParamSet((
         Param("l", "int", 5, "every group holds at least l records with l different sensitive values", low=2),

@@ -38,6 +38,12 @@ from anonstudio.core.progress import ProgressCallback, report
 
 
 
+#: reruns x records the empirical bias may cost (about a second of reruns); larger tables get fewer reruns
+BIAS_CELL_BUDGET = 3_000_000
+BIAS_RUNS = Param("bias_runs", "int", 20, "reruns with the next seeds that measure the relative bias R(q) of "
+                  "frequent values and pairs beside its analytic value (0: analytic only)", low=0)
+
+
 def encode_column(data: Table, attr: str, hierarchies: dict, level: int) -> tuple[np.ndarray, Any]:
     """One quasi-identifier as ``(codes, categories)``: the category of each record and the categories
     themselves (the exact strings read, in the column's own dtype; missing cells a category of their own),
@@ -93,6 +99,7 @@ class _RandomAnonymization(Algorithm):
     reported_metrics = ("probabilistic_anonymity", "probabilistic_anonymity_max", "redrawn_cells",
                         "total_variation_max")
     needs_hierarchies = False  # values are published as read (or at a level the job names)
+    result_view = "Randomization"
 
     @abstractmethod
     def _per_record(self) -> int:
@@ -196,7 +203,14 @@ class _RandomAnonymization(Algorithm):
             for a, lv in levels.items():
                 original[a] = original[a].map(lambda v, h=hierarchies[a], lv=lv: h.generalize(str(v), lv) if pd.notna(v) else v)
         breaches = breach_measures(original, qis, top)
+        report(progress, 0.3, "relative bias of frequent combinations")
+        bias = self._bias(data, result, original, hierarchies, qis, weights, progress)
+        result.details["bias"] = bias
         return {
+            "bias_combinations": len(bias),
+            "bias_max_abs": round(float(bias["R_mean"].abs().max()), 6) if len(bias) else 0.0,
+            "bias_max_abs_z": (round(float(bias["z"].abs().max()), 3)
+                               if "z" in bias and bias["z"].notna().any() else None),
             "c_amplification_max": max((b["c_amplification"] for b in breaches), default=1.0),
             "guess_probability_bound_max": max((b["guess_bound"] for b in breaches), default=0.0),
             "probabilistic_anonymity": probabilistic_anonymity(weights, entropies),
@@ -206,6 +220,31 @@ class _RandomAnonymization(Algorithm):
             "total_variation": tv,
             "total_variation_max": max(tv.values()) if tv else 0.0,
         }
+
+
+    def _bias(self, data: Table, result: Result, original: pd.DataFrame, hierarchies: dict, qis: list[str], weights: np.ndarray,
+              progress: ProgressCallback | None) -> pd.DataFrame:
+        """§5.2 for the 20 most frequent values and pairs: the exact E R(q) and sd (Eq. 10 and its variance)
+        beside R(q) measured over ``bias_runs`` reruns with the next seeds (fewer on large tables, said in
+        the notes). One table for the result view (``details["bias"]``)."""
+        from anonstudio.core.metrics._ra_bias import bias_table, frequent_combinations
+
+        n = len(original)
+        runs = self.params.get("bias_runs", 0)
+        budget = max(5, int(BIAS_CELL_BUDGET // max(n, 1)))
+        if runs > budget:
+            result.notes.append(f"the empirical bias used {budget} reruns instead of {runs} ({n:,} records)")
+            runs = budget
+        combos = frequent_combinations(original, qis, 1, 20) + (
+            frequent_combinations(original, qis, 2, 20) if len(qis) > 1 else [])
+        outputs = []
+        for r in range(runs):
+            again = type(self)(**{**self.params, "seed": self.params["seed"] + 1 + r, "bias_runs": 0})
+            outputs.append(again.run(data, hierarchies).output.df)
+            report(progress, 0.3 + 0.65 * (r + 1) / runs, f"rerun {r + 1} of {runs} for the empirical bias")
+        if self.name == "ra":
+            return bias_table(original, outputs, combos, qis, weights=dict(zip(qis, weights)))
+        return bias_table(original, outputs, combos, qis, per_record=self._per_record())
 
 
 class RandomAnonymization(_RandomAnonymization):
@@ -223,6 +262,7 @@ class RandomAnonymization(_RandomAnonymization):
               "how likely each quasi-identifier is to be the one redrawn: entropy (Proposition 7, the most "
               "anonymity), uniform, or attribute = weight", choices=("entropy", "uniform")),
         Param("seed", "int", 1, "random seed: the same seed gives the same output", low=0),
+        BIAS_RUNS,
         Param("level", "levels", None, "publish these quasi-identifiers at a hierarchy level, e.g. age=1 "
               "(the paper's banded age)"),
     ))
@@ -255,6 +295,7 @@ class EnhancedRandomAnonymization(_RandomAnonymization):
         Param("attributes_per_record", "int", 3, "how many quasi-identifiers of each record are redrawn (k of §6)",
               low=1),
         Param("seed", "int", 1, "random seed: the same seed gives the same output", low=0),
+        BIAS_RUNS,
         Param("level", "levels", None, "publish these quasi-identifiers at a hierarchy level, e.g. age=1"),
     ))
 

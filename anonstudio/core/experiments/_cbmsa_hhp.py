@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from anonstudio.core.errors import ParameterError
+from anonstudio.core.experiments._common import numbers
 from anonstudio.core.execution import Executor, LocalExecutor
 from anonstudio.core.params import Command, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
@@ -28,20 +29,6 @@ PAPER_K = (5, 10, 15, 20, 25, 30, 35, 40, 45, 50)
 PAPER_C = (0.5, 0.6, 0.7, 0.8, 0.9)
 FIXED_C = 0.7
 FIXED_K = 5
-
-
-def _numbers(values, name: str, cast, low, high=None) -> list:
-    out = []
-    for v in values:
-        try:
-            x = cast(str(v).strip())
-        except ValueError:
-            raise ParameterError(f"'{name}' must be numbers separated by commas, got '{v}'", column=name) from None
-        if x < low or (high is not None and x > high):
-            raise ParameterError(f"'{name}' values must be in [{low}, {high if high is not None else '∞'}], got {x}",
-                                 column=name)
-        out.append(x)
-    return out
 
 
 def dataset(sequences: int, mean_events: float, n_qis: int, seed: int):
@@ -88,9 +75,9 @@ def run_cbmsa_hhp(
     executor: Executor | None = None,
 ) -> list[Path]:
     """Run both sweeps on every data set; returns the written paths."""
-    k_values = _numbers(k_values, "k_values", int, 2)
-    c_values = _numbers(c_values, "c_values", float, 1e-9, 1.0)
-    sizes = _numbers(sequences, "sequences", int, 2)
+    k_values = numbers(k_values, "k_values", int, 2)
+    c_values = numbers(c_values, "c_values", float, 1e-9, 1.0)
+    sizes = numbers(sequences, "sequences", int, 2)
     if max(k_values) > min(sizes):
         raise ParameterError(f"k = {max(k_values)} is larger than the smallest data set ({min(sizes)} sequences)",
                              column="k_values")

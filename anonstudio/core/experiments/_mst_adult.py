@@ -7,12 +7,12 @@ and ``gcp.png``, ``dm.png``, ``cavg.png`` (one panel per QI size, as the paper's
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
-from anonstudio.core.errors import InputError, ParameterError
+from anonstudio.core.errors import ParameterError
+from anonstudio.core.experiments._common import default_data_dir, numbers, read_adult
 from anonstudio.core.execution import Executor, LocalExecutor
 from anonstudio.core.params import Command, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
@@ -27,61 +27,6 @@ METHODS = {
     "kmember": ("kmember", {"seed": 1}),
 }
 METRICS = ("GCP", "DM", "CAVG")
-_REPO = Path(__file__).resolve().parents[3]
-
-
-def default_data_dir() -> Path | None:
-    """``../shared/data/adult`` beside the repository, if present."""
-    d = (_REPO / ".." / "shared" / "data" / "adult").resolve()
-    return d if (d / "adult.csv").is_file() else None
-
-
-def _ints(values, name: str, low: int) -> list[int]:
-    out = []
-    for v in values:
-        try:
-            x = int(str(v).strip())
-        except ValueError:
-            raise ParameterError(f"'{name}' must be whole numbers separated by commas, got '{v}'", column=name) from None
-        if x < low:
-            raise ParameterError(f"'{name}' values must be ≥ {low}, got {x}", column=name)
-        out.append(x)
-    return out
-
-
-def _read_inputs(data: str, hierarchies: str, rows: int, qis: list[str]):
-    from anonstudio.core.io import read_hierarchy, read_table
-
-    if data:
-        path = Path(data)
-    else:
-        found = default_data_dir()
-        if found is None:
-            raise InputError(
-                f"Adult data not found at {(_REPO / '..' / 'shared' / 'data' / 'adult').resolve()}: "
-                "give the folder or CSV with --data"
-            )
-        path = found
-    csv = path / "adult.csv" if path.is_dir() else path
-    if not csv.is_file():
-        raise InputError("data file not found", file=csv)
-    hdir = Path(hierarchies) if hierarchies else csv.parent / "hierarchies"
-    table = read_table(csv)
-    if rows > 0:
-        table = replace(table, df=table.df.iloc[:rows].reset_index(drop=True), types=dict(table.types))
-    missing = [q for q in qis if q not in table.df.columns]
-    if missing:
-        raise InputError(f"no column named {', '.join(repr(m) for m in missing)}", file=csv, column=missing[0])
-    table = table.with_roles(qis)
-    hs = {}
-    for q in qis:
-        hpath = hdir / f"adult_hierarchy_{q}.csv"
-        if not hpath.is_file():
-            raise InputError(f"hierarchy of '{q}' not found (expected adult_hierarchy_{q}.csv)", file=hpath, column=q)
-        h = read_hierarchy(hpath, attribute=q)
-        h.check_covers(table.df[q].dropna().astype(str).unique().tolist(), data_file=csv)
-        hs[q] = h
-    return table, hs
 
 
 def run_mst_adult(
@@ -101,8 +46,8 @@ def run_mst_adult(
     Each (QI size, k, method) point is one task of ``executor`` (default: this process, in order), so the
     sweep runs unchanged on a Dask cluster; the rows come back in the same order either way."""
 
-    k_values = _ints(k_values, "k_values", 2)
-    qi_sizes = _ints(qi_sizes, "qi_sizes", 1)
+    k_values = numbers(k_values, "k_values", int, 2)
+    qi_sizes = numbers(qi_sizes, "qi_sizes", int, 1)
     if max(qi_sizes) > len(PAPER_QIS):
         raise ParameterError(f"'qi_sizes' go up to {len(PAPER_QIS)} ({', '.join(PAPER_QIS)})", column="qi_sizes")
     for m in methods:
@@ -110,7 +55,7 @@ def run_mst_adult(
             raise ParameterError(f"unknown method '{m}' (known: {', '.join(METHODS)})", column="methods")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    table, hs = _read_inputs(data, hierarchies, rows, list(PAPER_QIS[: max(qi_sizes)]))
+    table, hs = read_adult(data, hierarchies, rows, list(PAPER_QIS[: max(qi_sizes)]), data_dir=default_data_dir)
     points = [(size, k, label) for size in qi_sizes for k in k_values for label in methods]
     executor = executor if executor is not None else LocalExecutor()
     records = executor.map(sweep_point, points, shared=(table, hs), progress=subrange(progress, 0.0, 0.95),

@@ -236,3 +236,31 @@ def run_preview(widget: QtWidgets.QWidget, title: str) -> None:
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen" or os.environ.get("ANONSTUDIO_PREVIEW_QUIT"):
         QtCore.QTimer.singleShot(300, app.quit)
     app.exec()
+
+
+def readonly_table(headers: list[str], name: str) -> QtWidgets.QTableWidget:
+    """A read-only table with whole-row single selection and compact rows (the result panes' lists)."""
+    table = QtWidgets.QTableWidget(0, len(headers))
+    table.setObjectName(name)
+    table.setHorizontalHeaderLabels(headers)
+    table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
+    table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectRows)
+    table.setSelectionMode(QtWidgets.QAbstractItemView.SingleSelection)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(22)
+    return table
+
+
+def fill_table(table: QtWidgets.QTableWidget, rows: list[list[str]]) -> None:
+    """Replace the rows of ``table`` with ``rows`` (strings) and fit the columns."""
+    table.setRowCount(len(rows))
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            table.setItem(r, c, QtWidgets.QTableWidgetItem(text))
+    table.resizeColumnsToContents()
+
+
+def selected_row(table: QtWidgets.QTableWidget) -> int | None:
+    """The selected row of a single-selection table, or ``None``."""
+    rows = table.selectionModel().selectedRows()
+    return rows[0].row() if rows else None

@@ -63,6 +63,28 @@ def _table_job(title: str, algorithm: list[str], stem: str) -> str:
     ])
 
 
+def _unhierarchied_job(title: str, algorithm: list[str], stem: str) -> str:
+    """A table job as paper 001 sets it up: occupation sensitive, every other column quasi-identifying; RA and
+    Anatomy publish values as read, so no hierarchies."""
+    qis = [c for c in gen.ADULT_COLUMNS if c != "occupation"]
+    return "\n".join([
+        f"# {title}",
+        "# Adult-like sample (make_demo.py); occupation sensitive, the other columns quasi-identifiers (001, §7.1).",
+        "[input]",
+        'path = "adult-sample.csv"',
+        f"quasi_identifiers = {_toml_list(qis)}",
+        'sensitive = ["occupation"]',
+        "",
+        "[algorithm]",
+        *algorithm,
+        "",
+        "[output]",
+        f'path = "results/{stem}.csv"',
+        f'report = "results/{stem}.report.json"',
+        "",
+    ])
+
+
 def _string_job(title: str, data: str, stem: str, algorithm: list[str]) -> str:
     return "\n".join([
         f"# {title}",
@@ -95,6 +117,12 @@ def jobs() -> dict[str, str]:
         "table-kmember.toml": _table_job(
             "Greedy k-member clustering to 5-anonymity (baseline of 002).",
             ['name = "kmember"', "k = 5", "seed = 1"], "adult-kmember-k5"),
+        "table-ra.toml": _unhierarchied_job(
+            "Random anonymization, one quasi-identifier per record redrawn, entropy weights (Yang & Qiao, 001).",
+            ['name = "ra"', 'weights = "entropy"', "seed = 1"], "adult-ra"),
+        "table-anatomy.toml": _unhierarchied_job(
+            "Anatomy: quasi-identifiers and occupations in two tables linked by 5-diverse groups (baseline of 001).",
+            ['name = "anatomy"', "l = 5", "seed = 1"], "adult-anatomy-l5"),
         "proteins-condensation.toml": _string_job(
             "Condensation of protein-like strings, groups of 10, order-2 statistics (Aggarwal & Yu, 000).",
             "proteins.fasta", "proteins-condensation-k10",

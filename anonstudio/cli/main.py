@@ -94,6 +94,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if rep["metrics"]:
         shown = {k: v for k, v in rep["metrics"].items() if isinstance(v, (int, float, bool))}
         _say("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}" for k, val in shown.items()))
+    for note in rep.get("notes", []):
+        print(f"anonstudio: note: {note}", file=sys.stderr)
     for warning in rep.get("warnings", []):
         print(f"anonstudio: warning: {warning}", file=sys.stderr)
     _say(f"output: {job.output_path}")

@@ -739,8 +739,13 @@ def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
     if "seed" in job.params and "seed" not in params:
         params["seed"] = job.params["seed"]
     notes = job.notes() + notes
-    outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes, parameters=params,
-                  declared=job.input, max_suppression=job.max_suppression)
+    try:
+        outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes, parameters=params,
+                      declared=job.input, max_suppression=job.max_suppression)
+    except AnonStudioError as exc:
+        if exc.file is None and (exc.key or "").startswith("algorithm."):
+            exc.file = str(job.file)  # a parameter the data contradicts: name the job file it came from
+        raise
     outcome.report["input"]["path"] = str(job.input.path)
     outcome.report["warnings"] = hierarchy_warnings(job.hierarchies, data, hierarchies) + outcome.report["warnings"]
     write_outputs(outcome, job.output_path, job.report_path, reads=job.reads(), shuffle_rows=job.shuffle_rows,

@@ -284,6 +284,9 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         elif what == "hierarchies":
             if hier is not None and not getattr(hier, "applying", False):
                 hier.refresh()
+        elif what == "method":
+            if hier is not None:
+                hier.validate()  # a method that needs no hierarchy makes a missing one no error
         elif what == "outcome":
             if self.state.outcome is None:
                 self._clear_results()

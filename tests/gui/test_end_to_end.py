@@ -511,3 +511,54 @@ def test_gui_command_shows_the_window_and_reports_the_startup_time(tmp_path):
     assert proc.returncode == 0, proc.stderr
     shown = float(proc.stdout.split("shown after ")[1].split()[0])
     assert 0 < shown <= 3.0, proc.stdout
+
+
+def test_table_demo_ra_and_anatomy_end_to_end(window, demo, qtbot, monkeypatch, screenshot, messages, engine_io):
+    """Paper 001's methods from the window: the demo table with the RA job's roles, ra run and its
+    Randomization view raised; then Anatomy, its two tables exported and verified by the command line."""
+    import tomllib
+
+    job = tomllib.loads((demo / "table-ra.toml").read_text(encoding="utf-8"))
+    with qtbot.waitSignal(window.dataOpened, timeout=20_000):
+        _answer_file_dialogs(monkeypatch, open_=[demo / "adult-sample.csv"])
+        window.act_open_table.trigger()
+    data = window.panes["Data"]
+    for col in job["input"]["quasi_identifiers"]:
+        _role_action(data, col, "quasi-identifying").trigger()
+    _role_action(data, "occupation", "sensitive").trigger()
+    pane = window.panes["Method"]
+    pane.method_box.setCurrentIndex(pane.method_box.findData("ra"))
+    _type_param(pane, "weights", "entropy")
+    assert pane.method() == "ra" and pane.is_valid(), pane.errors()
+    hier = window.panes["Hierarchies"]  # no red "has no hierarchy" for a method that generalizes nothing
+    hier.select_attribute("sex")
+    assert "ra needs none" in hier.status.text() and hier.status.styleSheet() == "", hier.status.text()
+    outcome = _run_and_wait(window, qtbot, messages)
+    assert outcome.report["verification"]["passed"], outcome.report
+    ra = window.panes["Randomization"]
+    assert not window.docks["Randomization"].visibleRegion().isEmpty()  # the method's own view, in front
+    assert ra.table.rowCount() == 8 and ra.bias_table.rowCount() == 40
+    assert sum(int(ra.table.item(r, 3).text().replace(",", "")) for r in range(8)) == 2000
+    assert len(ra.marginal_heights()[0]) > 1
+    screenshot(window, "e2e_ra_window")
+
+    pane.method_box.setCurrentIndex(pane.method_box.findData("anatomy"))
+    _type_param(pane, "l", 5)
+    outcome = _run_and_wait(window, qtbot, messages)
+    assert outcome.report["verification"]["passed"], outcome.report
+    anatomy = window.panes["Anatomy"]
+    assert not window.docks["Anatomy"].visibleRegion().isEmpty()
+    groups = outcome.result.side_outputs["sensitive"]["group"].nunique()
+    assert anatomy.groups.rowCount() == groups > 0 and anatomy.qit_model.rowCount() >= 5
+    assert ra.stack.currentIndex() == 0  # the RA view no longer shows a stale run
+    screenshot(window, "e2e_anatomy_window")
+
+    exported, saved = demo / "adult-anatomy.csv", demo / "adult-anatomy.toml"
+    _answer_file_dialogs(monkeypatch, save=[exported, saved])
+    window.act_export_data.trigger()
+    window.act_save_job.trigger()
+    assert exported.exists() and (demo / "adult-anatomy.sensitive.csv").exists(), sorted(p.name for p in demo.iterdir())
+    text = saved.read_text(encoding="utf-8").replace('"adult-anatomy-output.csv"', '"adult-anatomy.csv"')
+    saved.write_text(text, encoding="utf-8")
+    checked = _cli("verify", saved, cwd=demo)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

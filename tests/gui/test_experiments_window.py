@@ -150,3 +150,21 @@ def test_cbmsa_hhp_shows_the_claims_first_then_the_figures(window, qtbot, tmp_pa
     assert exp.results.widget(4).rowCount() == 8  # (2 k + 2 c) x 2 methods
     exp.results.setCurrentIndex(1)
     screenshot(exp, "experiments_cbmsa_hhp")
+
+
+@pytest.mark.realdata
+def test_ra_adult_shows_the_claims_and_every_figure(window, qtbot, tmp_path, shared_data, screenshot, messages):
+    exp = _open(window, qtbot)
+    _type(exp, "ra-adult", rows=3000, queries=30, bias_runs=4, k_values=["1", "5"], data=str(shared_data / "adult"))
+    exp.output.setText(str(tmp_path / "ra"))
+    paths = _run(exp, qtbot, timeout=180_000)
+    assert messages.calls == []
+    assert {p.name for p in paths} >= {"claims.md", "queries.csv", "rules.csv", "bias.csv", "fig6a_error_vs_attributes.png",
+                                       "fig7_rules_ra_vs_anatomy.png", "fig8a_rules_vs_k.png", "bias.png"}
+    tabs = [exp.results.tabText(i) for i in range(exp.results.count())]
+    assert tabs[0] == "claims" and "fig6a_error_vs_attributes" in tabs and "bias" in tabs
+    claims = exp.results.widget(0).toPlainText()
+    assert "probabilistic anonymity" in claims and "claims reproduced" in claims
+    assert all(_distinct_colours(label) > 20 for label in exp.figure_labels())
+    exp.results.setCurrentIndex(tabs.index("fig6a_error_vs_attributes"))
+    screenshot(exp, "experiments_ra_adult")

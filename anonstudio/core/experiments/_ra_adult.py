@@ -241,6 +241,17 @@ def _verdict(ok: bool) -> str:
     return "reproduced" if ok else "differs"
 
 
+def _falling(values) -> bool:
+    """Never rising and lower at the end than at the start: a flat line (all 0 %) is not a fall."""
+    v = np.asarray(values, dtype=float)
+    return bool(len(v) > 1 and (np.diff(v) <= 1e-9).all() and v[-1] < v[0] - 1e-9)
+
+
+def _every(checks: list[bool]) -> bool:
+    """True for every compared point, and at least one point compared (nothing compared proves nothing)."""
+    return bool(checks) and all(checks)
+
+
 def claims_text(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, anonymity: pd.DataFrame, *, notes, best_l, l6a,
                 a6a, m, base_rules) -> str:
     """``claims.md``: one row per claim of the paper, our figure and a verdict, then what differs and why."""
@@ -250,17 +261,19 @@ def claims_text(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, anonymity: pd
     a = q[q["figure"] == "6a"].pivot_table(index="attributes", columns="method", values="mean_relative_error")
     spread = (a.max() - a.min()).to_dict()
     b6 = q[q["figure"] == "6b"].pivot_table(index="l", columns="method", values="mean_relative_error")
-    ra_least = all(b6.loc[l, "RA"] <= b6.loc[l].drop("RA").min() for l in b6.index if b6.loc[l].drop("RA").notna().any())
+    ra_least = _every([b6.loc[l, "RA"] <= b6.loc[l].drop("RA").min() for l in b6.index
+                       if b6.loc[l].drop("RA").notna().any()])
     seven = r[r["figure"] == "7"].pivot_table(index="param", columns="method", values="percent")
-    more_ra = all(seven.loc[l, "RA"] > seven.loc[l, "anatomy"] for l in seven.index if pd.notna(seven.loc[l].get("anatomy")))
+    more_ra = _every([seven.loc[l, "RA"] > seven.loc[l, "anatomy"] for l in seven.index
+                      if pd.notna(seven.loc[l].get("anatomy"))])
     eight = r[r["figure"] == "8a"].sort_values("param")
-    falls = bool((np.diff(eight["percent"].to_numpy()) <= 1e-9).all())
+    falls = _falling(eight["percent"])
     art = eight["artificial"].to_numpy()
     art_rises = bool(len(art) > 1 and (np.diff(art) >= 0).all() and art[-1] > art[0])
     k5 = eight[eight["param"] == min(FIG8B_K, m)]
     length_cols = sorted(c for c in r.columns if c.startswith("percent_length_"))
     by_len = [float(k5[c].iloc[0]) for c in length_cols if len(k5) and pd.notna(k5[c].iloc[0])]
-    shorter_better = bool(len(by_len) > 1 and (np.diff(by_len) <= 1e-9).all())
+    shorter_better = _falling(by_len)
     zmax = float(b["z"].abs().max())
     eq10_gap = float((b["eq10_B"] - b["R_mean"].abs()).abs().max())
     ratio = float(np.median(b["eq11_var"] / b["empirical_sd"] ** 2))
@@ -308,6 +321,17 @@ def claims_text(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, anonymity: pd
     return "\n".join(lines) + "\n"
 
 
+def _label(ax, xlabel: str, ylabel: str, title: str, *, legend: bool = True, grid: bool = True) -> None:
+    """Axis labels, title, grid and legend as every figure of this experiment has them."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if grid:
+        ax.grid(alpha=0.3)
+    if legend:
+        ax.legend(fontsize=8)
+
+
 def _plots(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, out: Path, *, best_l: int) -> list[Path]:
     from anonstudio.core.experiments._plots import save_png, subplots
 
@@ -317,22 +341,15 @@ def _plots(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, out: Path, *, best
         l = grp["l"].iloc[0]
         ax.plot(grp["attributes"], grp["mean_relative_error"], marker="o",
                 label=method + (f" (l = {int(l)})" if pd.notna(l) else ""))
-    ax.set_xlabel("quasi-identifiers in the query (j)")
-    ax.set_ylabel("mean relative error")
-    ax.set_title("001 Fig. 6a: count-query error vs attributes")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _label(ax, "quasi-identifiers in the query (j)", "mean relative error", "001 Fig. 6a: count-query error vs attributes")
     paths.append(save_png(fig, out / "fig6a_error_vs_attributes.png"))
 
     fig, ax = subplots(figsize=(5.6, 3.6))
     sub = q[q["figure"] == "6b"]
     for method, grp in sub.groupby("method", sort=False):
         ax.plot(grp["l"], grp["mean_relative_error"], marker="o", label=method)
-    ax.set_xlabel("l")
-    ax.set_ylabel("mean relative error")
-    ax.set_title(f"001 Fig. 6b: error vs l ({int(sub['attributes'].iloc[0])} attributes; Anatomy only l ≤ {best_l})")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _label(ax, "l", "mean relative error",
+           f"001 Fig. 6b: error vs l ({int(sub['attributes'].iloc[0])} attributes; Anatomy only l ≤ {best_l})")
     paths.append(save_png(fig, out / "fig6b_error_vs_l.png"))
 
     fig, ax = subplots(figsize=(5.6, 3.6))
@@ -341,23 +358,20 @@ def _plots(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, out: Path, *, best
     for i, method in enumerate(seven.columns):
         ax.bar(xs + (i - 0.5) * 0.38, seven[method].fillna(0).to_numpy(), width=0.38, label=method)
     ax.set_xticks(xs, [f"l = {l}" for l in seven.index])
-    ax.set_ylabel("original rules recovered (%)")
     ax.set_ylim(0, 105)
-    ax.set_title(f"001 Fig. 7: rules recovered (Anatomy not eligible above l = {best_l})")
-    ax.legend(fontsize=8)
+    _label(ax, "", "original rules recovered (%)",
+           f"001 Fig. 7: rules recovered (Anatomy not eligible above l = {best_l})", grid=False)
     paths.append(save_png(fig, out / "fig7_rules_ra_vs_anatomy.png"))
 
     eight = r[r["figure"] == "8a"].sort_values("param")
     fig, ax = subplots(figsize=(5.6, 3.6))
     ax.plot(eight["param"], eight["percent"], marker="o", label="original rules recovered (%)")
-    ax.set_xlabel("k (quasi-identifiers redrawn per record)")
-    ax.set_ylabel("recovered (%)")
     ax.set_ylim(0, 105)
     ax2 = ax.twinx()
     ax2.plot(eight["param"], eight["artificial"], marker="s", color="tab:red", label="artificial rules")
     ax2.set_ylabel("artificial rules")
-    ax.set_title("001 Fig. 8a: enhanced RA, rules vs k")
-    ax.grid(alpha=0.3)
+    _label(ax, "k (quasi-identifiers redrawn per record)", "recovered (%)", "001 Fig. 8a: enhanced RA, rules vs k",
+           legend=False)
     ax.legend(loc="lower left", fontsize=8)
     ax2.legend(loc="upper right", fontsize=8)
     paths.append(save_png(fig, out / "fig8a_rules_vs_k.png"))
@@ -367,10 +381,10 @@ def _plots(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, out: Path, *, best
     cols = sorted(c for c in r.columns if c.startswith("percent_length_"))
     vals = [float(k5[c].iloc[0]) if len(k5) and pd.notna(k5[c].iloc[0]) else 0.0 for c in cols]
     ax.bar([c.rsplit("_", 1)[1] for c in cols], vals)
-    ax.set_xlabel("rule length |q̂|")
-    ax.set_ylabel("original rules recovered (%)")
     ax.set_ylim(0, 105)
-    ax.set_title(f"001 Fig. 8b: enhanced RA (k = {int(k5['param'].iloc[0]) if len(k5) else FIG8B_K}) by rule length")
+    _label(ax, "rule length |q̂|", "original rules recovered (%)",
+           f"001 Fig. 8b: enhanced RA (k = {int(k5['param'].iloc[0]) if len(k5) else FIG8B_K}) by rule length",
+           legend=False, grid=False)
     paths.append(save_png(fig, out / "fig8b_rules_vs_length.png"))
 
     fig, ax = subplots(figsize=(7.0, 3.8))
@@ -378,11 +392,8 @@ def _plots(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, out: Path, *, best
     ax.errorbar(xs, b["empirical_mean"], yerr=2 * b["empirical_se"], fmt="o", ms=3, label="empirical mean R(q) ± 2 se")
     ax.plot(xs, b["R_mean"], "x", color="tab:red", label="analytic E R(q) (Eq. 10)")
     ax.axvline(len(b[b["length"] == 1]) - 0.5, color="grey", lw=0.8)
-    ax.set_xlabel("value combination (20 most frequent single values, then pairs)")
-    ax.set_ylabel("relative difference R(q)")
-    ax.set_title("001 §5.2: bias of supports under RA, analytic vs measured")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _label(ax, "value combination (20 most frequent single values, then pairs)", "relative difference R(q)",
+           "001 §5.2: bias of supports under RA, analytic vs measured")
     paths.append(save_png(fig, out / "bias.png"))
     return paths
 

@@ -238,6 +238,64 @@ def run_preview(widget: QtWidgets.QWidget, title: str) -> None:
     app.exec()
 
 
+class ViewPane(OutcomePane):
+    """A method family's own result view (Clusters, Randomization, Anatomy): an info line over a body when the
+    outcome is one it can show, a placeholder saying why not otherwise.
+
+    Subclasses build their widgets, then call :meth:`_view_layout`; they implement ``make_view(outcome)``
+    (a Qt-free view, or ``None`` for an outcome of another kind), ``_present(view, outcome)`` and ``_reset()``
+    (empty their widgets), and set ``NOT_MINE`` (the placeholder text, ``{method}`` filled in).
+    """
+
+    NOT_MINE = "The method '{method}' is not shown in this view."
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view: Any = None
+        self._outcome: Any = None
+        self.info = QtWidgets.QLabel()
+        self.info.setWordWrap(True)
+
+    def _view_layout(self, content: QtWidgets.QWidget, empty_text: str) -> None:
+        body = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.info)
+        lay.addWidget(content, 1)
+        self.empty = placeholder(empty_text)
+        self.stack = self._stack(self.empty, body)
+
+    def make_view(self, outcome: Any) -> Any:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def _present(self, view: Any, outcome: Any) -> None:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def _reset(self) -> None:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        self.view = None
+        self._outcome = None
+        self._reset()
+        self.stack.setCurrentIndex(0)
+
+    def show_outcome(self, outcome: Any) -> None:
+        if outcome is None:
+            self.clear()
+            return
+        if outcome is self._outcome:
+            return
+        view = self.make_view(outcome)
+        if view is None:
+            self.clear()
+            self.empty.setText(self.NOT_MINE.format(method=outcome.report.get("algorithm", "")))
+            return
+        self.view, self._outcome = view, outcome
+        self.stack.setCurrentIndex(1)
+        self._present(view, outcome)
+
+
 def readonly_table(headers: list[str], name: str) -> QtWidgets.QTableWidget:
     """A read-only table with whole-row single selection and compact rows (the result panes' lists)."""
     table = QtWidgets.QTableWidget(0, len(headers))

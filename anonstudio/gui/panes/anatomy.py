@@ -18,14 +18,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from anonstudio.gui.panes._common import (
-    FrameModel,
-    OutcomePane,
-    fill_table,
-    placeholder,
-    readonly_table,
-    selected_row,
-)
+from anonstudio.gui.panes._common import FrameModel, ViewPane, fill_table, readonly_table, selected_row
 
 
 @dataclass
@@ -69,15 +62,13 @@ def anatomy_view(outcome: Any) -> AnatomyView | None:
                        top_share=(top[order] / size[order]).to_numpy())
 
 
-class AnatomyPane(OutcomePane):
+class AnatomyPane(ViewPane):
     """Anatomy's result view: groups on the left; the chosen group's QIT rows, ST rows and counts."""
+
+    NOT_MINE = "The method '{method}' publishes one table; this view shows Anatomy's two."
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self.view: AnatomyView | None = None
-        self._outcome: Any = None
-        self.info = QtWidgets.QLabel()
-        self.info.setWordWrap(True)
         self.groups = readonly_table(["group", "records", "distinct sensitive", "largest share"], "groups")
         self.groups.itemSelectionChanged.connect(self._on_group)
         self.qit_model = FrameModel(self)
@@ -113,50 +104,31 @@ class AnatomyPane(OutcomePane):
         sl.addWidget(self.st)
         low.addWidget(st_box)
         low.addWidget(self.plot)
+        low.setSizes([300, 320])
         rl.addWidget(low, 2)
         split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
         split.addWidget(self.groups)
         split.addWidget(right)
         split.setSizes([330, 620])
-        body = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(body)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.info)
-        lay.addWidget(split, 1)
-        self.empty = placeholder("Run Anatomy on a table to see its two published tables linked by group: each "
+        self._view_layout(split, "Run Anatomy on a table to see its two published tables linked by group: each "
                                  "group's records and the sensitive values they share.")
-        self.stack = self._stack(self.empty, body)
 
     # -- public API ----------------------------------------------------------------------------------------
-    def clear(self) -> None:
-        self.view = None
-        self._outcome = None
+    make_view = staticmethod(anatomy_view)
+
+    def _reset(self) -> None:
         self.groups.setRowCount(0)
         self.qit_model.set_frame(None)
         self.st_model.set_frame(None)
         self.bars.setOpts(x=[], height=[])
-        self.stack.setCurrentIndex(0)
 
-    def show_outcome(self, outcome: Any) -> None:
-        if outcome is None:
-            self.clear()
-            return
-        if outcome is self._outcome:
-            return
-        view = anatomy_view(outcome)
-        if view is None:
-            self.clear()
-            self.empty.setText(f"The method '{outcome.report.get('algorithm', '')}' publishes one table; this view "
-                               "shows Anatomy's two.")
-            return
-        self.view, self._outcome = view, outcome
+    def _present(self, view: AnatomyView, outcome: Any) -> None:
         self.info.setText(
             f"{len(view.groups):,} groups of {int(view.size.min())}–{int(view.size.max())} records, each with at least "
             f"l = {view.l} different '{view.sensitive}' values; largest share in any group "
             f"{float(view.top_share.max()):.2f} (≤ 1/l = {1 / max(view.l, 1):.2f})."
         )
         fill_table(self.groups, view.rows())
-        self.stack.setCurrentIndex(1)
         if view.groups:
             self.groups.selectRow(0)
 
@@ -177,4 +149,4 @@ class AnatomyPane(OutcomePane):
         counts = pd.to_numeric(st["count"]).to_numpy(dtype=float)
         self.bars.setOpts(x=np.arange(len(counts)), height=counts, width=0.7)
         self.plot.getAxis("bottom").setTicks([[(i, str(v)[:14]) for i, v in enumerate(st[self.view.sensitive])]])
-        self.plot.autoRange()
+        self.plot.enableAutoRange()

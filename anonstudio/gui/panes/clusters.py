@@ -23,7 +23,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from anonstudio.gui.panes._common import OutcomePane, placeholder
+from anonstudio.gui.panes._common import ViewPane
 
 GENERALIZED = QtGui.QColor("#fff2b3")
 SUPPRESSED = QtGui.QColor("#f6c4c4")
@@ -97,16 +97,14 @@ def cluster_members(outcome: Any, cluster: int, cells: tuple | None = None) -> l
     return members
 
 
-class ClustersPane(OutcomePane):
+class ClustersPane(ViewPane):
     """Clusters of an event-sequence run: table and plots above, the chosen cluster's sequences below."""
+
+    NOT_MINE = ("The method '{method}' does not cluster sequences; this view shows CBMSA runs on event logs.")
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self.view: ClusterView | None = None
-        self._outcome: Any = None
         self._cells: tuple | None = None
-        self.info = QtWidgets.QLabel()
-        self.info.setWordWrap(True)
         self.table = QtWidgets.QTableWidget(0, 7)
         self.table.setObjectName("clusters")
         self.table.setHorizontalHeaderLabels(["cluster", "sequences", "IL (Eq. 2)", "IL / sequence",
@@ -160,19 +158,13 @@ class ClustersPane(OutcomePane):
         split.addWidget(top)
         split.addWidget(bottom)
         split.setSizes([300, 300])
-        body = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(body)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.info)
-        lay.addWidget(split, 1)
-        self.empty = placeholder("Run CBMSA or its baseline on an event log to see its clusters: each one's "
+        self._view_layout(split, "Run CBMSA or its baseline on an event log to see its clusters: each one's "
                                  "sequences before and after, its loss and its highly-sensitive share against c.")
-        self.stack = self._stack(self.empty, body)
 
     # -- public API ----------------------------------------------------------------------------------------
-    def clear(self) -> None:
-        self.view = None
-        self._outcome = None
+    make_view = staticmethod(cluster_view)
+
+    def _reset(self) -> None:
         self._cells = None
         self.table.setRowCount(0)
         self.members.setRowCount(0)
@@ -180,21 +172,9 @@ class ClustersPane(OutcomePane):
         self.il_bars.setOpts(x=[], height=[])
         self.conf_bars.setOpts(x=[], height=[])
         self.marker.setData([], [])
-        self.stack.setCurrentIndex(0)
 
-    def show_outcome(self, outcome: Any) -> None:
-        if outcome is None:
-            self.clear()
-            return
-        if outcome is self._outcome:
-            return
-        view = cluster_view(outcome)
-        if view is None:
-            self.clear()
-            self.empty.setText(f"The method '{outcome.report.get('algorithm', '')}' does not cluster sequences; "
-                               "this view shows CBMSA runs on event logs.")
-            return
-        self.view, self._outcome, self._cells = view, outcome, member_cells(outcome)
+    def _present(self, view: ClusterView, outcome: Any) -> None:
+        self._cells = member_cells(outcome)
         n = len(view.size)
         self.info.setText(
             f"{n:,} clusters of at least k = {view.k} sequences; {view.removed:,} sequence(s) removed (the last "
@@ -215,7 +195,6 @@ class ClustersPane(OutcomePane):
         self.c_line.setValue(view.c)
         self.conf_plot.setYRange(0, max(1.0, float(view.confidence.max()) if n else 1.0) * 1.05)
         self.il_plot.autoRange()
-        self.stack.setCurrentIndex(1)
         if n:
             self.select_cluster(int(np.argmax(view.loss)))
 

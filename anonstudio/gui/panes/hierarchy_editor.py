@@ -403,6 +403,16 @@ class HierarchyEditor(QWidget):
         if not self._loading:
             self._validate_timer.start()
 
+    def _method_needs_hierarchies(self) -> bool:
+        """Whether the chosen method generalizes (ra, ra-enhanced and anatomy do not); ``True`` when none is chosen."""
+        from anonstudio.core import algorithms
+
+        method = self.state.method if self.state is not None else None
+        try:
+            return method is None or bool(algorithms.get(method).needs_hierarchies)
+        except AnonStudioError:
+            return True
+
     def validate(self) -> bool:
         """Check the shown tree; apply it to the state when valid; list missing data values."""
         attr, model = self.attribute, self.model
@@ -429,6 +439,12 @@ class HierarchyEditor(QWidget):
                 self.status.setStyleSheet("")
                 self._show_missing([])
                 self.default_button.setVisible(True)
+                return True
+            if not self._method_needs_hierarchies():
+                self.status.setText(f"'{attr}' has no hierarchy; {self.state.method} needs none (it publishes values, not "
+                                    "generalizations). Import… or Build… one only to run a method that generalizes.")
+                self.status.setStyleSheet("")
+                self._show_missing([])
                 return True
             self.status.setText(f"'{attr}' has no hierarchy yet: Import… or Build… one, or add the values below as leaves.")
             self.status.setStyleSheet(ERROR_STYLE)

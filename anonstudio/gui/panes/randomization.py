@@ -19,7 +19,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from anonstudio.gui.panes._common import OutcomePane, fill_table, placeholder, readonly_table, selected_row
+from anonstudio.gui.panes._common import ViewPane, fill_table, readonly_table, selected_row
 
 #: values shown in the marginal plot
 TOP_VALUES = 25
@@ -88,16 +88,14 @@ def marginals(outcome: Any, attribute: str, top: int = TOP_VALUES) -> tuple[list
     return [str(v) for v in values], b.reindex(values).fillna(0).to_numpy(), a.reindex(values).fillna(0).to_numpy()
 
 
-class RandomizationPane(OutcomePane):
+class RandomizationPane(ViewPane):
     """Random anonymization's result view: attributes and Pa, marginals before/after, bias analytic vs
     measured."""
 
+    NOT_MINE = "The method '{method}' does not randomize; this view shows ra and ra-enhanced runs."
+
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
-        self.view: RandomizationView | None = None
-        self._outcome: Any = None
-        self.info = QtWidgets.QLabel()
-        self.info.setWordWrap(True)
         self.table = readonly_table(["quasi-identifier", "p (chosen)", "diversity e^H", "cells redrawn",
                                      "total variation"], "attributes")
         self.table.itemSelectionChanged.connect(self._on_attribute)
@@ -105,6 +103,7 @@ class RandomizationPane(OutcomePane):
         self.marginal_plot.setBackground("w")
         self.marginal_plot.setMinimumHeight(220)
         self.marginal_plot.setLabel("left", "share of records")
+        self.marginal_plot.getAxis("left").enableAutoSIPrefix(False)
         self.marginal_plot.showGrid(y=True, alpha=0.25)
         self.marginal_plot.addLegend(offset=(-10, 10))
         self.before_bars = pg.BarGraphItem(x=[], height=[], width=0.4, brush="#4c72b0", name="original")
@@ -115,10 +114,11 @@ class RandomizationPane(OutcomePane):
         self.bias_table = readonly_table(["value combination q", "support", "analytic E R(q)", "measured R(q) ± se",
                                           "z"], "bias")
         self.bias_table.itemSelectionChanged.connect(self._on_combination)
-        self.bias_plot = pg.PlotWidget(title="relative bias of supports R(q): analytic (×) vs measured (● ± 2 se)")
+        self.bias_plot = pg.PlotWidget(title="bias R(q): analytic × vs measured ● ± 2 se")
         self.bias_plot.setBackground("w")
         self.bias_plot.setMinimumHeight(220)
         self.bias_plot.setLabel("left", "R(q)")
+        self.bias_plot.getAxis("left").enableAutoSIPrefix(False)
         self.bias_plot.setLabel("bottom", "combination (most frequent values, then pairs)")
         self.bias_plot.showGrid(y=True, alpha=0.25)
         self.analytic = pg.ScatterPlotItem(symbol="x", size=10, pen=pg.mkPen("#b00020", width=2))
@@ -135,23 +135,17 @@ class RandomizationPane(OutcomePane):
         bottom = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
         bottom.addWidget(self.bias_table)
         bottom.addWidget(self.bias_plot)
-        bottom.setSizes([420, 520])
+        bottom.setSizes([600, 440])  # the combinations are long: room for the analytic and measured columns
         split = QtWidgets.QSplitter(QtCore.Qt.Vertical)
         split.addWidget(top)
         split.addWidget(bottom)
-        body = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(body)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.info)
-        lay.addWidget(split, 1)
-        self.empty = placeholder("Run random anonymization (ra or ra-enhanced) on a table to see which values were "
+        self._view_layout(split, "Run random anonymization (ra or ra-enhanced) on a table to see which values were "
                                  "redrawn, the marginals before and after, Pa and the bias of supports.")
-        self.stack = self._stack(self.empty, body)
 
     # -- public API ----------------------------------------------------------------------------------------
-    def clear(self) -> None:
-        self.view = None
-        self._outcome = None
+    make_view = staticmethod(randomization_view)
+
+    def _reset(self) -> None:
         self.table.setRowCount(0)
         self.bias_table.setRowCount(0)
         for bars in (self.before_bars, self.after_bars):
@@ -159,21 +153,8 @@ class RandomizationPane(OutcomePane):
         for item in (self.analytic, self.measured, self.pick):
             item.setData([], [])
         self.errors.setData(x=np.zeros(0), y=np.zeros(0), height=np.zeros(0))
-        self.stack.setCurrentIndex(0)
 
-    def show_outcome(self, outcome: Any) -> None:
-        if outcome is None:
-            self.clear()
-            return
-        if outcome is self._outcome:
-            return
-        view = randomization_view(outcome)
-        if view is None:
-            self.clear()
-            self.empty.setText(f"The method '{outcome.report.get('algorithm', '')}' does not randomize; this view "
-                               "shows ra and ra-enhanced runs.")
-            return
-        self.view, self._outcome = view, outcome
+    def _present(self, view: RandomizationView, outcome: Any) -> None:
         total = sum(view.redrawn.values())
         pa = f"Pa = {view.pa:.1f} at these weights (Eq. 1); " if view.pa is not None else ""
         self.info.setText(
@@ -184,7 +165,6 @@ class RandomizationPane(OutcomePane):
         fill_table(self.table, view.rows())
         fill_table(self.bias_table, view.bias_rows())
         self._plot_bias()
-        self.stack.setCurrentIndex(1)
         if view.attributes:
             self.table.selectRow(int(np.argmax([view.redrawn[a] for a in view.attributes])))
 
@@ -204,7 +184,7 @@ class RandomizationPane(OutcomePane):
         axis = self.marginal_plot.getAxis("bottom")
         axis.setTicks([[(i, v if len(v) <= 12 else v[:11] + "…") for i, v in enumerate(values)]])
         self.marginal_plot.setLabel("bottom", f"{attr} (most frequent {len(values)} values)")
-        self.marginal_plot.autoRange()
+        self.marginal_plot.enableAutoRange()
 
     def _plot_bias(self) -> None:
         b = self.view.bias if self.view is not None else None
@@ -217,7 +197,7 @@ class RandomizationPane(OutcomePane):
             se = np.nan_to_num(b["empirical_se"].to_numpy(dtype=float))
             self.measured.setData(x, y)
             self.errors.setData(x=x, y=y, height=4 * se)  # ±2 se
-        self.bias_plot.autoRange()
+        self.bias_plot.enableAutoRange()
 
     def _on_combination(self) -> None:
         row = selected_row(self.bias_table)

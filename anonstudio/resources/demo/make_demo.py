@@ -40,19 +40,18 @@ def _toml_list(values) -> str:
     return "[" + ", ".join(f'"{v}"' for v in values) + "]"
 
 
-def _table_job(title: str, algorithm: list[str], stem: str) -> str:
-    hier = "\n".join(f'{c} = "hierarchies/adult_hierarchy_{c}.csv"' for c in TABLE_QIS)
+def _job_text(title: str, comment: str, qis: list[str], sensitive: str, hierarchies: list[str], algorithm: list[str],
+              stem: str) -> str:
+    """A demo job on ``adult-sample.csv``: roles, hierarchy files (if any), the method and its outputs."""
     return "\n".join([
         f"# {title}",
-        "# Adult-like sample (make_demo.py); quasi-identifiers and hierarchies as in the MST paper (002).",
+        f"# Adult-like sample (make_demo.py); {comment}",
         "[input]",
         'path = "adult-sample.csv"',
-        f"quasi_identifiers = {_toml_list(TABLE_QIS)}",
-        'sensitive = ["salary-class"]',
+        f"quasi_identifiers = {_toml_list(qis)}",
+        f'sensitive = ["{sensitive}"]',
         "",
-        "[hierarchies]",
-        hier,
-        "",
+        *(["[hierarchies]", *hierarchies, ""] if hierarchies else []),
         "[algorithm]",
         *algorithm,
         "",
@@ -61,28 +60,20 @@ def _table_job(title: str, algorithm: list[str], stem: str) -> str:
         f'report = "results/{stem}.report.json"',
         "",
     ])
+
+
+def _table_job(title: str, algorithm: list[str], stem: str) -> str:
+    hier = [f'{c} = "hierarchies/adult_hierarchy_{c}.csv"' for c in TABLE_QIS]
+    return _job_text(title, "quasi-identifiers and hierarchies as in the MST paper (002).", TABLE_QIS, "salary-class",
+                     hier, algorithm, stem)
 
 
 def _unhierarchied_job(title: str, algorithm: list[str], stem: str) -> str:
     """A table job as paper 001 sets it up: occupation sensitive, every other column quasi-identifying; RA and
     Anatomy publish values as read, so no hierarchies."""
     qis = [c for c in gen.ADULT_COLUMNS if c != "occupation"]
-    return "\n".join([
-        f"# {title}",
-        "# Adult-like sample (make_demo.py); occupation sensitive, the other columns quasi-identifiers (001, §7.1).",
-        "[input]",
-        'path = "adult-sample.csv"',
-        f"quasi_identifiers = {_toml_list(qis)}",
-        'sensitive = ["occupation"]',
-        "",
-        "[algorithm]",
-        *algorithm,
-        "",
-        "[output]",
-        f'path = "results/{stem}.csv"',
-        f'report = "results/{stem}.report.json"',
-        "",
-    ])
+    return _job_text(title, "occupation sensitive, the other columns quasi-identifiers (001, §7.1).", qis, "occupation",
+                     [], algorithm, stem)
 
 
 def _string_job(title: str, data: str, stem: str, algorithm: list[str]) -> str:

@@ -115,3 +115,28 @@ def test_anatomy_pane_is_empty_for_a_one_table_method(qtbot, ra_outcome, anatomy
     pane.show_outcome(anatomy_outcome)
     pane.show_outcome(ra_outcome)
     assert pane.stack.currentIndex() == 0 and pane.groups.rowCount() == 0 and "publishes one table" in pane.empty.text()
+
+
+def test_a_typed_combination_is_measured_on_a_worker_and_added(qtbot, ra_outcome, screenshot):
+    pane = _pane(qtbot, RandomizationPane)
+    pane.show_outcome(ra_outcome)
+    before = pane.bias_table.rowCount()
+    # mistakes are explained under the field, nothing is added
+    for text, why in (("sex", "is not attribute=value"), ("zip=1", "'zip' is not a quasi-identifier"),
+                      ("sex=Robot", "'Robot' is not a value of sex"), ("sex=Male, sex=Female", "named twice")):
+        pane.combo_edit.setText(text)
+        pane.combo_button.click()
+        assert why in pane.combo_status.text() and pane.bias_table.rowCount() == before
+    pane.combo_edit.setText("race=Black, sex=Female")
+    with qtbot.waitSignal(pane.runner.idle, timeout=60_000):
+        pane.combo_button.click()
+    assert pane.bias_table.rowCount() == before + 1
+    row = pane.bias_table.rowCount() - 1
+    assert pane.bias_table.item(row, 0).text() == "race=Black, sex=Female"
+    added = pane.view.bias.iloc[row]
+    # its measured R(q) over the method's 10 reruns, and the analytic value, are in the table and the plot
+    assert pd.notna(added["empirical_mean"]) and abs(added["z"]) < 4.5
+    assert pane.bias_table.item(row, 3).text().startswith(f"{added['empirical_mean']:+.4f}")
+    assert len(pane.analytic.getData()[0]) == before + 1 and pane.pick.getData()[0][0] == row
+    assert "added as row" in pane.combo_status.text() and pane.combo_button.isEnabled()
+    screenshot(pane, "randomization_custom_combination")

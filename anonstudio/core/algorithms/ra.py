@@ -9,6 +9,11 @@ Expert Systems with Applications 37 (2010) 756–766 (paper 001).
   ``p_i ∝ e^{Entropy(Q_i)}``, which maximizes the probabilistic anonymity of Eq. 1.
 - Algorithm 2 (enhanced RA, §6): for every record, ``attributes_per_record`` distinct quasi-identifiers are
   chosen uniformly and each is redrawn from its ``Dist``.
+- ``draws = "shuffle"`` (ours, not the paper's): instead of independent draws, the cells chosen in a column
+  exchange their values by a random permutation. Each new value is still a draw from the column's values
+  (those of the chosen cells, a random sample of the column), but the column's multiset of values — its
+  marginal distribution — is published exactly, where independent draws move it by multinomial noise
+  (on Adult with entropy weights, age's total variation 0.014-0.018).
 
 Both are vectorised over records with numpy (one draw per redrawn cell, per attribute at once) and
 reproducible from ``seed``; columns that are not quasi-identifiers are never touched. Numeric
@@ -42,6 +47,10 @@ from anonstudio.core.progress import ProgressCallback, report
 BIAS_CELL_BUDGET = 3_000_000
 BIAS_RUNS = Param("bias_runs", "int", 20, "reruns with the next seeds that measure the relative bias R(q) of "
                   "frequent values and pairs beside its analytic value (0: analytic only)", low=0)
+DRAWS = Param("draws", "choice", "independent", "independent: each redrawn cell is a fresh draw from the column's "
+              "distribution (the paper's Algorithms 1 and 2); shuffle: the redrawn cells of a column swap their "
+              "values at random, so every column's marginal distribution is kept exactly",
+              choices=("independent", "shuffle"))
 
 
 def encode_column(data: Table, attr: str, hierarchies: dict, level: int) -> tuple[np.ndarray, Any]:
@@ -142,7 +151,10 @@ class _RandomAnonymization(Algorithm):
             rows = np.flatnonzero(chosen[:, a])
             if len(rows):
                 codes = codes.copy()
-                codes[rows] = rng.choice(len(cats), size=len(rows), p=dists[a])
+                if self.params.get("draws") == "shuffle":
+                    codes[rows] = rng.permutation(codes[rows])  # the same multiset of values: marginal kept
+                else:
+                    codes[rows] = rng.choice(len(cats), size=len(rows), p=dists[a])
             # every cell is one of the column's own strings (unchanged cells their exact text), in its dtype
             out[attr] = pd.Series(cats.take(codes), index=out.index)
             report(progress, 0.4 + 0.5 * (a + 1) / m, f"redrew {len(rows):,} cells of {attr}")
@@ -187,24 +199,14 @@ class _RandomAnonymization(Algorithm):
         weights = result.details["weights"]
         redrawn = result.details["redrawn"]
         levels = result.details["levels"]
-        tv = {}
-        for a in qis:
-            before = data.df[a]
-            if levels.get(a):
-                h = hierarchies[a]
-                before = before.map(lambda v, h=h, lv=levels[a]: h.generalize(str(v), lv) if pd.notna(v) else v)
-            tv[a] = round(total_variation(before, result.output.df[a]), 6)
+        original = published_original(data, qis, levels, hierarchies)
+        tv = {a: round(total_variation(original[a], result.output.df[a]), 6) for a in qis}
         # §4.2 breaches for the 10 most frequent published combinations (prior knowledge of the supports)
         published = result.output.df[qis].astype(object).where(result.output.df[qis].notna(), "\x00NA")
         top = list(published.value_counts().index[:10])
-        original = data.df[qis]
-        if levels:
-            original = original.copy()
-            for a, lv in levels.items():
-                original[a] = original[a].map(lambda v, h=hierarchies[a], lv=lv: h.generalize(str(v), lv) if pd.notna(v) else v)
         breaches = breach_measures(original, qis, top)
         report(progress, 0.3, "relative bias of frequent combinations")
-        bias = self._bias(data, result, original, hierarchies, qis, weights, progress)
+        bias = self._bias(data, result, original, hierarchies, qis, progress)
         result.details["bias"] = bias
         return {
             "bias_combinations": len(bias),
@@ -222,29 +224,56 @@ class _RandomAnonymization(Algorithm):
         }
 
 
-    def _bias(self, data: Table, result: Result, original: pd.DataFrame, hierarchies: dict, qis: list[str], weights: np.ndarray,
+    def _bias(self, data: Table, result: Result, original: pd.DataFrame, hierarchies: dict, qis: list[str],
               progress: ProgressCallback | None) -> pd.DataFrame:
-        """§5.2 for the 20 most frequent values and pairs: the exact E R(q) and sd (Eq. 10 and its variance)
-        beside R(q) measured over ``bias_runs`` reruns with the next seeds (fewer on large tables, said in
-        the notes). One table for the result view (``details["bias"]``)."""
-        from anonstudio.core.metrics._ra_bias import bias_table, frequent_combinations
+        """§5.2 for the 20 most frequent values and pairs (one table for the result view, ``details["bias"]``)."""
+        from anonstudio.core.metrics._ra_bias import frequent_combinations
 
+        combos = frequent_combinations(original, qis, 1, 20) + (
+            frequent_combinations(original, qis, 2, 20) if len(qis) > 1 else [])
+        return self.bias_of(data, result, hierarchies, combos, progress, original=original)
+
+    def bias_of(self, data: Table, result: Result, hierarchies: dict, combos: list[dict],
+                progress: ProgressCallback | None = None, *, original: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The exact E R(q) and sd (Eq. 10 and its variance) of each combination in ``combos`` (``{attribute:
+        value}``, values as published) beside R(q) measured over ``bias_runs`` reruns with the next seeds (fewer
+        on large tables, said in the notes). The workbench calls it for a combination the user types."""
+        from anonstudio.core.metrics._ra_bias import bias_table
+
+        qis, weights = result.details["attributes"], result.details["weights"]
+        if original is None:
+            original = published_original(data, qis, result.details["levels"], hierarchies)
         n = len(original)
         runs = self.params.get("bias_runs", 0)
         budget = max(5, int(BIAS_CELL_BUDGET // max(n, 1)))
         if runs > budget:
-            result.notes.append(f"the empirical bias used {budget} reruns instead of {runs} ({n:,} records)")
+            note = f"the empirical bias used {budget} reruns instead of {runs} ({n:,} records)"
+            if note not in result.notes:
+                result.notes.append(note)
             runs = budget
-        combos = frequent_combinations(original, qis, 1, 20) + (
-            frequent_combinations(original, qis, 2, 20) if len(qis) > 1 else [])
         outputs = []
         for r in range(runs):
             again = type(self)(**{**self.params, "seed": self.params["seed"] + 1 + r, "bias_runs": 0})
             outputs.append(again.run(data, hierarchies).output.df)
             report(progress, 0.3 + 0.65 * (r + 1) / runs, f"rerun {r + 1} of {runs} for the empirical bias")
+        if self.params.get("draws") == "shuffle":
+            note = ("draws = shuffle: the analytic E R(q) and sd are those of independent draws (the paper's); "
+                    "shuffled draws keep single values exact (R = 0) and vary less")
+            if note not in result.notes:
+                result.notes.append(note)
         if self.name == "ra":
             return bias_table(original, outputs, combos, qis, weights=dict(zip(qis, weights)))
         return bias_table(original, outputs, combos, qis, per_record=self._per_record())
+
+
+def published_original(data: Table, qis: list[str], levels: dict, hierarchies: dict) -> pd.DataFrame:
+    """The input's quasi-identifier columns as RA publishes them: at the job's hierarchy level where one is named."""
+    original = data.df[qis]
+    if levels:
+        original = original.copy()
+        for a, lv in levels.items():
+            original[a] = original[a].map(lambda v, h=hierarchies[a], lv=lv: h.generalize(str(v), lv) if pd.notna(v) else v)
+    return original
 
 
 class RandomAnonymization(_RandomAnonymization):
@@ -262,6 +291,7 @@ class RandomAnonymization(_RandomAnonymization):
               "how likely each quasi-identifier is to be the one redrawn: entropy (Proposition 7, the most "
               "anonymity), uniform, or attribute = weight", choices=("entropy", "uniform")),
         Param("seed", "int", 1, "random seed: the same seed gives the same output", low=0),
+        DRAWS,
         BIAS_RUNS,
         Param("level", "levels", None, "publish these quasi-identifiers at a hierarchy level, e.g. age=1 "
               "(the paper's banded age)"),
@@ -295,6 +325,7 @@ class EnhancedRandomAnonymization(_RandomAnonymization):
         Param("attributes_per_record", "int", 3, "how many quasi-identifiers of each record are redrawn (k of §6)",
               low=1),
         Param("seed", "int", 1, "random seed: the same seed gives the same output", low=0),
+        DRAWS,
         BIAS_RUNS,
         Param("level", "levels", None, "publish these quasi-identifiers at a hierarchy level, e.g. age=1"),
     ))

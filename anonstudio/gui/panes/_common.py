@@ -42,6 +42,9 @@ def bold_font() -> QtGui.QFont:
     return font
 
 
+#: the style of a message that says what is wrong (hierarchy editor, typed combinations)
+ERROR_STYLE = "color: #b00020; font-weight: bold;"
+
 def weak_callback(method: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
     """A plain function calling the bound ``method`` through a weak reference (``default`` once its object
     is gone). Handing bound methods of a pane to its own child items would make reference cycles, which

@@ -42,10 +42,10 @@ from PySide6.QtWidgets import (
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.gui.models import HierarchyItemModel
+from anonstudio.gui.panes._common import ERROR_STYLE
 from anonstudio.gui.state import WorkbenchState
 
 OK_STYLE = "color: #1e7b34;"
-ERROR_STYLE = "color: #b00020; font-weight: bold;"
 MISSING_BRUSH = QBrush(QColor(253, 226, 226))
 
 

@@ -19,7 +19,8 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from anonstudio.gui.panes._common import ViewPane, fill_table, readonly_table, selected_row
+from anonstudio.gui.panes._common import ERROR_STYLE, ViewPane, fill_table, readonly_table, selected_row
+from anonstudio.gui.workers import RunWorker, TaskRunner
 
 #: values shown in the marginal plot
 TOP_VALUES = 25
@@ -88,6 +89,44 @@ def marginals(outcome: Any, attribute: str, top: int = TOP_VALUES) -> tuple[list
     return [str(v) for v in values], b.reindex(values).fillna(0).to_numpy(), a.reindex(values).fillna(0).to_numpy()
 
 
+def parse_combination(text: str, outcome: Any) -> dict:
+    """``"sex=Female, race=Black"`` → ``{"sex": "Female", "race": "Black"}`` with each value as it is in the
+    published columns; a ``ValueError`` naming what is wrong (not a quasi-identifier, not one of its values)."""
+    from anonstudio.core.algorithms.ra import published_original
+
+    details = outcome.result.details
+    qis = details["attributes"]
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts:
+        raise ValueError("type a combination such as " + ", ".join(f"{a}=…" for a in qis[:2]))
+    original = published_original(outcome.data, qis, details.get("levels") or {}, outcome.hierarchies)
+    combo = {}
+    for part in parts:
+        attr, eq, value = (x.strip() for x in part.partition("="))
+        if not eq:
+            raise ValueError(f"'{part}' is not attribute=value")
+        if attr not in qis:
+            raise ValueError(f"'{attr}' is not a quasi-identifier ({', '.join(qis)})")
+        if attr in combo:
+            raise ValueError(f"'{attr}' is named twice")
+        values = {str(v): v for v in original[attr].dropna().unique()}
+        if value not in values:
+            raise ValueError(f"'{value}' is not a value of {attr}")
+        combo[attr] = values[value]
+    return combo
+
+
+def combination_bias(outcome: Any, combo: dict, progress=None) -> pd.DataFrame:
+    """The bias row of ``combo`` for this RA outcome: analytic, and measured over the method's reruns (runs on a
+    worker thread: the reruns take ``bias_runs`` times one run)."""
+    from anonstudio.core.algorithms import get
+
+    cls = get(outcome.report["algorithm"])
+    names = set(cls.parameters.names())
+    method = cls(**{k: v for k, v in outcome.report["parameters"].items() if k in names})
+    return method.bias_of(outcome.data, outcome.result, outcome.hierarchies, [combo], progress)
+
+
 class RandomizationPane(ViewPane):
     """Random anonymization's result view: attributes and Pa, marginals before/after, bias analytic vs
     measured."""
@@ -132,8 +171,30 @@ class RandomizationPane(ViewPane):
         top.addWidget(self.table)
         top.addWidget(self.marginal_plot)
         top.setSizes([420, 520])
+        # a combination the user types: analytic at once, measured over the reruns on a worker thread
+        self.combo_edit = QtWidgets.QLineEdit()
+        self.combo_edit.setObjectName("combination")
+        self.combo_edit.setPlaceholderText("your combination, e.g. sex=Female, race=Black")
+        self.combo_edit.returnPressed.connect(self.add_combination)
+        self.combo_button = QtWidgets.QPushButton("Measure")
+        self.combo_button.setToolTip("add this combination's analytic and measured R(q) to the table")
+        self.combo_button.clicked.connect(self.add_combination)
+        self.combo_status = QtWidgets.QLabel()
+        self.combo_status.setWordWrap(True)
+        row = QtWidgets.QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.combo_edit, 1)
+        row.addWidget(self.combo_button)
+        left = QtWidgets.QWidget()
+        ll = QtWidgets.QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.bias_table, 1)
+        ll.addLayout(row)
+        ll.addWidget(self.combo_status)
+        self.runner = TaskRunner(self)
+        self._measuring: Any = None
         bottom = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
-        bottom.addWidget(self.bias_table)
+        bottom.addWidget(left)
         bottom.addWidget(self.bias_plot)
         bottom.setSizes([600, 440])  # the combinations are long: room for the analytic and measured columns
         split = QtWidgets.QSplitter(QtCore.Qt.Vertical)
@@ -146,6 +207,9 @@ class RandomizationPane(ViewPane):
     make_view = staticmethod(randomization_view)
 
     def _reset(self) -> None:
+        self.runner.cancel()
+        self.combo_status.setText("")
+        self.combo_status.setStyleSheet("")
         self.table.setRowCount(0)
         self.bias_table.setRowCount(0)
         for bars in (self.before_bars, self.after_bars):
@@ -167,6 +231,43 @@ class RandomizationPane(ViewPane):
         self._plot_bias()
         if view.attributes:
             self.table.selectRow(int(np.argmax([view.redrawn[a] for a in view.attributes])))
+
+    def add_combination(self) -> None:
+        """Measure the typed combination: its analytic row appears with the reruns' figures once they are in."""
+        if self.view is None or self.runner.busy:
+            return
+        try:
+            combo = parse_combination(self.combo_edit.text(), self._outcome)
+        except ValueError as exc:
+            self.combo_status.setText(str(exc))
+            self.combo_status.setStyleSheet(ERROR_STYLE)
+            return
+        self.combo_status.setStyleSheet("")
+        self.combo_status.setText("measuring over the reruns…")
+        self.combo_button.setEnabled(False)
+        worker = RunWorker(combination_bias, self._outcome, combo)
+        worker.finished.connect(self._combination_measured)
+        worker.failed.connect(self._combination_failed)
+        worker.done.connect(self._combination_done)
+        self._measuring = self._outcome
+        self.runner.start_worker(worker)
+
+    def _combination_done(self) -> None:
+        self.combo_button.setEnabled(True)
+
+    def _combination_measured(self, rows: pd.DataFrame) -> None:
+        if self.view is None or self.view.bias is None or self._measuring is not self._outcome:
+            return  # another run's outcome arrived meanwhile
+        self.view.bias = pd.concat([self.view.bias, rows], ignore_index=True)
+        fill_table(self.bias_table, self.view.bias_rows())
+        self._plot_bias()
+        self.bias_table.selectRow(len(self.view.bias) - 1)
+        self.bias_table.scrollToBottom()
+        self.combo_status.setText(f"{rows['combination'].iloc[0]}: added as row {len(self.view.bias)}")
+
+    def _combination_failed(self, exc: BaseException) -> None:
+        self.combo_status.setText(f"could not measure it: {exc}")
+        self.combo_status.setStyleSheet(ERROR_STYLE)
 
     def marginal_heights(self) -> tuple[np.ndarray, np.ndarray]:
         return (np.asarray(self.before_bars.opts.get("height", [])), np.asarray(self.after_bars.opts.get("height", [])))

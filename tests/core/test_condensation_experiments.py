@@ -108,13 +108,18 @@ def test_scaling(tmp_path):
     assert (df["seconds"] > 0).all()
 
 
-def test_quest_two_class_knn_target():
-    # §5.1: V20.I6-style data (two Quest instances, 1,000 items), group size 20: the classifier trained on
-    # pseudo-strings stays within 4 points of the one trained on the originals (same held-out originals)
-    from anonstudio.core import metrics
+def test_quest_two_class_knn_pool_size():
+    """§5.1: V20.I6-style data (two Quest instances, 1,000 items), group size 20. With Quest's default pool of
+    2,000 patterns the original-trained classifier is near the paper's ≈ 85 % (measured 0.88), and the
+    pseudo-trained one falls about 13 points below it (0.76): the paper's "within about 4 %" does not hold,
+    as REPRODUCTION.md says. A pool of 100 (the generator's old default) makes the two instances trivially
+    separable (1.00 / 0.98) — the reason it once looked reproduced."""
     from anonstudio.core.experiments._condensation import quest_two_classes
 
-    data = quest_two_classes(1000, 20, 6, 1000, 1)
-    r = knn_original_vs_pseudo(data, k=20, seed=1, test_size=300, n_neighbors=5)
-    assert r["test"] == 300 and r["accuracy_original"] > 0.9
-    assert r["accuracy_original"] - r["accuracy_pseudo"] <= 0.04
+    quest = quest_two_classes(1000, 20, 6, 1000, 1)
+    r = knn_original_vs_pseudo(quest, k=20, seed=1, test_size=300, n_neighbors=5)
+    assert r["test"] == 300 and 0.8 < r["accuracy_original"] < 0.95
+    assert 0.08 < r["accuracy_original"] - r["accuracy_pseudo"] < 0.2
+    small = knn_original_vs_pseudo(quest_two_classes(1000, 20, 6, 1000, 1, patterns=100), k=20, seed=1,
+                                   test_size=300, n_neighbors=5)
+    assert small["accuracy_original"] > 0.97 and small["accuracy_original"] - small["accuracy_pseudo"] <= 0.04

@@ -24,6 +24,7 @@ def test_table_1c_by_hand():
     assert m["GCP"] == pytest.approx(total / (3 * 10))
     assert m["DM"] == 3**2 + 4**2 + 3**2
     assert m["CAVG"] == pytest.approx(10 / (3 * 3))
+    assert m["DM_paper"] == m["DM"] and m["CAVG_paper"] == m["CAVG"]  # nothing suppressed: one definition
     assert m["classes"] == 3 and m["suppressed"] == 0 and m["min_class_size"] == 3
     assert m["NCP_by_attribute"]["Gender"] == 0
 
@@ -48,6 +49,8 @@ def test_suppressed_records_cost_one_per_attribute_and_n_in_dm():
     m = table_metrics(out, QIS, P.hierarchies(), k=2)
     assert m["suppressed"] == 1 and m["DM"] == 9 + 16 + 4 + 10
     assert m["CAVG"] == pytest.approx(9 / (3 * 2))
+    # the paper's Eqs. 8-9 as printed: the one suppressed record is a class of its own
+    assert m["DM_paper"] == 9 + 16 + 4 + 1 and m["CAVG_paper"] == pytest.approx(10 / (4 * 2))
 
 
 def test_unknown_label_names_record_and_column():
@@ -64,4 +67,5 @@ def test_records_generalized_to_every_root_count_as_suppressed():
     m = table_metrics(out, QIS, P.hierarchies(), k=3)
     assert m["suppressed"] == 3 and m["classes"] == 2
     assert m["DM"] == 9 + 16 + 3 * 10
+    assert m["DM_paper"] == 9 + 16 + 9 and m["CAVG_paper"] == pytest.approx(10 / (3 * 3))  # = Table 1(c)'s
     assert equivalence_classes(out, QIS)[1].sum() == 0  # without hierarchies only '*' cells count

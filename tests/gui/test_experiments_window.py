@@ -168,3 +168,18 @@ def test_ra_adult_shows_the_claims_and_every_figure(window, qtbot, tmp_path, sha
     assert all(_distinct_colours(label) > 20 for label in exp.figure_labels())
     exp.results.setCurrentIndex(tabs.index("fig6a_error_vs_attributes"))
     screenshot(exp, "experiments_ra_adult")
+
+
+def test_reproduce_shows_the_reproduction_table_first(window, qtbot, tmp_path, screenshot, messages):
+    exp = _open(window, qtbot)
+    _type(exp, "reproduce", paper="004", scale="quick")
+    exp.output.setText(str(tmp_path / "repro"))
+    paths = _run(exp, qtbot, timeout=180_000)
+    assert messages.calls == []
+    assert paths[0].name == "REPRODUCTION.md" and (tmp_path / "repro" / "004" / "cbmsa-hhp" / "results.csv").exists()
+    tabs = [exp.results.tabText(i) for i in range(exp.results.count())]
+    assert tabs[0] == "REPRODUCTION" and {"il_vs_k", "il_vs_c", "runtime_vs_k"} <= set(tabs)
+    text = exp.results.widget(0).toPlainText()
+    assert "004: Sehatkar & Matwin" in text and "Fig. 2 (IL vs k)" in text and "reproduced" in text
+    assert all(_distinct_colours(label) > 20 for label in exp.figure_labels())
+    screenshot(exp, "experiments_reproduce")

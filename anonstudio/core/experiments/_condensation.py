@@ -68,12 +68,12 @@ def _read_fasta(path: str) -> SequenceSet:
     return io.read_fasta(Path(path))
 
 
-def quest_two_classes(D: int, T: float, I: float, n_items: int, seed: int) -> SequenceSet:
+def quest_two_classes(D: int, T: float, I: float, n_items: int, seed: int, patterns: int | None = None) -> SequenceSet:
     """§5.1's classification data: two Quest instances of ``D`` sequences with different seeds
     (:func:`anonstudio.core.generate.labelled_quest`); the instance is the class label (``A`` / ``B``)."""
-    from anonstudio.core.generate import labelled_quest
+    from anonstudio.core.generate import QUEST_PATTERNS, labelled_quest
 
-    sequences, labels = labelled_quest(D, T, I, n_items, seed, classes=2)
+    sequences, labels = labelled_quest(D, T, I, n_items, seed, classes=2, n_patterns=patterns or QUEST_PATTERNS)
     return SequenceSet.from_strings(sequences, ids=[f"q{i + 1}" for i in range(len(sequences))], labels=labels)
 
 
@@ -229,9 +229,9 @@ def run_ordering(out, *, input: str, group_sizes: str, epsilon: float, order: in
     return _save(df, fig, out, "condensation-ordering")
 
 
-def run_knn(out, *, D: int, T: float, I: float, items: int, group_sizes: str, epsilon: float, seed: int,
+def run_knn(out, *, D: int, T: float, I: float, items: int, patterns: int, group_sizes: str, epsilon: float, seed: int,
             length: str, test_size: int, neighbors: int, distance: str, progress=None) -> list[Path]:
-    data = quest_two_classes(D, T, I, items, seed)
+    data = quest_two_classes(D, T, I, items, seed, patterns)
     df = knn_table(data, _int_list(group_sizes, "group_sizes"), epsilon=epsilon, seed=seed, test_size=test_size,
                    n_neighbors=neighbors, distance=distance, length=length, progress=progress)
     fig = _line_plot(df, "group_size", [("accuracy_original", "trained on originals"),
@@ -240,11 +240,11 @@ def run_knn(out, *, D: int, T: float, I: float, items: int, group_sizes: str, ep
     return _save(df, fig, out, "condensation-knn")
 
 
-def run_order(out, *, D: int, T: float, I: float, items: int, k: int, orders: str, epsilon: float, seed: int,
-              length: str, test_size: int, neighbors: int, distance: str, progress=None) -> list[Path]:
+def run_order(out, *, D: int, T: float, I: float, items: int, patterns: int, k: int, orders: str, epsilon: float,
+              seed: int, length: str, test_size: int, neighbors: int, distance: str, progress=None) -> list[Path]:
     from anonstudio.core import metrics
 
-    data = quest_two_classes(D, T, I, items, seed)
+    data = quest_two_classes(D, T, I, items, seed, patterns)
     order_list = _int_list(orders, "orders")
     if min(order_list) < 2:
         raise ParameterError("orders must be at least 2", column="orders")
@@ -292,6 +292,7 @@ _QUEST = (
     Param("T", "float", 20.0, "average sequence length", low=1.0),
     Param("I", "float", 6.0, "average pattern length (V20.I6 / V20.I4)", low=1.0),
     Param("items", "int", 1000, "number of distinct items", low=2),
+    Param("patterns", "int", 2000, "size of each instance's pattern pool (Quest's default: 2,000)", low=1),
 )
 _KNN = (
     Param("test_size", "int", 200, "held-out original strings (the paper: 1,000)", low=1),

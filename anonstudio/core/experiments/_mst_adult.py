@@ -3,6 +3,9 @@ k-member clustering on Adult for quasi-identifier sets of size 1-5 and k = 3, 6,
 
 ``anonstudio experiment mst-adult --out DIR`` writes ``results.csv`` (one row per QI size, k and method)
 and ``gcp.png``, ``dm.png``, ``cavg.png`` (one panel per QI size, as the paper's figures (a)-(e)).
+``results.csv`` holds DM and CAVG both ways: ``DM``/``CAVG`` charge a suppressed record N and leave it out of
+the classes (as job reports do), ``DM_paper``/``CAVG_paper`` take Eqs. 8-9 as printed (the suppressed records
+one more class); ``--definitions paper`` (default) plots the latter.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ def run_mst_adult(
     data: str = "",
     hierarchies: str = "",
     rows: int = 0,
+    definitions: str = "paper",
     progress: ProgressCallback | None = None,
     executor: Executor | None = None,
 ) -> list[Path]:
@@ -66,7 +70,7 @@ def run_mst_adult(
     csv_path = out / "results.csv"
     with atomic_write(csv_path) as fh:
         frame.to_csv(fh, index=False)
-    paths = [csv_path] + _plots(frame, out)
+    paths = [csv_path] + _plots(frame, out, definitions)
     report(progress, 1.0, f"wrote {csv_path}")
     return paths
 
@@ -98,6 +102,8 @@ def sweep_point(point: tuple[int, int, str], shared, progress: ProgressCallback 
         "GCP": m["GCP"],
         "DM": m["DM"],
         "CAVG": m["CAVG"],
+        "DM_paper": m["DM_paper"],
+        "CAVG_paper": m["CAVG_paper"],
         "NCP": m["NCP"],
         "classes": m["classes"],
         "suppressed": m["suppressed"],
@@ -106,7 +112,7 @@ def sweep_point(point: tuple[int, int, str], shared, progress: ProgressCallback 
     }
 
 
-def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
+def _plots(frame: pd.DataFrame, out: Path, definitions: str = "paper") -> list[Path]:
     from anonstudio.core.experiments._plots import save_png, subplots
 
     sizes = sorted(frame["qi_size"].unique())
@@ -116,21 +122,25 @@ def _plots(frame: pd.DataFrame, out: Path) -> list[Path]:
         fig, axes = subplots(1, len(sizes), figsize=(max(6.0, 3.2 * len(sizes)), 3.2), squeeze=False)
         for ax, size in zip(axes[0], sizes):
             sub = frame[frame["qi_size"] == size]
+            column = f"{metric}_paper" if definitions == "paper" and metric != "GCP" else metric
             for method, grp in sub.groupby("method", sort=False):
-                ax.plot(grp["k"], grp[metric], marker="o", label=method)
+                ax.plot(grp["k"], grp[column], marker="o", label=method)
             ax.set_title(f"QI size = {size}")
             ax.set_xlabel("k")
             ax.grid(alpha=0.3)
         axes[0][0].set_ylabel(metric)
         axes[0][-1].legend(fontsize=8)
-        fig.suptitle(f"{titles[metric]} on Adult (Ramana & Kumari, Fig. {7 + METRICS.index(metric)})", fontsize=11)
+        how = "" if metric == "GCP" else (" — suppressed records one class (Eqs. 8-9 as printed)" if definitions == "paper"
+                                            else " — a suppressed record costs N")
+        fig.suptitle(f"{titles[metric]} on Adult (Ramana & Kumari, Fig. {7 + METRICS.index(metric)}){how}", fontsize=10)
         paths.append(save_png(fig, out / f"{metric.lower()}.png"))
     return paths
 
 
-def _command(out, *, k_values, qi_sizes, methods, data, hierarchies, rows, progress=None, executor=None):
+def _command(out, *, k_values, qi_sizes, methods, data, hierarchies, rows, definitions, progress=None, executor=None):
     return run_mst_adult(out, k_values=k_values, qi_sizes=qi_sizes, methods=methods, data=data,
-                         hierarchies=hierarchies, rows=rows, progress=progress, executor=executor)
+                         hierarchies=hierarchies, rows=rows, definitions=definitions, progress=progress,
+                         executor=executor)
 
 
 MST_ADULT = Command(
@@ -145,6 +155,9 @@ MST_ADULT = Command(
             Param("data", "str", "", help="Adult CSV or its folder (default: ../shared/data/adult beside the repository)"),
             Param("hierarchies", "str", "", help="folder of adult_hierarchy_<attribute>.csv (default: <data>/hierarchies)"),
             Param("rows", "int", 0, help="use only the first ROWS records (0 = all 30,162)", low=0),
+            Param("definitions", "choice", "paper", choices=("paper", "ours"),
+                  help="DM and CAVG in the plots: paper = Eqs. 8-9 as printed (suppressed records one class); "
+                       "ours = a suppressed record costs N, as job reports (both are in results.csv)"),
         )
     ),
     func=_command,

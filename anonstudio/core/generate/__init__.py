@@ -42,7 +42,7 @@ from anonstudio.core.generate._proteins import (
     stationary_composition,
     transition_matrix,
 )
-from anonstudio.core.generate._quest import LETTERS, item_names, quest_sequences
+from anonstudio.core.generate._quest import LETTERS, QUEST_PATTERNS, item_names, quest_sequences
 from anonstudio.core.generate._table import (
     ADULT_COLUMNS,
     adult_hierarchies,
@@ -90,11 +90,13 @@ def labelled_proteins(
 
 def labelled_quest(
     D: int, T: float = 20.0, I: float = 4.0, n_items: int = 20, seed: int = 0, *, classes: int = 2,
+    n_patterns: int = QUEST_PATTERNS,
 ) -> tuple[list[list[str]], list[str]]:
     """``classes`` Quest instances of ``D`` sequences each, interleaved: 000 §5.1's classification data
     (two instances with different seeds; the instance is the class). Class ``j`` uses seed ``(seed, j)``.
     Returns ``(sequences, labels)``."""
-    parts = [quest_sequences(D, T, I, n_items, np.random.default_rng([int(seed), j])) for j in range(classes)]
+    parts = [quest_sequences(D, T, I, n_items, np.random.default_rng([int(seed), j]), n_patterns=n_patterns)
+             for j in range(classes)]
     labels = [[CLASS_LABELS[j]] * D for j in range(classes)]
     return _interleave(parts), _interleave(labels)
 
@@ -138,12 +140,13 @@ def _gen_events(out: Path, *, sequences: int, mean_events: float, qis: int, seed
     return paths
 
 
-def _gen_quest(out: Path, *, D: int, T: float, I: float, items: int, seed: int, classes: int) -> list[Path]:
+def _gen_quest(out: Path, *, D: int, T: float, I: float, items: int, patterns: int, seed: int,
+               classes: int) -> list[Path]:
     out = Path(out)
     if classes == 1:
-        seqs, labels = quest_sequences(D, T, I, items, seed), None
+        seqs, labels = quest_sequences(D, T, I, items, seed, n_patterns=patterns), None
     else:
-        seqs, labels = labelled_quest(D, T, I, items, seed, classes=classes)
+        seqs, labels = labelled_quest(D, T, I, items, seed, classes=classes, n_patterns=patterns)
     if items <= len(LETTERS):
         headers = [f"q{i + 1}" + (f" class={labels[i]}" if labels else "") for i in range(len(seqs))]
         return [write_fasta(headers, ["".join(s) for s in seqs], out)]
@@ -200,6 +203,7 @@ GENERATORS: dict[str, Command] = {
             Param("T", "float", 20.0, help="average sequence length", low=1),
             Param("I", "float", 4.0, help="average pattern length", low=1),
             Param("items", "int", 20, help="number of distinct items", low=2),
+            Param("patterns", "int", QUEST_PATTERNS, help="size of the pattern pool (Quest's default: 2,000)", low=1),
             _SEED,
             Param("classes", "int", 1, help="instances with different seeds, one class each (000 §5.1: 2)",
                   low=1, high=26),
@@ -227,6 +231,7 @@ __all__ = [
     "item_names",
     "labelled_proteins",
     "labelled_quest",
+    "QUEST_PATTERNS",
     "protein_lengths",
     "protein_like",
     "quest_sequences",

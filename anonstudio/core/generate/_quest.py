@@ -60,6 +60,10 @@ def _patterns(rng: np.random.Generator, n_patterns: int, I: float, n_items: int,
     return pool
 
 
+#: IBM Quest's default number of patterns in the pool (the generator of Agrawal & Srikant 1994/1995)
+QUEST_PATTERNS = 2000
+
+
 def quest_sequences(
     D: int,
     T: float = 20.0,
@@ -67,7 +71,7 @@ def quest_sequences(
     n_items: int = 20,
     seed: int | np.random.Generator = 0,
     *,
-    n_patterns: int = 100,
+    n_patterns: int = QUEST_PATTERNS,
     correlation: float = 0.5,
 ) -> list[list[str]]:
     """``D`` Quest-style item sequences.
@@ -86,7 +90,9 @@ def quest_sequences(
         Seed of the numpy generator. Two seeds give two independent pattern pools: 000 §5.1 uses this to
         make a two-class data set.
     n_patterns, correlation:
-        Size of the pattern pool and the mean fraction of items a pattern shares with the previous one.
+        Size of the pattern pool (Quest's default, 2,000; a small pool makes each instance's sequences repeat
+        a few patterns, which makes two instances trivially separable) and the mean fraction of items a
+        pattern shares with the previous one.
 
     Returns
     -------

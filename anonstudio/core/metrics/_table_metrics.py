@@ -12,7 +12,10 @@ Ramana & Kumari, "Graph based local recoding for data anonymization" (paper 002)
 
 An equivalence class is a set of output records with identical QI cells. A record whose every QI cell is
 ``*`` or its hierarchy's root label is *suppressed* (as the verifiers of ``core.privacy`` see it): it counts
-``NCP = 1`` per attribute in GCP, ``N`` in DM and is left out of CAVG.
+``NCP = 1`` per attribute in GCP, ``N`` in DM and is left out of CAVG (Bayardo & Agrawal's convention, which
+ARX follows). Paper 002 does not treat suppression apart: with ``suppressed_as = "class"`` (the keys
+``DM_paper`` and ``CAVG_paper`` of :func:`table_metrics`) the suppressed records are one more equivalence
+class in Eqs. 8 and 9, as the paper's formulas read.
 A cell label is looked up at the lowest hierarchy level holding it; ``*`` not in a hierarchy means its root.
 """
 
@@ -124,17 +127,25 @@ def gcp(ncp: np.ndarray) -> float:
     return float(ncp.sum() / (d * n)) if n and d else 0.0
 
 
-def discernibility(sizes: np.ndarray, n_suppressed: int = 0, n_records: int | None = None) -> float:
-    """Discernibility metric (Eq. 8): ``sum |E|^2`` plus ``N`` per suppressed record."""
+def discernibility(sizes: np.ndarray, n_suppressed: int = 0, n_records: int | None = None,
+                   suppressed_as: str = "record") -> float:
+    """Discernibility metric (Eq. 8): ``sum |E|^2`` plus ``N`` per suppressed record (``suppressed_as =
+    "record"``), or plus ``|S|^2`` with the suppressed records one class (``"class"``, the paper's formula)."""
     sizes = np.asarray(sizes, dtype=np.float64)
+    if suppressed_as == "class":
+        return float((sizes**2).sum() + float(n_suppressed) ** 2)
     n = float(sizes.sum() + n_suppressed) if n_records is None else float(n_records)
     return float((sizes**2).sum() + n * n_suppressed)
 
 
-def cavg(sizes: np.ndarray, k: int) -> float:
-    """Normalized average equivalence class size (Eq. 9): ``records / (classes * k)``."""
+def cavg(sizes: np.ndarray, k: int, n_suppressed: int = 0, suppressed_as: str = "record") -> float:
+    """Normalized average equivalence class size (Eq. 9): ``records / (classes * k)`` over the classes
+    (``"record"``), or with the suppressed records as one more class (``"class"``, the paper's formula)."""
     sizes = np.asarray(sizes)
-    return float(sizes.sum() / (len(sizes) * k)) if len(sizes) else 0.0
+    records, classes = float(sizes.sum()), len(sizes)
+    if suppressed_as == "class" and n_suppressed:
+        records, classes = records + n_suppressed, classes + 1
+    return records / (classes * k) if classes else 0.0
 
 
 def table_metrics(output: Any, quasi_identifiers: list[str], hierarchies: dict, *, k: int) -> dict[str, Any]:
@@ -153,6 +164,8 @@ def table_metrics(output: Any, quasi_identifiers: list[str], hierarchies: dict, 
         "GCP": gcp(ncp),
         "DM": discernibility(sizes, n_sup, n),
         "CAVG": cavg(sizes, k),
+        "DM_paper": discernibility(sizes, n_sup, n, suppressed_as="class"),
+        "CAVG_paper": cavg(sizes, k, n_sup, suppressed_as="class"),
         "classes": int(len(sizes)),
         "min_class_size": int(sizes.min()) if len(sizes) else 0,
         "suppressed": n_sup,

@@ -203,7 +203,7 @@ def run_composition(out, *, input: str, k: int, epsilon: float, order: int, seed
     ax.bar(x + 0.2, df["pseudo"], 0.4, label="pseudo-strings")
     ax.set_xticks(x, df["symbol"])
     ax.set_ylabel("fraction")
-    ax.set_title(f"Composition, k = {k} (CD = {df['CD'].iloc[0]:.4f})")
+    ax.set_title(f"Composition, k = {k}, pseudo-string length: {length} (CD = {df['CD'].iloc[0]:.4f})")
     ax.legend()
     return _save(df, fig, out, "condensation-composition")
 
@@ -213,7 +213,7 @@ def run_cd(out, *, input: str, group_sizes: str, epsilon: float, order: int, see
     df = cd_table(_read_fasta(input), _int_list(group_sizes, "group_sizes"), epsilon=epsilon, order=order, seed=seed,
                   length=length, progress=progress)
     fig = _line_plot(df, "group_size", [("CD", "CD")], "group size k", "compositional difference CD (Eq. 5)",
-                     "Composition difference vs group size (Fig. 8)")
+                     f"Composition difference vs group size (Fig. 8), length: {length}")
     return _save(df, fig, out, "condensation-cd")
 
 
@@ -236,7 +236,8 @@ def run_knn(out, *, D: int, T: float, I: float, items: int, patterns: int, group
                    n_neighbors=neighbors, distance=distance, length=length, progress=progress)
     fig = _line_plot(df, "group_size", [("accuracy_original", "trained on originals"),
                                          ("accuracy_pseudo", "trained on pseudo-strings")],
-                     "group size k", "k-NN accuracy", f"V{T:g}.I{I:g}.D{2 * D}: classification (Figs. 10-11)")
+                     "group size k", "k-NN accuracy",
+                     f"V{T:g}.I{I:g}.D{2 * D}: classification (Figs. 10-11), length: {length}")
     return _save(df, fig, out, "condensation-knn")
 
 

@@ -267,9 +267,10 @@ def _rows_004(d: dict[str, Path], settings: dict[str, str]) -> list[Row]:
         for (name, method), grp in sub.groupby(["dataset", "method"], sort=False):
             trends.append(_rising(grp[sweep], grp["IL"]) * (1 if sweep == "k" else -1))
         trend_ok = bool(trends) and min(trends) > 0
-        ours = (f"CBMSA below the baseline at {below} of {len(wide)} points; IL "
-                + ("rises with k" if sweep == "k" else "falls as c rises")
-                + f" (rank correlation, worst series {min(trends):+.2f})" if trends else "")
+        worst = min(trends) * (1 if sweep == "k" else -1) if trends else float("nan")
+        ours = (f"CBMSA below the baseline at {below} of {len(wide)} points; rank correlation of IL with {sweep} "
+                f"{worst:+.2f} in the least {'rising' if sweep == 'k' else 'falling'} series (the claim needs "
+                f"{'> 0' if sweep == 'k' else '< 0'})")
         reason = ""
         if not trend_ok and sweep == "c":
             reason = ("the bound c seldom binds on our generated visits (4 % HIV, 5 % Hepatitis carriers), so IL "
@@ -315,10 +316,15 @@ def reproduction_text(rows: list[Row], *, command: str, seconds: float) -> str:
 
 
 def _runs(plan: list, p: str, out: Path, scale: str):
-    """``(sub-folder, experiment, parameters, folder, settings text)`` of each run of paper ``p``."""
+    """``(sub-folder, experiment, parameters, folder, settings text)`` of each run of paper ``p``; the settings
+    name every parameter the run used (the experiment's defaults included), not "defaults"."""
+    from anonstudio.core.experiments import EXPERIMENTS
+
     for sub, name, params, quick in plan:
         chosen = {**params, **(quick if scale == "quick" else {})}
-        yield sub, name, chosen, out / p / sub, f"`{p}/{sub}`: " + _settings(chosen)
+        full = EXPERIMENTS[name].parameters.validate(chosen)
+        shown = {k: v for k, v in full.items() if v not in ("", None) and not (k == "rows" and v == 0)}
+        yield sub, name, chosen, out / p / sub, f"`{p}/{sub}`: " + _settings(shown)
 
 
 def rows_from(out: Path, paper: str = "all", scale: str = "paper") -> list[Row]:

@@ -49,6 +49,9 @@ def make_application(argv: list[str] | None = None):
 
     app.setApplicationVersion(__version__)
     app.setWindowIcon(application_icon())
+    from anonstudio.gui.workers import collect_garbage_in_gui_thread
+
+    collect_garbage_in_gui_thread()  # Qt objects are destroyed in the GUI thread only (see there)
     return app
 
 

@@ -39,6 +39,39 @@ from PySide6.QtCore import QCoreApplication, QElapsedTimer, QObject, QThread, Si
 from anonstudio.core.progress import Cancelled
 
 
+#: the GUI-thread garbage collector, once installed (see :func:`collect_garbage_in_gui_thread`)
+_COLLECTOR: Any = None
+
+
+def collect_garbage_in_gui_thread(interval: float = 0.5) -> Any:
+    """Let Python's cyclic garbage collector run only in the GUI thread, on a timer (pyqtgraph's
+    ``GarbageCollector``: automatic collection off, ``gc.collect`` every ``interval`` seconds from a QTimer).
+
+    Without it a worker thread that happens to trigger a collection destroys Qt objects left over from closed
+    windows or dialogs in the worker thread; that thread then holds a Qt lock while it waits for the
+    interpreter lock, which the GUI thread holds while it waits for the Qt lock: the application freezes
+    for good (seen as a hang of the experiments window's worker in ``read_table``). Idempotent; returns the
+    collector, whose ``timer`` can be stopped (tests restore ``gc.enable()`` afterwards)."""
+    global _COLLECTOR
+    if _COLLECTOR is None:
+        from pyqtgraph.util.garbage_collector import GarbageCollector
+
+        _COLLECTOR = GarbageCollector(interval=interval)
+    return _COLLECTOR
+
+
+def stop_gui_thread_collection() -> None:
+    """Undo :func:`collect_garbage_in_gui_thread` (collect once now, automatic collection back on)."""
+    import gc
+
+    global _COLLECTOR
+    if _COLLECTOR is not None:
+        _COLLECTOR.timer.stop()
+        _COLLECTOR = None
+    gc.collect()
+    gc.enable()
+
+
 class RunWorker(QObject):
     """Runs ``func(*args, progress=callback, **kwargs)`` on a worker thread.
 

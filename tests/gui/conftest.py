@@ -17,6 +17,17 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 
+@pytest.fixture(scope="package", autouse=True)
+def gui_thread_garbage_collection(qapp):
+    """As the application does: cyclic garbage (closed windows of earlier tests) is collected in the GUI thread
+    only, never by a worker thread (which deadlocks PySide: see ``workers.collect_garbage_in_gui_thread``)."""
+    from anonstudio.gui.workers import collect_garbage_in_gui_thread, stop_gui_thread_collection
+
+    collect_garbage_in_gui_thread()
+    yield
+    stop_gui_thread_collection()
+
+
 @pytest.fixture
 def settings(tmp_path) -> QSettings:
     """Settings in a temporary ini file (never the user's)."""

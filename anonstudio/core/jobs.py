@@ -26,7 +26,7 @@ import pandas as pd
 from anonstudio import __version__
 from anonstudio.core import algorithms, io
 from anonstudio.core.algorithms import Algorithm, Result
-from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table
+from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table, kind_of
 from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, PrivacyError
 from anonstudio.core.execution import Execution
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
@@ -492,8 +492,8 @@ def run(
     published fully suppressed (``None``: :data:`DEFAULT_MAX_SUPPRESSION`)."""
     from anonstudio.core import privacy
 
-    if algorithm.data_kind != _kind_of(data):
-        raise JobError(f"method '{algorithm.name}' works on {algorithm.data_kind} data, the input is {_kind_of(data)}",
+    if algorithm.data_kind != kind_of(data):
+        raise JobError(f"method '{algorithm.name}' works on {algorithm.data_kind} data, the input is {kind_of(data)}",
                        file=getattr(data, "source", None), key="algorithm.name")
     start = time.perf_counter()
     report(progress, 0.0, f"running {algorithm.name}")
@@ -794,14 +794,6 @@ def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,
     return model
 
 
-def _kind_of(data: Any) -> str:
-    if isinstance(data, Table):
-        return "table"
-    if isinstance(data, EventLog):
-        return "events"
-    if isinstance(data, SequenceSet):
-        return "fasta"
-    raise TypeError(f"not a data container: {type(data).__name__}")
 
 
 def _records(data: Any) -> int:

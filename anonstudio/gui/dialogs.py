@@ -17,6 +17,12 @@ from PySide6.QtWidgets import (
 from anonstudio.core.errors import AnonStudioError
 
 
+#: what a user can cause and fix (a bad file, a folder that cannot be written): one dialog, not a crash
+USER_ERRORS = (AnonStudioError, OSError, ValueError)
+#: "failed", as returned by the main window's ``attempt`` (a call may return None when it succeeds)
+FAILED = object()
+
+
 def error_text(exc: BaseException) -> str:
     """The dialog text of an error: an AnonStudioError already names file, line and column."""
     if isinstance(exc, AnonStudioError):

@@ -24,7 +24,7 @@ from typing import Any
 
 from anonstudio.core import jobs
 from anonstudio.core.io import to_jsonable
-from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
+from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table, is_number
 from anonstudio.core.errors import AnonStudioError, InputError, JobError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.gui.state import WorkbenchState, kind_of
@@ -405,7 +405,7 @@ def complete_hierarchies(data: Any, hierarchies: dict[str, Hierarchy], *,
         if h is None and not required:
             continue  # the method publishes this column's values as they are
         if h is None:
-            numeric = all(_is_number(v) for v in values)
+            numeric = all(is_number(v) for v in values)
             if not numeric or not hasattr(hmod, "default_numeric_hierarchy"):
                 raise JobError(f"quasi-identifier '{attr}' has no hierarchy: import or build one in the Hierarchies pane",
                                file=getattr(data, "source", None), column=attr)
@@ -471,14 +471,6 @@ def copy_for_run(data: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------------------
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name) or "attribute"
 

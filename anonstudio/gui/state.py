@@ -16,29 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
+from anonstudio.core.data import KINDS, AttrType, EventLog, Role, SequenceSet, Table, kind_of  # noqa: F401 (KINDS, kind_of re-exported)
 from anonstudio.core.hierarchy import Hierarchy
-
-#: the kinds of data the workbench holds (``core.algorithms.Algorithm.data_kind``)
-KINDS = ("table", "events", "fasta")
 
 #: change notifications sent to listeners
 CHANGES = ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty")
 
 Listener = Callable[[str], None]
-
-
-def kind_of(data: Any) -> str | None:
-    """``"table"``, ``"events"`` or ``"fasta"`` for a data container; ``None`` for ``None``."""
-    if data is None:
-        return None
-    if isinstance(data, Table):
-        return "table"
-    if isinstance(data, EventLog):
-        return "events"
-    if isinstance(data, SequenceSet):
-        return "fasta"
-    raise TypeError(f"not a data container: {type(data).__name__}")
 
 
 @dataclass

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.gui import project as proj
 from anonstudio.gui.state import WorkbenchState
-from anonstudio.gui.dialogs import EventColumnsDialog, error_text
+from anonstudio.gui.dialogs import FAILED, USER_ERRORS, EventColumnsDialog, error_text
 from anonstudio.gui.workers import RunWorker
 
 DATA_FILTER = "Tables (*.csv *.tsv *.txt *.parquet);;All files (*)"
@@ -26,6 +26,24 @@ PROJECT_FILTER = "anonstudio projects (*.anonstudio.json *.json);;Jobs (*.toml);
 class FileActions:
     """File ▸ Open, Save and Export: every read goes through the engine's readers, every write through
     ``core.jobs.write_outputs`` or the project module (atomic)."""
+
+    def attempt(self, title: str, func, *args, errors: tuple = USER_ERRORS, busy: bool = False, **kwargs):
+        """``func(*args, **kwargs)``, or :data:`FAILED` after one dialog titled ``title`` with the error's own
+        text (file, where, what) — the one place the file actions turn an engine error into a dialog.
+        ``busy``: a wait cursor while it runs."""
+        if busy:
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            return func(*args, **kwargs)
+        except errors as exc:
+            if busy:
+                QApplication.restoreOverrideCursor()
+                busy = False
+            self.error(title, exc)
+            return FAILED
+        finally:
+            if busy:
+                QApplication.restoreOverrideCursor()
 
     # -- opening ---------------------------------------------------------------------------------------------
     def open_path(self, path: str | Path, *, wait: bool = True) -> bool:
@@ -42,14 +60,9 @@ class FileActions:
 
     def open_data(self, path: str | Path, kind: str = "table", options: dict[str, Any] | None = None) -> bool:
         """Read a data file now (blocking); on error show a dialog and keep the current data."""
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            data = proj.read_data(path, kind, options)
-        except (AnonStudioError, OSError, ValueError) as exc:
-            QApplication.restoreOverrideCursor()
-            self.error("Cannot open data", exc)
+        data = self.attempt("Cannot open data", proj.read_data, path, kind, options, busy=True)
+        if data is FAILED:
             return False
-        QApplication.restoreOverrideCursor()
         self._show_data(data, path, options)
         return True
 
@@ -106,11 +119,10 @@ class FileActions:
         if not path:
             return
         self._remember_dir(path)
-        try:
-            columns = proj.read_data(path, "table").df.columns.astype(str).tolist()
-        except (AnonStudioError, OSError, ValueError) as exc:
-            self.error("Cannot open data", exc)
+        table = self.attempt("Cannot open data", proj.read_data, path, "table")
+        if table is FAILED:
             return
+        columns = table.df.columns.astype(str).tolist()
         dialog = EventColumnsDialog(columns, self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.open_data_async(path, "events", {"sequence_id": dialog.sequence_id.currentText(), "event_order": dialog.event_order.currentText()})
@@ -131,10 +143,8 @@ class FileActions:
         return answer == QMessageBox.StandardButton.Discard
 
     def open_project(self, path: str | Path, *, wait: bool = True) -> bool:
-        try:
-            outside = proj.outside_files(path)
-        except (AnonStudioError, OSError, ValueError) as exc:
-            self.error("Cannot open project", exc)
+        outside = self.attempt("Cannot open project", proj.outside_files, path)
+        if outside is FAILED:
             return False
         if outside:
             answer = QMessageBox.question(
@@ -160,10 +170,8 @@ class FileActions:
             worker = RunWorker(read, path, progress_kw="")
             pending = (str(path), proj.guess_kind(path), None, title)
             return self._read_on_worker(worker, pending, self._state_read) is not None
-        try:
-            new = read(path)
-        except (AnonStudioError, OSError, ValueError) as exc:
-            self.error(title, exc)
+        new = self.attempt(title, read, path)
+        if new is FAILED:
             return False
         self._show_state(new, path)
         return True
@@ -208,18 +216,20 @@ class FileActions:
         """Copy the bundled demo to ``folder`` (default: a new temporary folder) and open its table job."""
         from anonstudio.core.demo import prepare_demo
 
-        try:
+        def prepare() -> Path:
             out = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="anonstudio-demo-"))
             prepare_demo(out)
-        except (AnonStudioError, OSError) as exc:
-            self.error("Cannot open the demo", exc)
+            return out
+
+        out = self.attempt("Cannot open the demo", prepare, errors=(AnonStudioError, OSError))
+        if out is FAILED:
             return False
         job = out / "table-mst.toml"
         if job.exists():
             try:
                 self.adopt_state(proj.state_from_job(job))
                 return True
-            except (AnonStudioError, OSError, ValueError):
+            except USER_ERRORS:
                 pass  # e.g. the job's method is not in this build: open its data and hierarchies below
         table = next(iter(sorted(out.glob("adult*.csv"))), None)
         if table is None:
@@ -249,7 +259,7 @@ class FileActions:
                     from anonstudio.gui.panes.hierarchy_editor import build_from_spec
 
                     self.state.set_hierarchy(attr, build_from_spec(attr, spec, self.state.column_values(attr)), spec)
-        except (AnonStudioError, OSError, ValueError, KeyError) as exc:
+        except (*USER_ERRORS, KeyError) as exc:
             self.error("Demo job", exc)
 
     # -- saving ----------------------------------------------------------------------------------------------
@@ -266,10 +276,7 @@ class FileActions:
         return self.save_project_to(path)
 
     def save_project_to(self, path: str | Path) -> bool:
-        try:
-            proj.write_project(self.state, path)
-        except (AnonStudioError, OSError, ValueError) as exc:
-            self.error("Cannot save project", exc)
+        if self.attempt("Cannot save project", proj.write_project, self.state, path) is FAILED:
             return False
         auto = proj.autosave_path(self.state.project_path) if self.state.project_path else None
         self.state.mark_saved(path)
@@ -288,16 +295,13 @@ class FileActions:
         target = proj.autosave_path(self.state.project_path, fallback)
         try:
             proj.write_project(self.state, target)
-        except (AnonStudioError, OSError, ValueError) as exc:
+        except USER_ERRORS as exc:
             self.statusBar().showMessage(f"Autosave failed: {error_text(exc)}", 10000)
             return None
         return target
 
     def save_job(self, path: str | Path) -> bool:
-        try:
-            proj.save_job(self.state, path)
-        except (AnonStudioError, OSError, ValueError) as exc:
-            self.error("Cannot save job", exc)
+        if self.attempt("Cannot save job", proj.save_job, self.state, path) is FAILED:
             return False
         self.statusBar().showMessage(f"Saved job {Path(path).name}: run it with `anonstudio run {Path(path).name}`", 8000)
         return True
@@ -312,10 +316,8 @@ class FileActions:
 
         if self.state.outcome is None:
             return False
-        try:
-            jobs.write_outputs(self.state.outcome, Path(path), None, reads=self.state.files_read())
-        except (AnonStudioError, OSError, ValueError) as exc:
-            self.error("Cannot export data", exc)
+        if self.attempt("Cannot export data", jobs.write_outputs, self.state.outcome, Path(path), None,
+                        reads=self.state.files_read()) is FAILED:
             return False
         self.statusBar().showMessage(f"Wrote {Path(path).name}", 5000)
         return True
@@ -332,11 +334,11 @@ class FileActions:
         rep = self.state.outcome.report if self.state.outcome is not None else self.state.last_report
         if rep is None:
             return False
-        try:
+        def export() -> None:
             refuse_overwrites({"the report": Path(path)}, self.state.files_read())
             write_json(rep, Path(path))
-        except (AnonStudioError, OSError, ValueError, TypeError) as exc:
-            self.error("Cannot export report", exc)
+
+        if self.attempt("Cannot export report", export, errors=(*USER_ERRORS, TypeError)) is FAILED:
             return False
         return True
 

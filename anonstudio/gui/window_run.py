@@ -9,7 +9,7 @@ from PySide6.QtCore import QTimer
 
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.gui import project as proj
-from anonstudio.gui.dialogs import SweepDialog, error_text
+from anonstudio.gui.dialogs import FAILED, SweepDialog, error_text
 from anonstudio.gui.workers import RunWorker, SweepWorker
 
 class RunControl:
@@ -39,14 +39,17 @@ class RunControl:
         if self.state.data is None:
             self.error("Nothing to run", "Open a data file first (File ▸ Open data).")
             return None
-        try:
-            method, params = self._chosen(method, params)
+        def check() -> tuple:
             from anonstudio.core import algorithms
 
-            algorithms.get(method)(**params)  # parameter errors now, as a dialog
-        except AnonStudioError as exc:
-            self.error("Cannot run", exc)
+            chosen = self._chosen(method, params)
+            algorithms.get(chosen[0])(**chosen[1])  # parameter errors now, as a dialog
+            return chosen
+
+        chosen = self.attempt("Cannot run", check, errors=(AnonStudioError,))
+        if chosen is FAILED:
             return None
+        method, params = chosen
         if method != self.state.method or params != self.state.params:
             self.state.set_method(method, params)
         data = proj.copy_for_run(self.state.data)
@@ -151,11 +154,10 @@ class RunControl:
         """Run the method once per point (``{"k": 5}`` …); each point's figures arrive as ``point(dict)``."""
         if self.runner.busy or self.state.data is None:
             return None
-        try:
-            method, params = self._chosen(method, params)
-        except AnonStudioError as exc:
-            self.error("Cannot run sweep", exc)
+        chosen = self.attempt("Cannot run sweep", self._chosen, method, params, errors=(AnonStudioError,))
+        if chosen is FAILED:
             return None
+        method, params = chosen
         data = proj.copy_for_run(self.state.data)
         hierarchies = dict(self.state.hierarchies)
         base = dict(params or {})
@@ -171,16 +173,18 @@ class RunControl:
                                 self._sweep_finished)
 
     def sweep_dialog_open(self) -> None:
-        try:
+        def chosen_class() -> tuple:
+            from anonstudio.core import algorithms
+
             method, params = self._method_and_params()
             if not method:
                 raise AnonStudioError("choose a method in the Method pane first")
-            from anonstudio.core import algorithms
+            return method, params, algorithms.get(method)
 
-            cls = algorithms.get(method)
-        except AnonStudioError as exc:
-            self.error("Cannot run sweep", exc)
+        chosen = self.attempt("Cannot run sweep", chosen_class, errors=(AnonStudioError,))
+        if chosen is FAILED:
             return
+        method, params, cls = chosen
         names = [p.name for p in cls.parameters if getattr(p, "kind", None) in ("int", "float")]
         if not names:
             self.error("Cannot run sweep", f"method '{method}' has no numeric parameter to sweep")
@@ -189,10 +193,8 @@ class RunControl:
         self.sweep_dialog = dialog
 
         def go() -> None:
-            try:
-                points = dialog.points()
-            except ValueError as exc:
-                self.error("Sweep values", str(exc))
+            points = self.attempt("Sweep values", dialog.points, errors=(ValueError,))
+            if points is FAILED:
                 return
             worker = self.start_sweep(points, method, params)
             if worker is not None:

@@ -85,6 +85,9 @@ def test_broken_data_file_shows_error_and_keeps_previous_data(window, adult_csv,
     assert window.panes["Data"].table_model.rowCount() == 10
     [text] = messages.texts("critical")
     assert "broken.csv" in text and "3" in text  # which file, which line
+    from PySide6.QtWidgets import QApplication
+
+    assert QApplication.overrideCursor() is None  # no wait cursor left behind by the failed read
 
 
 def test_title_dirty_mark_and_close_asks(window, adult_csv, tmp_path, messages):

@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from anonstudio.core.data import is_number
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.generate import _tables as T
 from anonstudio.core.generate._common import conditional_cdf, draw_conditional, int_strings, interval_rows, make_rng
@@ -188,16 +189,8 @@ def adult_hierarchy_rows() -> dict[str, list[list[str]]]:
         "salary-class": [[v, "*"] for v in SALARY],
     }
     # leaves in sorted order (numbers numerically): the files are this generator's, not copies of ARX's
-    return {c: sorted(r, key=lambda row: (0, float(row[0]), "") if _is_number(row[0]) else (1, 0.0, row[0]))
+    return {c: sorted(r, key=lambda row: (0, float(row[0]), "") if is_number(row[0]) else (1, 0.0, row[0]))
             for c, r in rows.items()}
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def adult_hierarchies(columns=None) -> dict[str, Hierarchy]:

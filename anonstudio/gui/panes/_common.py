@@ -206,6 +206,14 @@ class OutcomePane(QtWidgets.QWidget):
         if what in ("outcome", "data"):
             self.show_outcome(getattr(self._binding.state, "outcome", None))
 
+    def _fresh(self, outcome: Any, shown: Any) -> bool:
+        """Whether ``outcome`` is to be drawn: ``None`` clears the pane; the outcome already ``shown`` is not
+        drawn twice (the state's notification and the window may both deliver it)."""
+        if outcome is None:
+            self.clear()
+            return False
+        return outcome is not shown
+
     def _stack(self, empty: QtWidgets.QWidget, body: QtWidgets.QWidget) -> QtWidgets.QStackedWidget:
         """Lay the pane out as a stack: page 0 the placeholder ``empty``, page 1 ``body``."""
         stack = QtWidgets.QStackedWidget()
@@ -284,10 +292,7 @@ class ViewPane(OutcomePane):
         self.stack.setCurrentIndex(0)
 
     def show_outcome(self, outcome: Any) -> None:
-        if outcome is None:
-            self.clear()
-            return
-        if outcome is self._outcome:
+        if not self._fresh(outcome, self._outcome):
             return
         view = self.make_view(outcome)
         if view is None:

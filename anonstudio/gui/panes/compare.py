@@ -233,11 +233,8 @@ class ComparePane(OutcomePane):
         self.stack.setCurrentIndex(0)
 
     def show_outcome(self, outcome: Any) -> None:
-        if outcome is None:
-            self.clear()
+        if not self._fresh(outcome, self.outcome):
             return
-        if outcome is self.outcome:
-            return  # already shown (the state's notification and the window may both deliver it)
         self.outcome = outcome
         self.selected_record = None
         # tables: the equivalence classes a reader of the output sees (identical published values)

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from anonstudio.core.data import is_number
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.gui.models import HierarchyItemModel
@@ -153,7 +154,7 @@ class BuilderDialog(QDialog):
             edit.textChanged.connect(self._timer.start)
         self.groups.textChanged.connect(self._timer.start)
         self.tabs.currentChanged.connect(self._timer.start)
-        if values and not all(_is_number(v) for v in values):
+        if values and not all(is_number(v) for v in values):
             self.tabs.setCurrentIndex(1)
         self.update_preview()
 
@@ -181,7 +182,7 @@ class BuilderDialog(QDialog):
             ok.setEnabled(False)
             return
         self.hierarchy, self.spec = h, spec
-        rows = sorted(h.to_rows(), key=lambda r: (0, float(r[0]), "") if _is_number(r[0]) else (1, 0.0, r[0]))
+        rows = sorted(h.to_rows(), key=lambda r: (0, float(r[0]), "") if is_number(r[0]) else (1, 0.0, r[0]))
         shown = rows[: self.PREVIEW_ROWS]
         self.preview.clear()
         self.preview.setRowCount(len(shown))
@@ -199,14 +200,6 @@ class BuilderDialog(QDialog):
 def _rows_key(h: Hierarchy) -> list[tuple[str, ...]]:
     """A hierarchy's paths in a canonical order (the tree may list leaves in another order)."""
     return sorted(tuple(r) for r in h.to_rows())
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 class HierarchyEditor(QWidget):
@@ -431,7 +424,7 @@ class HierarchyEditor(QWidget):
             return False
         if model.rowCount() == 0:
             values = self.state.column_values(attr)
-            if values and all(_is_number(v) for v in values):
+            if values and all(is_number(v) for v in values):
                 self.status.setText(
                     f"'{attr}' is numeric and has no hierarchy: a run uses default interval bands. "
                     "Use Build… to choose the bands, or Import… an ARX file."

@@ -129,11 +129,8 @@ class PrivacyPane(OutcomePane):
         self.stack.setCurrentIndex(0)
 
     def show_outcome(self, outcome: Any) -> None:
-        if outcome is None:
-            self.clear()
+        if not self._fresh(outcome, self.outcome):
             return
-        if outcome is self.outcome:
-            return  # already shown (the state's notification and the window may both deliver it)
         self.outcome = outcome
         ver = verification_dict(outcome)
         self._show_verdict(ver, (outcome.report or {}).get("warnings") or [])

@@ -29,6 +29,20 @@ def gui_thread_garbage_collection(qapp):
 
 
 @pytest.fixture
+def shown(qtbot):
+    """``shown(PaneClass, width, height)``: a pane built standalone, owned by qtbot, sized and shown."""
+
+    def make(cls, width: int = 1100, height: int = 700):
+        pane = cls(parent=None)
+        qtbot.addWidget(pane)
+        pane.resize(width, height)
+        pane.show()
+        return pane
+
+    return make
+
+
+@pytest.fixture
 def settings(tmp_path) -> QSettings:
     """Settings in a temporary ini file (never the user's)."""
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)

@@ -15,12 +15,8 @@ def outcome():
 
 
 @pytest.fixture
-def pane(qtbot):
-    p = ClustersPane(parent=None)
-    qtbot.addWidget(p)
-    p.resize(1100, 700)
-    p.show()
-    return p
+def pane(shown):
+    return shown(ClustersPane)
 
 
 def test_every_cluster_is_listed_and_plotted_with_its_loss_and_confidence(pane, outcome, screenshot):

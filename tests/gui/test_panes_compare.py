@@ -12,12 +12,8 @@ from anonstudio.gui.panes.compare import ComparePane
 
 
 @pytest.fixture
-def pane(qtbot):
-    p = ComparePane(parent=None)
-    qtbot.addWidget(p)
-    p.resize(900, 600)
-    p.show()
-    return p
+def pane(shown):
+    return shown(ComparePane, 900, 600)
 
 
 def _bg(model, row, col):

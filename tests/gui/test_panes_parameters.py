@@ -52,11 +52,8 @@ def registry(monkeypatch):
 
 
 @pytest.fixture
-def pane(qtbot, registry):
-    p = ParametersPane(parent=None)
-    qtbot.addWidget(p)
-    p.resize(900, 600)
-    p.show()
+def pane(shown, registry):
+    p = shown(ParametersPane, 900, 600)
     p.set_kind("table")
     p.set_values("all-kinds", {})  # (the build's own table methods may come first)
     return p

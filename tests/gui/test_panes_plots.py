@@ -20,6 +20,7 @@ from anonstudio.gui.panes.composition import ORIGINAL_BRUSH, PSEUDO_BRUSH, Compo
 from anonstudio.gui.panes.metrics import MetricsPane
 from anonstudio.gui.panes.mst_partition import MstPartitionPane
 from anonstudio.gui.panes.privacy import BAR_BRUSH, PrivacyPane
+from tests.gui._trees import components_after_cut
 
 
 def _pixels(widget, colour: str, tol: int = 8) -> int:
@@ -129,16 +130,7 @@ def test_mst_synthetic_outcome_with_tuples_and_sampling(qtbot):
     edges = np.stack([parent, np.arange(1, n)], 1)
     removed = np.arange(0, n - 1, 6)
     tor = np.repeat(np.arange(n), 2)
-    import networkx as nx
-
-    g = nx.Graph()
-    g.add_nodes_from(range(n))
-    keep = np.ones(n - 1, bool)
-    keep[removed] = False
-    g.add_edges_from(edges[keep].tolist())
-    node_group = np.empty(n, np.int64)
-    for i, comp in enumerate(nx.connected_components(g)):
-        node_group[list(comp)] = i
+    node_group = components_after_cut(n, edges, removed)
     details = {"mst_edges": edges, "mst_weights": rng.random(n - 1), "removed_edges": removed,
                "tuple_of_record": tor}
     outcome = SimpleNamespace(result=Result(None, node_group[tor], details=details), data=None,

@@ -31,16 +31,8 @@ def anatomy_outcome(table):
     return jobs.run(table, {}, get("anatomy")(l=4, seed=1))
 
 
-def _pane(qtbot, cls):
-    p = cls(parent=None)
-    qtbot.addWidget(p)
-    p.resize(1150, 760)
-    p.show()
-    return p
-
-
-def test_randomization_pane_shows_attributes_pa_and_marginals(qtbot, ra_outcome, screenshot):
-    pane = _pane(qtbot, RandomizationPane)
+def test_randomization_pane_shows_attributes_pa_and_marginals(shown, qtbot, ra_outcome, screenshot):
+    pane = shown(RandomizationPane, 1150, 760)
     pane.show_outcome(ra_outcome)
     m = ra_outcome.report["metrics"]
     view = randomization_view(ra_outcome)
@@ -63,8 +55,8 @@ def test_randomization_pane_shows_attributes_pa_and_marginals(qtbot, ra_outcome,
     screenshot(pane, "randomization_pane")
 
 
-def test_randomization_pane_puts_analytic_bias_beside_the_measured(qtbot, ra_outcome, screenshot):
-    pane = _pane(qtbot, RandomizationPane)
+def test_randomization_pane_puts_analytic_bias_beside_the_measured(shown, qtbot, ra_outcome, screenshot):
+    pane = shown(RandomizationPane, 1150, 760)
     pane.show_outcome(ra_outcome)
     bias = ra_outcome.result.details["bias"]
     assert pane.bias_table.rowCount() == len(bias) == 40
@@ -81,16 +73,16 @@ def test_randomization_pane_puts_analytic_bias_beside_the_measured(qtbot, ra_out
     screenshot(pane, "randomization_bias")
 
 
-def test_randomization_pane_says_when_the_method_does_not_randomize(qtbot, ra_outcome, anatomy_outcome):
-    pane = _pane(qtbot, RandomizationPane)
+def test_randomization_pane_says_when_the_method_does_not_randomize(shown, qtbot, ra_outcome, anatomy_outcome):
+    pane = shown(RandomizationPane, 1150, 760)
     pane.show_outcome(ra_outcome)
     pane.show_outcome(anatomy_outcome)
     assert pane.stack.currentIndex() == 0 and pane.table.rowCount() == 0
     assert "'anatomy' does not randomize" in pane.empty.text()
 
 
-def test_anatomy_pane_links_the_two_tables_by_group(qtbot, anatomy_outcome, screenshot):
-    pane = _pane(qtbot, AnatomyPane)
+def test_anatomy_pane_links_the_two_tables_by_group(shown, qtbot, anatomy_outcome, screenshot):
+    pane = shown(AnatomyPane, 1150, 760)
     pane.show_outcome(anatomy_outcome)
     view = anatomy_view(anatomy_outcome)
     st = anatomy_outcome.result.side_outputs["sensitive"]
@@ -110,15 +102,15 @@ def test_anatomy_pane_links_the_two_tables_by_group(qtbot, anatomy_outcome, scre
     screenshot(pane, "anatomy_pane")
 
 
-def test_anatomy_pane_is_empty_for_a_one_table_method(qtbot, ra_outcome, anatomy_outcome):
-    pane = _pane(qtbot, AnatomyPane)
+def test_anatomy_pane_is_empty_for_a_one_table_method(shown, qtbot, ra_outcome, anatomy_outcome):
+    pane = shown(AnatomyPane, 1150, 760)
     pane.show_outcome(anatomy_outcome)
     pane.show_outcome(ra_outcome)
     assert pane.stack.currentIndex() == 0 and pane.groups.rowCount() == 0 and "publishes one table" in pane.empty.text()
 
 
-def test_a_typed_combination_is_measured_on_a_worker_and_added(qtbot, ra_outcome, screenshot):
-    pane = _pane(qtbot, RandomizationPane)
+def test_a_typed_combination_is_measured_on_a_worker_and_added(shown, qtbot, ra_outcome, screenshot):
+    pane = shown(RandomizationPane, 1150, 760)
     pane.show_outcome(ra_outcome)
     before = pane.bias_table.rowCount()
     # mistakes are explained under the field, nothing is added

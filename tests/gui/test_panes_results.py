@@ -12,6 +12,7 @@ from anonstudio.core.algorithms import Result
 from anonstudio.core.data import SequenceSet
 from anonstudio.gui.panes import _results as R
 from anonstudio.gui.panes import _samples
+from tests.gui._trees import components_after_cut
 
 
 def test_changed_mask_compares_cells_by_column_name_and_treats_missing_as_empty():
@@ -78,16 +79,7 @@ def _tree_outcome(n: int, removed_every: int, tuple_of_record=None):
     parent = np.array([rng.integers(0, i) for i in range(1, n)])
     edges = np.stack([parent, np.arange(1, n)], 1)
     removed = np.arange(0, n - 1, removed_every)
-    import networkx as nx
-
-    g = nx.Graph()
-    g.add_nodes_from(range(n))
-    keep = np.ones(n - 1, bool)
-    keep[removed] = False
-    g.add_edges_from(edges[keep].tolist())
-    node_group = np.empty(n, np.int64)
-    for i, comp in enumerate(nx.connected_components(g)):
-        node_group[list(comp)] = i
+    node_group = components_after_cut(n, edges, removed)
     groups = node_group if tuple_of_record is None else node_group[tuple_of_record]
     details = {"mst_edges": edges, "mst_weights": rng.random(n - 1), "removed_edges": removed}
     if tuple_of_record is not None:

@@ -15,7 +15,7 @@ from math import gcd
 import numpy as np
 import pandas as pd
 
-from anonstudio.core.algorithms._base import Result
+from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.data import Table
 from anonstudio.core.errors import HierarchyError, ParameterError
 from anonstudio.core.hierarchy import Hierarchy
@@ -247,6 +247,27 @@ def renumber_by_first_record(labels: np.ndarray) -> np.ndarray:
     rank[order] = np.arange(len(order))
     out[valid] = rank[inv]
     return out
+
+
+class GeneralizingMethod(Algorithm):
+    """Base of the table methods that generalize quasi-identifiers to hierarchy nodes (MST recoding, Mondrian,
+    k-member): tables in, a table out, and the same report metrics (002 Eqs. 5-9) measured from the output."""
+
+    data_kind = "table"
+    output_kind = "table"
+    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
+
+    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress=None) -> dict:
+        return table_metrics_for(self, data, result, hierarchies)
+
+    def encoded(self, data: Table, hierarchies: dict) -> tuple:
+        """``(packed, leaf_nodes, missing, idx)``: the hierarchies packed, each record's QI leaf nodes, the
+        records with a missing QI (suppressed) and the rows that take part; ``k`` checked against them."""
+        packed = pack_hierarchies(data.quasi_identifiers, hierarchies)
+        leaf_nodes, missing = encode_quasi_identifiers(data, packed)
+        idx = np.flatnonzero(~missing)
+        check_k(self.params["k"], len(idx), data, int(missing.sum()))
+        return packed, leaf_nodes, missing, idx
 
 
 def table_metrics_for(algorithm, data: Table, result, hierarchies: dict) -> dict:

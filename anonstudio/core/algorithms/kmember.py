@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonstudio.core.algorithms._base import Algorithm, Result
+from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (
-    check_k,
-    encode_quasi_identifiers,
+    GeneralizingMethod,
     tabular_result,
-    pack_hierarchies,
     renumber_by_first_record,
-    table_metrics_for,
 )
 from anonstudio.core.data import Table
 from anonstudio.core.params import Param, ParamSet
@@ -25,7 +22,7 @@ from anonstudio.core.progress import ProgressCallback, report
 _CHUNK = 256
 
 
-class KMember(Algorithm):
+class KMember(GeneralizingMethod):
     """Greedy k-member clustering (Byun, Kamra, Bertino & Li 2007).
 
     A random record ``r`` (from ``seed``) starts; repeatedly the remaining record furthest from ``r``
@@ -41,16 +38,13 @@ class KMember(Algorithm):
 
     name = "kmember"
     title = "k-member clustering (Byun et al.)"
-    data_kind = "table"
     reference = (
         "J.-W. Byun, A. Kamra, E. Bertino, N. Li: Efficient k-anonymization using clustering techniques. "
         "DASFAA 2007"
     )
     description = ("grows clusters of k records one at a time, each time adding the record that raises the cluster's "
                    "information loss least; cluster values are generalized to their common hierarchy node")
-    output_kind = "table"
     privacy_models = ("k-anonymity",)
-    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every cluster holds at least k records", low=2),
@@ -62,11 +56,8 @@ class KMember(Algorithm):
         from anonstudio.core.kernels._kmember import kmember_clusters, kmember_leftovers
 
         k = self.params["k"]
-        packed = pack_hierarchies(data.quasi_identifiers, hierarchies)
-        leaf_nodes, missing = encode_quasi_identifiers(data, packed)
-        idx = np.flatnonzero(~missing)
+        packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         n = len(idx)
-        check_k(k, n, data, int(missing.sum()))
         sub = leaf_nodes[idx]
         uniq, inv = np.unique(sub, axis=0, return_inverse=True)
         inv = inv.reshape(-1).astype(np.int64)
@@ -103,5 +94,3 @@ class KMember(Algorithm):
         report(progress, 1.0, f"{n_clusters} clusters")
         return tabular_result(data, packed, idx, labels, class_nodes, missing, metrics={"clusters": n_clusters})
 
-    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
-        return table_metrics_for(self, data, result, hierarchies)

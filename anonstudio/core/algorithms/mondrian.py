@@ -8,14 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anonstudio.core.algorithms._base import Algorithm, Result
+from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (
-    check_k,
-    encode_quasi_identifiers,
+    GeneralizingMethod,
     tabular_result,
-    pack_hierarchies,
     renumber_by_first_record,
-    table_metrics_for,
 )
 from anonstudio.core.data import Table
 from anonstudio.core.errors import ParameterError, PrivacyError
@@ -29,7 +26,7 @@ def entropy(counts: np.ndarray) -> float:
     return float(-(p * np.log(p)).sum())
 
 
-class Mondrian(Algorithm):
+class Mondrian(GeneralizingMethod):
     """Greedy strict multidimensional partitioning (LeFevre, DeWitt & Ramakrishnan 2006).
 
     The records are split recursively: each partition is cut on the quasi-identifier of widest normalized
@@ -60,13 +57,10 @@ class Mondrian(Algorithm):
 
     name = "mondrian"
     title = "Mondrian multidimensional k-anonymity"
-    data_kind = "table"
     reference = "K. LeFevre, D. J. DeWitt, R. Ramakrishnan: Mondrian multidimensional k-anonymity. ICDE 2006"
     description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
                    "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
-    output_kind = "table"
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
-    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every partition holds at least k records", low=2),
@@ -146,10 +140,7 @@ class Mondrian(Algorithm):
         from anonstudio.core.kernels._mondrian import mondrian_partition
 
         k = self.params["k"]
-        packed = pack_hierarchies(data.quasi_identifiers, hierarchies)
-        leaf_nodes, missing = encode_quasi_identifiers(data, packed)
-        idx = np.flatnonzero(~missing)
-        check_k(k, len(idx), data, int(missing.sum()))
+        packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         sens, n_sens, log_l = self._sensitive_codes(data)
         sens = sens[idx]
         min_distinct = 1
@@ -185,5 +176,3 @@ class Mondrian(Algorithm):
             model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
         return model
 
-    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
-        return table_metrics_for(self, data, result, hierarchies)

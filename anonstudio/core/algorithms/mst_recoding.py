@@ -10,15 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonstudio.core.algorithms._base import Algorithm, Result
+from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (
+    GeneralizingMethod,
     PackedHierarchies,
-    check_k,
-    encode_quasi_identifiers,
     tabular_result,
-    pack_hierarchies,
     renumber_by_first_record,
-    table_metrics_for,
 )
 from anonstudio.core.data import Table
 from anonstudio.core.params import Param, ParamSet
@@ -228,7 +225,7 @@ def merge_small_classes(
     return renum, class_nodes, merges
 
 
-class MSTRecoding(Algorithm):
+class MSTRecoding(GeneralizingMethod):
     """Minimum-spanning-tree partitioning for local-recoding k-anonymity (Ramana & Kumari, paper 002).
 
     1. Distances: concept-hierarchical distance CHD (Eq. 1), effort CHE (Eq. 2) and the record distance
@@ -249,16 +246,13 @@ class MSTRecoding(Algorithm):
     name = "mst"
     result_view = "MST partition"
     title = "MST local recoding (Ramana & Kumari)"
-    data_kind = "table"
     reference = (
         "K. Venkata Ramana, V. Valli Kumari: Graph based local recoding for data anonymization. "
         "IJDMS 5(4), 2013"
     )
     description = ("builds a minimum spanning tree over the records with a hierarchy-aware distance, cuts its longest "
                    "edges into classes of at least k and merges small ones; class values are generalized locally")
-    output_kind = "table"
     privacy_models = ("k-anonymity",)
-    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every equivalence class holds at least k records (002 Def. 3)", low=2),
@@ -275,11 +269,8 @@ class MSTRecoding(Algorithm):
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
         k = self.params["k"]
-        packed = pack_hierarchies(data.quasi_identifiers, hierarchies)
-        leaf_nodes, missing = encode_quasi_identifiers(data, packed)
-        idx = np.flatnonzero(~missing)
+        packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         n = len(idx)
-        check_k(k, n, data, int(missing.sum()))
         sub = leaf_nodes[idx]
         report(progress, 0.0, "building the minimum spanning tree")
         tree = prim_tree(sub, packed, subrange(progress, 0.0, 0.7))
@@ -302,5 +293,3 @@ class MSTRecoding(Algorithm):
             },
         )
 
-    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
-        return table_metrics_for(self, data, result, hierarchies)

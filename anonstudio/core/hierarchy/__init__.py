@@ -1,24 +1,7 @@
 """Generalization hierarchies: the tree, validation, builders and array views for kernels."""
 
-from anonstudio.core.hierarchy._builders import (
-    build_hierarchy,
-    dates,
-    default_numeric_hierarchy,
-    grouping,
-    intervals,
-    masking,
-    nice_widths,
-)
+from anonstudio.core.hierarchy._builders import *  # noqa: F403 (the builders: see its __all__)
+from anonstudio.core.hierarchy._builders import __all__ as _BUILDERS
 from anonstudio.core.hierarchy._tree import Hierarchy, HierarchyArrays
 
-__all__ = [
-    "Hierarchy",
-    "HierarchyArrays",
-    "build_hierarchy",
-    "dates",
-    "default_numeric_hierarchy",
-    "grouping",
-    "intervals",
-    "masking",
-    "nice_widths",
-]
+__all__ = ["Hierarchy", "HierarchyArrays", *_BUILDERS]

@@ -30,14 +30,7 @@ import pandas as pd
 from anonstudio.core.errors import HierarchyError
 from anonstudio.core.hierarchy._tree import Hierarchy
 
-__all__ = [
-    "build_hierarchy",
-    "dates",
-    "default_numeric_hierarchy",
-    "grouping",
-    "intervals",
-    "masking",
-]
+__all__ = ["build_hierarchy", "dates", "default_numeric_hierarchy", "grouping", "intervals", "masking", "nice_widths"]
 
 ROOT = "*"
 DATE_PARTS = ("month", "quarter", "year", "decade")

@@ -18,36 +18,28 @@ from anonstudio.core.errors import InputError
 from anonstudio.core.io._table import read_table, write_table
 
 
+def _refuse_first(bad: np.ndarray, table: Table, column: str, message: str) -> None:
+    """Raise :class:`InputError` for the first row flagged in ``bad`` (``{value}`` in ``message`` is its cell)."""
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(message.format(value=table.df[column].iloc[row]), file=table.source,
+                         line=table.line_of(row), column=column)
+
+
 def _parse_order(table: Table, column: str) -> np.ndarray:
     """The event-order column as sortable floats: numbers, else ISO dates (as nanoseconds)."""
     col = table.df[column]
-    path = table.source
-    missing = col.isna().to_numpy()
-    if missing.any():
-        row = int(np.flatnonzero(missing)[0])
-        raise InputError("event has no order value", file=path, line=table.line_of(row), column=column)
+    _refuse_first(col.isna().to_numpy(), table, column, "event has no order value")
     numbers = pd.to_numeric(col, errors="coerce")
     is_num = numbers.notna().to_numpy()
     if is_num.all():
         return numbers.to_numpy(dtype=float)
     if is_num.any():
-        row = int(np.flatnonzero(~is_num)[0])
-        raise InputError(
-            f"event order '{col.iloc[row]}' is not a number (the other orders in this column are numbers)",
-            file=path,
-            line=table.line_of(row),
-            column=column,
-        )
+        _refuse_first(~is_num, table, column,
+                      "event order '{value}' is not a number (the other orders in this column are numbers)")
     dates = pd.to_datetime(col, errors="coerce", format="ISO8601")
-    is_date = dates.notna().to_numpy()
-    if not is_date.all():
-        row = int(np.flatnonzero(~is_date)[0])
-        raise InputError(
-            f"event order '{col.iloc[row]}' is neither a number nor an ISO date (YYYY-MM-DD)",
-            file=path,
-            line=table.line_of(row),
-            column=column,
-        )
+    _refuse_first(~dates.notna().to_numpy(), table, column,
+                  "event order '{value}' is neither a number nor an ISO date (YYYY-MM-DD)")
     return dates.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(float)
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from anonstudio.core.data import EventLog, Table
 from anonstudio.core.errors import NotAvailableError, ParameterError
@@ -31,7 +30,7 @@ from anonstudio.core.privacy._tables import (
     verify_l_diversity,
 )
 from anonstudio.core.privacy._random import verify_random_anonymization
-from anonstudio.core.privacy._verification import Verification
+from anonstudio.core.privacy._verification import Verification, frame_of
 
 __all__ = [
     "DEFAULT_MAX_FRAGMENT",
@@ -50,14 +49,6 @@ __all__ = [
 
 #: The privacy models :func:`verify_output` knows.
 MODELS = ("k-anonymity", "(k,c)-privacy", "pseudo-strings", "anatomy", "random-anonymization")
-
-
-def _frame(obj: Any) -> pd.DataFrame:
-    if isinstance(obj, pd.DataFrame):
-        return obj
-    if isinstance(obj, (Table, EventLog)):
-        return obj.df
-    raise TypeError(f"expected a table or event log output, got {type(obj).__name__}")
 
 
 def _need(model: dict, key: str) -> Any:
@@ -86,7 +77,7 @@ def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies
     if name == "k-anonymity":
         if not isinstance(original, Table):
             raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
-        frame = _frame(output)
+        frame = frame_of(output)
         qis = model.get("quasi_identifiers")
         v = verify_k_anonymity(original, output if isinstance(output, Table) else frame, hierarchies,
                                _need(model, "k"), quasi_identifiers=qis, max_suppression=model.get("max_suppression"))
@@ -109,14 +100,14 @@ def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies
         if not isinstance(original, EventLog):
             raise TypeError(f"(k,c)-privacy is verified on event logs, got {type(original).__name__}")
         return verify_kc_privacy(
-            original, _frame(output), hierarchies, _need(model, "k"), _need(model, "c"), model.get("highly_sensitive") or []
+            original, frame_of(output), hierarchies, _need(model, "k"), _need(model, "c"), model.get("highly_sensitive") or []
         )
     if name == "pseudo-strings":
         return verify_pseudo_strings(original, output, k=model.get("k"), max_fragment=model.get("max_fragment"))
     if name == "anatomy":
         return verify_anatomy(
             original,
-            _frame(output),
+            frame_of(output),
             _need(model, "l"),
             quasi_identifiers=model.get("quasi_identifiers"),
             sensitive=model.get("sensitive"),
@@ -126,6 +117,6 @@ def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies
         if not isinstance(original, Table):
             raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
         return verify_random_anonymization(
-            original, output if isinstance(output, Table) else _frame(output), hierarchies,
+            original, output if isinstance(output, Table) else frame_of(output), hierarchies,
             _need(model, "max_changed"), quasi_identifiers=model.get("quasi_identifiers"), levels=model.get("levels"))
     raise NotAvailableError(f"no independent verifier for privacy model '{name}' (known: {', '.join(MODELS)})")

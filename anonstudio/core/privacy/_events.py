@@ -12,15 +12,7 @@ from anonstudio.core.data import EventLog
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._tables import SUPPRESSED, _check_int
-from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, show
-
-
-def _frame(output: Any) -> pd.DataFrame:
-    if isinstance(output, pd.DataFrame):
-        return output
-    if hasattr(output, "df"):
-        return output.df
-    raise TypeError(f"cannot verify a {type(output).__name__} as an event log")
+from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
 
 
 def verify_kc_privacy(
@@ -51,7 +43,7 @@ def verify_kc_privacy(
     if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) or not 0 < c <= 1:
         raise ParameterError(f"'c' must be a number in (0, 1], got {c!r}", column="c")
     omega = {str(v) for v in (highly_sensitive or [])}
-    pub = _frame(output)
+    pub = frame_of(output, "an event log")
     sid = original.sequence_id
     qis = list(original.quasi_identifiers)
     sens = original.sensitive

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import Role, Table
-from anonstudio.core.privacy._tables import _check_int, _frame, _row_ref, spelled_text
+from anonstudio.core.privacy._tables import _check_int, _row_ref, spelled_text
+from anonstudio.core.privacy._verification import frame_of
 from anonstudio.core.privacy._verification import Problems, Verification, as_text, show
 
 
@@ -40,7 +41,7 @@ def verify_random_anonymization(
     max_changed = _check_int("max_changed", max_changed, 0)
     levels = levels or {}
     hierarchies = hierarchies or {}
-    pub = _frame(output)
+    pub = frame_of(output, "a table")
     src = original.df
     qis = list(quasi_identifiers) if quasi_identifiers is not None else list(original.quasi_identifiers)
     n = len(src)

@@ -17,7 +17,7 @@ import pandas as pd
 from anonstudio.core.data import Role, Table
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, show
+from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
 
 #: A quasi-identifier cell holding this (or its hierarchy's root label) is suppressed.
 SUPPRESSED = "*"
@@ -29,14 +29,6 @@ def _row_ref(table: Table | None, i: int) -> str:
     if table is not None and table.source is not None:
         ref += f" ({Path(table.source).name}:{table.line_of(i)})"
     return ref
-
-
-def _frame(output: Any) -> pd.DataFrame:
-    if isinstance(output, pd.DataFrame):
-        return output
-    if hasattr(output, "df"):
-        return output.df
-    raise TypeError(f"cannot verify a {type(output).__name__} as a table")
 
 
 def _class_ids(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
@@ -117,7 +109,7 @@ def verify_k_anonymity(
     Returns a :class:`Verification` whose problems name the row (and source line) of each violation.
     """
     k = _check_int("k", k, 1)
-    pub = _frame(output)
+    pub = frame_of(output, "a table")
     qis = list(quasi_identifiers) if quasi_identifiers is not None else list(original.quasi_identifiers)
     src = original.df
     n = len(src)
@@ -256,7 +248,7 @@ def verify_l_diversity(
         raise ParameterError(f"l-diversity kind must be 'distinct' or 'entropy', got '{kind}'", column="l_kind")
     if isinstance(l, bool) or not isinstance(l, (int, float, np.integer, np.floating)) or l < 1:
         raise ParameterError(f"'l' must be a number ≥ 1, got {l!r}", column="l")
-    pub = _frame(output)
+    pub = frame_of(output, "a table")
     qis = list(quasi_identifiers)
     sens = [sensitive] if isinstance(sensitive, str) else list(sensitive)
     problems = Problems()
@@ -343,7 +335,7 @@ def verify_anatomy(
     cells unchanged, the sensitive and identifying columns absent from the QIT.
     """
     l = _check_int("l", l, 2)
-    pub = _frame(output)
+    pub = frame_of(output, "a table")
     qis = list(quasi_identifiers) if quasi_identifiers is not None else list(original.quasi_identifiers)
     sens = sensitive or (original.sensitive[0] if original.sensitive else None)
     src = original.df

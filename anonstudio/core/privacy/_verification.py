@@ -100,6 +100,15 @@ class Problems:
         return self.count > 0
 
 
+def frame_of(output: Any, what: str = "a table or event log") -> pd.DataFrame:
+    """The cells of an output: a DataFrame as it is, a Table's or EventLog's ``df``."""
+    if isinstance(output, pd.DataFrame):
+        return output
+    if hasattr(output, "df"):
+        return output.df
+    raise TypeError(f"cannot verify a {type(output).__name__} as {what}")
+
+
 def as_text(series: pd.Series) -> np.ndarray:
     """A column as an object array of strings, missing cells as :data:`NA_TOKEN`."""
     s = series.astype("string")

@@ -268,13 +268,8 @@ class ViewPane(OutcomePane):
         self.info.setWordWrap(True)
 
     def _view_layout(self, content: QtWidgets.QWidget, empty_text: str) -> None:
-        body = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(body)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.info)
-        lay.addWidget(content, 1)
         self.empty = placeholder(empty_text)
-        self.stack = self._stack(self.empty, body)
+        self.stack = self._stack(self.empty, column(self.info, (content, 1)))
 
     def make_view(self, outcome: Any) -> Any:  # pragma: no cover - every subclass overrides it
         raise NotImplementedError
@@ -302,6 +297,21 @@ class ViewPane(OutcomePane):
         self.view, self._outcome = view, outcome
         self.stack.setCurrentIndex(1)
         self._present(view, outcome)
+
+
+def column(*items) -> QtWidgets.QWidget:
+    """A widget stacking ``items`` top to bottom without margins; an item is a widget or a layout, or
+    ``(item, stretch)``."""
+    box = QtWidgets.QWidget()
+    lay = QtWidgets.QVBoxLayout(box)
+    lay.setContentsMargins(0, 0, 0, 0)
+    for item in items:
+        item, stretch = item if isinstance(item, tuple) else (item, 0)
+        if isinstance(item, QtWidgets.QLayout):
+            lay.addLayout(item, stretch)
+        else:
+            lay.addWidget(item, stretch)
+    return box
 
 
 def readonly_table(headers: list[str], name: str) -> QtWidgets.QTableWidget:

@@ -18,7 +18,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from anonstudio.gui.panes._common import FrameModel, ViewPane, fill_table, readonly_table, selected_row
+from anonstudio.gui.panes._common import FrameModel, ViewPane, column, fill_table, readonly_table, selected_row
 
 
 @dataclass
@@ -91,21 +91,11 @@ class AnatomyPane(ViewPane):
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#dd8452")
         self.plot.addItem(self.bars)
 
-        right = QtWidgets.QWidget()
-        rl = QtWidgets.QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(self.qit_title)
-        rl.addWidget(self.qit, 2)
         low = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
-        st_box = QtWidgets.QWidget()
-        sl = QtWidgets.QVBoxLayout(st_box)
-        sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(self.st_title)
-        sl.addWidget(self.st)
-        low.addWidget(st_box)
+        low.addWidget(column(self.st_title, self.st))
         low.addWidget(self.plot)
         low.setSizes([300, 320])
-        rl.addWidget(low, 2)
+        right = column(self.qit_title, (self.qit, 2), (low, 2))
         split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
         split.addWidget(self.groups)
         split.addWidget(right)

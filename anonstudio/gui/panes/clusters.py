@@ -23,7 +23,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from anonstudio.gui.panes._common import ViewPane
+from anonstudio.gui.panes._common import ViewPane, column
 
 GENERALIZED = QtGui.QColor("#fff2b3")
 SUPPRESSED = QtGui.QColor("#f6c4c4")
@@ -149,11 +149,7 @@ class ClustersPane(ViewPane):
         top.addWidget(self.table)
         top.addWidget(self.plots)
         top.setSizes([420, 480])
-        bottom = QtWidgets.QWidget()
-        bl = QtWidgets.QVBoxLayout(bottom)
-        bl.setContentsMargins(0, 0, 0, 0)
-        bl.addWidget(self.members_title)
-        bl.addWidget(self.members, 1)
+        bottom = column(self.members_title, (self.members, 1))
         split = QtWidgets.QSplitter(QtCore.Qt.Vertical)
         split.addWidget(top)
         split.addWidget(bottom)

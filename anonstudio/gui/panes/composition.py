@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import SequenceSet
-from anonstudio.gui.panes._common import OutcomePane, placeholder
+from anonstudio.gui.panes._common import OutcomePane, column, placeholder
 from anonstudio.gui.panes._results import Composition, composition, fragment_lengths, pseudo_groups
 
 ORIGINAL_BRUSH = "#1f77b4"
@@ -70,14 +70,7 @@ class CompositionPane(OutcomePane):
         top.addWidget(QtWidgets.QLabel("Show"))
         top.addWidget(self.scope)
         top.addStretch(1)
-        body = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(body)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(top)
-        lay.addWidget(self.plot, 3)
-        lay.addWidget(self.info)
-        lay.addWidget(self.fragments, 2)
-        lay.addWidget(self.fragment_info)
+        body = column(top, (self.plot, 3), self.info, (self.fragments, 2), self.fragment_info)
         self.stack = self._stack(self.empty, body)
 
     # -- public API ----------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pyqtgraph as pg
 import pyqtgraph.exporters  # noqa: F401  (registers pg.exporters)
 from PySide6 import QtCore, QtWidgets
 
-from anonstudio.gui.panes._common import SERIES_COLOURS, StateBinding, placeholder
+from anonstudio.gui.panes._common import SERIES_COLOURS, StateBinding, column, placeholder
 from anonstudio.gui.panes._results import SweepState, report_rows
 
 _SYMBOLS = ("o", "s", "t", "d", "+", "x", "star", "h")
@@ -66,12 +66,7 @@ class MetricsPane(QtWidgets.QWidget):
         bar.addWidget(self.metric_box)
         bar.addStretch(1)
         bar.addWidget(self.export_button)
-        sweep_box = QtWidgets.QWidget()
-        lay = QtWidgets.QVBoxLayout(sweep_box)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(bar)
-        lay.addWidget(self.plot, 1)
-        lay.addWidget(self.sweep_info)
+        sweep_box = column(bar, (self.plot, 1), self.sweep_info)
         splitter = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
         splitter.addWidget(self.report_stack)
         splitter.addWidget(sweep_box)

@@ -19,7 +19,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from anonstudio.gui.panes._common import ERROR_STYLE, ViewPane, fill_table, readonly_table, selected_row
+from anonstudio.gui.panes._common import ERROR_STYLE, ViewPane, column, fill_table, readonly_table, selected_row
 from anonstudio.gui.workers import RunWorker, TaskRunner
 
 #: values shown in the marginal plot
@@ -185,12 +185,7 @@ class RandomizationPane(ViewPane):
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.combo_edit, 1)
         row.addWidget(self.combo_button)
-        left = QtWidgets.QWidget()
-        ll = QtWidgets.QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(self.bias_table, 1)
-        ll.addLayout(row)
-        ll.addWidget(self.combo_status)
+        left = column((self.bias_table, 1), row, self.combo_status)
         self.runner = TaskRunner(self)
         self._measuring: Any = None
         bottom = QtWidgets.QSplitter(QtCore.Qt.Horizontal)

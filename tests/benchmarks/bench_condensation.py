@@ -126,19 +126,17 @@ def bench_nw():
     sub = idx[:6]
     sub_cells = float(np.sum(np.outer(data.lengths[sub], data.lengths[sub])))
 
-    def dp():
-        for i in sub:
-            for j in sub:
-                A.nw_unit_distance(data.codes_of(i), data.codes_of(j))
+    def all_pairs(score):
+        """A function scoring every pair of ``sub`` with ``score(i, j)`` (what each aligner is timed on)."""
+        return lambda: [score(i, j) for i in sub for j in sub]
+
+    dp = all_pairs(lambda i, j: A.nw_unit_distance(data.codes_of(i), data.codes_of(j)))
 
     dp()
     t_dp = median_time(dp)
     aligner = Align.PairwiseAligner(mode="global", match_score=0, mismatch_score=-1, gap_score=-1)
 
-    def bio():
-        for i in sub:
-            for j in sub:
-                aligner.score(strings[i], strings[j])
+    bio = all_pairs(lambda i, j: aligner.score(strings[i], strings[j]))
 
     t_bio = median_time(bio)
     print("NW unit costs, cells per second (same pairs):")
@@ -152,19 +150,13 @@ def bench_nw():
     matrix = metrics.blosum62(data.alphabet)
     A.nw_affine_score(data.codes_of(0), data.codes_of(1), matrix, 11.0, 1.0)
 
-    def affine():
-        for i in sub:
-            for j in sub:
-                A.nw_affine_score(data.codes_of(i), data.codes_of(j), matrix, 11.0, 1.0)
+    affine = all_pairs(lambda i, j: A.nw_affine_score(data.codes_of(i), data.codes_of(j), matrix, 11.0, 1.0))
 
     t_aff = median_time(affine)
     bl = Align.PairwiseAligner(mode="global", substitution_matrix=substitution_matrices.load("BLOSUM62"),
                                open_gap_score=-12, extend_gap_score=-1)
 
-    def bio_aff():
-        for i in sub:
-            for j in sub:
-                bl.score(strings[i], strings[j])
+    bio_aff = all_pairs(lambda i, j: bl.score(strings[i], strings[j]))
 
     t_bio_aff = median_time(bio_aff)
     print("NW BLOSUM62, affine gaps (BLAST 11/1: a gap of g costs 11 + g), cells per second:")

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from anonstudio.core.algorithms import get  # noqa: E402
 from anonstudio.core.metrics import table_metrics  # noqa: E402
-from tests.core._adult import QUASI_IDENTIFIERS, load_adult  # noqa: E402
+from tests.core._adult import QUASI_IDENTIFIERS, adult_job, load_adult  # noqa: E402
 
 DATA = (ROOT / ".." / "shared" / "data").resolve()
 QIS8 = ["age", "workclass", "education", "marital-status", "occupation", "race", "sex", "native-country"]
@@ -94,15 +94,8 @@ def anonypy_row(table, dm_ours: float) -> None:
 
 
 def cli_row() -> None:
-    adult = DATA / "adult"
     with tempfile.TemporaryDirectory() as tmp:
-        job = Path(tmp) / "job.toml"
-        hier = "\n".join(f'{q} = "{adult}/hierarchies/adult_hierarchy_{q}.csv"' for q in QIS8)
-        job.write_text(
-            f'[input]\npath = "{adult}/adult.csv"\nquasi_identifiers = {QIS8!r}\nsensitive = ["salary-class"]\n\n'
-            f'[hierarchies]\n{hier}\n\n[algorithm]\nname = "mondrian"\nk = {K}\n\n'
-            f'[output]\npath = "out.csv"\nreport = "out.json"\n'
-        )
+        job = adult_job(Path(tmp), DATA, QIS8, f'name = "mondrian"\nk = {K}')
         cmd = [sys.executable, "-m", "anonstudio", "run", str(job), "--quiet"]
         env_cmd = lambda: subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)  # noqa: E731
         sec = median_time(env_cmd)

@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 from anonstudio.core.algorithms import get  # noqa: E402
 from anonstudio.core.algorithms._tabular import encode_quasi_identifiers, pack_hierarchies  # noqa: E402
 from anonstudio.core.algorithms.mst_recoding import hdist_matrix, prim_tree  # noqa: E402
-from tests.core._adult import QUASI_IDENTIFIERS, load_adult  # noqa: E402
+from tests.core._adult import QUASI_IDENTIFIERS, adult_job, load_adult  # noqa: E402
 
 DATA = (ROOT / ".." / "shared" / "data").resolve()
 
@@ -54,15 +54,8 @@ def end_to_end_mst(k: int = 5) -> dict:
     """``anonstudio run``'s pipeline on a job file: read → hierarchies → MST → verify → evaluate → write."""
     from anonstudio.core.jobs import load_job, run_job
 
-    adult = DATA / "adult"
     with tempfile.TemporaryDirectory() as tmp:
-        job = Path(tmp) / "job.toml"
-        hier = "\n".join(f'{q} = "{adult}/hierarchies/adult_hierarchy_{q}.csv"' for q in QUASI_IDENTIFIERS)
-        job.write_text(
-            f'[input]\npath = "{adult}/adult.csv"\nquasi_identifiers = {list(QUASI_IDENTIFIERS)!r}\n'
-            f'sensitive = ["salary-class"]\n\n[hierarchies]\n{hier}\n\n[algorithm]\nname = "mst"\nk = {k}\n\n'
-            f'[output]\npath = "out.csv"\nreport = "out.json"\n'
-        )
+        job = adult_job(Path(tmp), DATA, QUASI_IDENTIFIERS, f'name = "mst"\nk = {k}')
         outcome = run_job(load_job(job))
         assert outcome.report["verification"]["passed"]
         return outcome.report["metrics"]

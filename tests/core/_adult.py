@@ -26,3 +26,17 @@ def load_adult(shared_data: Path, quasi_identifiers=QUASI_IDENTIFIERS, rows: int
         for q in quasi_identifiers
     }
     return t, hs
+
+
+def adult_job(folder: Path, shared_data: Path, quasi_identifiers, algorithm: str) -> Path:
+    """A job file in ``folder`` on Adult with ARX's hierarchies, salary-class sensitive; ``algorithm`` is the
+    ``[algorithm]`` body (e.g. ``'name = "mst"\nk = 5'``); output ``out.csv`` and ``out.json`` beside it."""
+    adult = Path(shared_data) / "adult"
+    hier = "\n".join(f'{q} = "{adult}/hierarchies/adult_hierarchy_{q}.csv"' for q in quasi_identifiers)
+    job = Path(folder) / "job.toml"
+    job.write_text(
+        f'[input]\npath = "{adult}/adult.csv"\nquasi_identifiers = {list(quasi_identifiers)!r}\n'
+        f'sensitive = ["salary-class"]\n\n[hierarchies]\n{hier}\n\n[algorithm]\n{algorithm}\n\n'
+        f'[output]\npath = "out.csv"\nreport = "out.json"\n'
+    )
+    return job

@@ -57,6 +57,20 @@ def _answer_file_dialogs(monkeypatch, *, save: list[Path] | None = None, open_: 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(open_q.pop(0)), "")))
 
 
+def _open_with_job_roles(window, qtbot, monkeypatch, action, data_file: Path, job: dict):
+    """Open ``data_file`` with ``action`` (as picked in the file dialog) and set the job's roles from the column
+    header menu, as a user would; returns the Data pane."""
+    with qtbot.waitSignal(window.dataOpened, timeout=20_000):
+        _answer_file_dialogs(monkeypatch, open_=[data_file])
+        action.trigger()
+    data = window.panes["Data"]
+    for col in job["input"]["quasi_identifiers"]:
+        _role_action(data, col, "quasi-identifying").trigger()
+    for col in job["input"].get("sensitive", []):
+        _role_action(data, col, "sensitive").trigger()
+    return data
+
+
 def _pick_method(window, method: str, k: int) -> None:
     """Choose ``method`` in the Method pane's box and type ``k`` into its spin box."""
     pane = window.panes["Method"]
@@ -320,14 +334,7 @@ def test_events_demo_cbmsa_end_to_end(window, demo, qtbot, monkeypatch, screensh
 
     job = tomllib.loads((demo / "events-cbmsa.toml").read_text(encoding="utf-8"))
     monkeypatch.setattr(EventColumnsDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
-    with qtbot.waitSignal(window.dataOpened, timeout=20_000):
-        _answer_file_dialogs(monkeypatch, open_=[demo / "events.csv"])
-        window.act_open_events.trigger()
-    data = window.panes["Data"]
-    for col in job["input"]["quasi_identifiers"]:
-        _role_action(data, col, "quasi-identifying").trigger()
-    for col in job["input"]["sensitive"]:
-        _role_action(data, col, "sensitive").trigger()
+    _open_with_job_roles(window, qtbot, monkeypatch, window.act_open_events, demo / "events.csv", job)
     editor = window.panes["Hierarchies"]
     for attr, rel in job["hierarchies"].items():
         editor.select_attribute(attr)
@@ -519,13 +526,7 @@ def test_table_demo_ra_and_anatomy_end_to_end(window, demo, qtbot, monkeypatch, 
     import tomllib
 
     job = tomllib.loads((demo / "table-ra.toml").read_text(encoding="utf-8"))
-    with qtbot.waitSignal(window.dataOpened, timeout=20_000):
-        _answer_file_dialogs(monkeypatch, open_=[demo / "adult-sample.csv"])
-        window.act_open_table.trigger()
-    data = window.panes["Data"]
-    for col in job["input"]["quasi_identifiers"]:
-        _role_action(data, col, "quasi-identifying").trigger()
-    _role_action(data, "occupation", "sensitive").trigger()
+    _open_with_job_roles(window, qtbot, monkeypatch, window.act_open_table, demo / "adult-sample.csv", job)
     pane = window.panes["Method"]
     pane.method_box.setCurrentIndex(pane.method_box.findData("ra"))
     _type_param(pane, "weights", "entropy")

@@ -213,7 +213,7 @@ def test_demo_opens_table_with_roles(window, repo_root, engine_io, tmp_path, scr
     screenshot(window, "main_window_demo")
 
 
-def test_million_row_table_scrolls_without_copying(qtbot):
+def test_million_row_table_scrolls_without_copying(shown, qtbot):
     """The table model reads only visible cells: a 1M-row table opens and jumps to its end quickly."""
     import time
 
@@ -229,10 +229,7 @@ def test_million_row_table_scrolls_without_copying(qtbot):
     df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(str), "zip": rng.integers(10000, 99999, n).astype(str)})
     state = WorkbenchState()
     state.set_data(Table(df), "big.csv")
-    pane = DataPane()
-    qtbot.addWidget(pane)
-    pane.resize(600, 400)
-    pane.show()
+    pane = shown(DataPane, 600, 400)
     start = time.perf_counter()
     pane.set_state(state)
     pane.grab()

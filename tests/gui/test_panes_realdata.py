@@ -40,11 +40,8 @@ def adult_outcome(shared_data):
     return Outcome(Result(Table(out, roles=dict(table.roles)), groups), verdict, rep, table, hs)
 
 
-def test_compare_pane_on_adult_is_quick_and_marks_generalized_cells(qtbot, adult_outcome):
-    pane = ComparePane()
-    qtbot.addWidget(pane)
-    pane.resize(900, 600)
-    pane.show()
+def test_compare_pane_on_adult_is_quick_and_marks_generalized_cells(shown, adult_outcome):
+    pane = shown(ComparePane, 900, 600)
     start = time.perf_counter()
     pane.show_outcome(adult_outcome)
     pane.select_record(100)

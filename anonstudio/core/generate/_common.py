@@ -84,3 +84,15 @@ def interval_rows(values, widths, *, start: int = 0, style: str = "arx", root: s
         row.append(root)
         rows.append(row)
     return rows
+
+
+def hierarchies_of(rows: dict, columns, default_columns, what: str) -> dict:
+    """:class:`~anonstudio.core.hierarchy.Hierarchy` objects of ``columns`` (``None``: ``default_columns``) from
+    a generator's hierarchy rows; an unknown column is a :class:`ParameterError` naming it (``what``: the kind)."""
+    from anonstudio.core.hierarchy import Hierarchy
+
+    columns = list(default_columns) if columns is None else list(columns)
+    unknown = [c for c in columns if c not in rows]
+    if unknown:
+        raise ParameterError(f"no {what} named '{unknown[0]}'", column=unknown[0])
+    return {c: Hierarchy(c, rows[c]) for c in columns}

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.errors import ParameterError
-from anonstudio.core.generate._common import int_strings, interval_rows, make_rng
+from anonstudio.core.generate._common import hierarchies_of, int_strings, interval_rows, make_rng
 from anonstudio.core.hierarchy import Hierarchy
 
 #: Quasi-identifiers in 004 Table 1 order; ``n_qis`` keeps a prefix of this tuple.
@@ -186,9 +186,4 @@ def event_hierarchy_rows() -> dict[str, list[list[str]]]:
 def event_hierarchies(columns=None) -> dict[str, Hierarchy]:
     """:class:`Hierarchy` objects for the event quasi-identifiers (all four by default); every value
     :func:`hhp_events` can produce is a leaf."""
-    rows = event_hierarchy_rows()
-    columns = list(EVENT_QIS) if columns is None else list(columns)
-    unknown = [c for c in columns if c not in rows]
-    if unknown:
-        raise ParameterError(f"no event quasi-identifier named '{unknown[0]}'", column=unknown[0])
-    return {c: Hierarchy(c, rows[c]) for c in columns}
+    return hierarchies_of(event_hierarchy_rows(), columns, EVENT_QIS, "event quasi-identifier")

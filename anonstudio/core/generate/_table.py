@@ -25,7 +25,14 @@ import pandas as pd
 from anonstudio.core.data import is_number
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.generate import _tables as T
-from anonstudio.core.generate._common import conditional_cdf, draw_conditional, int_strings, interval_rows, make_rng
+from anonstudio.core.generate._common import (
+    conditional_cdf,
+    draw_conditional,
+    hierarchies_of,
+    int_strings,
+    interval_rows,
+    make_rng,
+)
 from anonstudio.core.hierarchy import Hierarchy
 
 #: Column order of ARX's ``adult.csv``.
@@ -198,9 +205,4 @@ def adult_hierarchies(columns=None) -> dict[str, Hierarchy]:
 
     Every value :func:`adult_like_table` can produce is a leaf of its column's hierarchy.
     """
-    rows = adult_hierarchy_rows()
-    columns = list(ADULT_COLUMNS) if columns is None else list(columns)
-    unknown = [c for c in columns if c not in rows]
-    if unknown:
-        raise ParameterError(f"no Adult-like column named '{unknown[0]}'", column=unknown[0])
-    return {c: Hierarchy(c, rows[c]) for c in columns}
+    return hierarchies_of(adult_hierarchy_rows(), columns, ADULT_COLUMNS, "Adult-like column")

@@ -83,11 +83,16 @@ def test_empty_record_names_record_and_line(tmp_path):
     assert f"{path}:3" in str(exc.value) and "record last" in str(exc.value)
 
 
-def test_star_only_record_is_empty(tmp_path):
-    path = put(tmp_path, ">a\n*\n")
-    with pytest.raises(InputError, match="no sequence") as exc:
+@pytest.mark.parametrize(("text", "message", "line"), [
+    (">a\n*\n", "no sequence", 1),  # a record of only the stop symbol is empty
+    ("\nMKV\n>a\nMK\n", "before any '>' header", 2),
+    (">a\nMK\n>  \nMV\n", "no identifier", 3),
+])
+def test_malformed_fasta_names_file_line_and_problem(tmp_path, text, message, line):
+    path = put(tmp_path, text)
+    with pytest.raises(InputError, match=message) as exc:
         read_fasta(path)
-    assert f"{path}:1" in str(exc.value)
+    assert f"{path}:{line}" in str(exc.value)
 
 
 def test_duplicate_ids(tmp_path):
@@ -95,20 +100,6 @@ def test_duplicate_ids(tmp_path):
     with pytest.raises(InputError, match="duplicate id 'a' \\(first on line 1\\)") as exc:
         read_fasta(path)
     assert f"{path}:5" in str(exc.value) and "record a" in str(exc.value)
-
-
-def test_sequence_before_header(tmp_path):
-    path = put(tmp_path, "\nMKV\n>a\nMK\n")
-    with pytest.raises(InputError, match="before any '>' header") as exc:
-        read_fasta(path)
-    assert f"{path}:2" in str(exc.value)
-
-
-def test_header_without_id(tmp_path):
-    path = put(tmp_path, ">a\nMK\n>  \nMV\n")
-    with pytest.raises(InputError, match="no identifier") as exc:
-        read_fasta(path)
-    assert f"{path}:3" in str(exc.value)
 
 
 def test_no_records(tmp_path):

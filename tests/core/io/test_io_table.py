@@ -147,11 +147,15 @@ def test_duplicate_column_names(tmp_path):
     assert f"{path}:1" in str(exc.value) and exc.value.column == "a"
 
 
-def test_empty_column_name(tmp_path):
-    path = put(tmp_path, "t.csv", "a;;c\n1;2;3\n")
-    with pytest.raises(InputError, match="column 2 of the header has no name") as exc:
+@pytest.mark.parametrize(("text", "message", "line"), [
+    ("a;;c\n1;2;3\n", "column 2 of the header has no name", 1),
+    ('a;b\n1;2\n3;"4\n5;6\n', "never closed", 3),  # an unclosed quote: the line it opens on
+])
+def test_malformed_text_names_file_line_and_problem(tmp_path, text, message, line):
+    path = put(tmp_path, "t.csv", text)
+    with pytest.raises(InputError, match=message) as exc:
         read_table(path)
-    assert f"{path}:1" in str(exc.value)
+    assert f"{path}:{line}" in str(exc.value)
 
 
 def test_quoted_fields_follow_csv_semantics(tmp_path):
@@ -159,13 +163,6 @@ def test_quoted_fields_follow_csv_semantics(tmp_path):
     t = read_table(put(tmp_path, "t.csv", text))
     assert t.df["name"].tolist() == ["Smith, J.", "multi\nline"]
     assert t.df["note"].tolist() == ['said "hi"', "x"]
-
-
-def test_unclosed_quote_names_the_line_it_opens_on(tmp_path):
-    path = put(tmp_path, "t.csv", 'a;b\n1;2\n3;"4\n5;6\n')
-    with pytest.raises(InputError, match="never closed") as exc:
-        read_table(path)
-    assert f"{path}:3" in str(exc.value)
 
 
 def test_header_only_gives_an_empty_table(tmp_path):

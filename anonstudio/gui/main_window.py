@@ -34,6 +34,7 @@ PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Hierarchies": ("hierarchy_editor", "HierarchyEditor", Qt.DockWidgetArea.LeftDockWidgetArea),
     "Method": ("parameters", "ParametersPane", Qt.DockWidgetArea.RightDockWidgetArea),
     "Run": ("run", "RunPane", Qt.DockWidgetArea.RightDockWidgetArea),
+    "Summary": ("summary", "SummaryPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Compare": ("compare", "ComparePane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Composition": ("composition", "CompositionPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "MST partition": ("mst_partition", "MstPartitionPane", Qt.DockWidgetArea.BottomDockWidgetArea),
@@ -44,7 +45,7 @@ PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Privacy": ("privacy", "PrivacyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 #: panes that show a run's outcome (``show_outcome`` / ``clear``)
-RESULT_PANES = ("Method", "Run", "Compare", "Composition", "MST partition", "Clusters", "Randomization", "Anatomy",
+RESULT_PANES = ("Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters", "Randomization", "Anatomy",
                 "Metrics", "Privacy")
 
 MAX_RECENT = 8

@@ -120,13 +120,15 @@ class RunControl:
         self.runFinished.emit(outcome)
 
     def _raise_result_view(self, outcome) -> None:
-        """Bring the pane the method declares as its own result view to the front (e.g. Clusters for CBMSA)."""
+        """Bring the pane the method declares as its own result view to the front (e.g. Clusters for CBMSA);
+        for a method without one, the summary card (the Summary tab is one click away either way)."""
         from anonstudio.core import algorithms
 
         try:
             view = algorithms.get(outcome.report.get("algorithm", "")).result_view
         except AnonStudioError:
-            return
+            view = None
+        view = view if view in self.docks else "Summary"
         if view in self.docks:
             self.docks[view].raise_()
 

@@ -27,8 +27,8 @@ def _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv):
 
 def test_window_opens_with_named_docks_and_menus(window, screenshot):
     assert list(window.docks) == [
-        "Data", "Hierarchies", "Method", "Run", "Compare", "Composition", "MST partition", "Clusters", "Randomization",
-        "Anatomy", "Metrics", "Privacy",
+        "Data", "Hierarchies", "Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters",
+        "Randomization", "Anatomy", "Metrics", "Privacy",
     ]
     view_actions = [a.text() for a in window.view_menu.actions() if a.text()]
     assert view_actions[:len(window.docks)] == list(window.docks)  # every pane can be shown and hidden
@@ -138,6 +138,11 @@ def test_run_shows_verdict_and_keeps_gui_responsive(window, adult_csv, sex_hiera
     assert window.state.outcome.report["verification"]["passed"]
     assert window.verdict_label.text() == "k-anonymous, k = 5, verified"
     assert stats["max_gap_ms"] < 500, stats
+    # a method without a view of its own: the summary card comes to the front with the headline figures
+    summary = window.panes["Summary"]
+    assert not window.docks["Summary"].visibleRegion().isEmpty()
+    text = summary.text()
+    assert "Generalise all (test)" in text and "verified (k-anonymity)" in text and "records in" in text
     qtbot.waitUntil(lambda: not window.runner.busy)
     assert window.act_export_data.isEnabled()
 

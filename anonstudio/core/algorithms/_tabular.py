@@ -260,6 +260,13 @@ class GeneralizingMethod(Algorithm):
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress=None) -> dict:
         return table_metrics_for(self, data, result, hierarchies)
 
+    def models(self) -> list:
+        """The privacy models this run enforces (:mod:`anonstudio.core.privacy._models`): k-anonymity with ``k``,
+        and ``l_kind`` l-diversity where the method takes ``l`` and it is set."""
+        from anonstudio.core.privacy._models import table_models
+
+        return table_models(self.params["k"], self.params.get("l"), self.params.get("l_kind", "entropy"))
+
     def encoded(self, data: Table, hierarchies: dict) -> tuple:
         """``(packed, leaf_nodes, missing, idx)``: the hierarchies packed, each record's QI leaf nodes, the
         records with a missing QI (suppressed) and the rows that take part; ``k`` checked against them."""

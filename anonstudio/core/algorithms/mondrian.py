@@ -15,6 +15,7 @@ from anonstudio.core.algorithms._tabular import (
     renumber_by_first_record,
 )
 from anonstudio.core.data import Table
+from anonstudio.core.privacy._models import partition_limits
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
@@ -141,11 +142,14 @@ class Mondrian(GeneralizingMethod):
 
         k = self.params["k"]
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
-        sens, n_sens, log_l = self._sensitive_codes(data)
+        sens, n_sens, _ = self._sensitive_codes(data)
         sens = sens[idx]
-        min_distinct = 1
-        if self.params.get("l") is not None and self.params["l_kind"] == "distinct":
-            min_distinct, log_l = int(np.ceil(self.params["l"] - 1e-12)), 0.0
+        # the split test asks the privacy models the job names what every part must keep
+        limits = partition_limits(self.models())
+        k = int(limits["min_size"])
+        min_distinct = int(limits.get("min_distinct", 1))
+        log_l = float(limits.get("min_entropy", 0.0))
+        if min_distinct > 1:
             present = np.unique(sens[sens >= 0])
             if len(present) < min_distinct:
                 raise PrivacyError(

@@ -17,6 +17,7 @@ import pandas as pd
 from anonstudio.core.data import Role, Table
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.privacy._models import MODELS, ClassStats, KAnonymity
 from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
 
 #: A quasi-identifier cell holding this (or its hierarchy's root label) is suppressed.
@@ -159,7 +160,7 @@ def verify_k_anonymity(
     kept = np.flatnonzero(~suppressed_all)
     classes = _class_ids(pub.iloc[kept], qi_present)
     sizes = np.bincount(classes) if len(kept) else np.zeros(0, dtype=np.int64)
-    small = np.flatnonzero(sizes < k)
+    small = KAnonymity(k=k).failing(ClassStats(sizes))
     small_records = int(sizes[small].sum()) if len(small) else 0
     if len(small):
         order = np.argsort(classes, kind="stable")
@@ -248,6 +249,7 @@ def verify_l_diversity(
         raise ParameterError(f"l-diversity kind must be 'distinct' or 'entropy', got '{kind}'", column="l_kind")
     if isinstance(l, bool) or not isinstance(l, (int, float, np.integer, np.floating)) or l < 1:
         raise ParameterError(f"'l' must be a number ≥ 1, got {l!r}", column="l")
+    model = MODELS[f"{kind} l-diversity"](l=l)  # the model the job names judges every class
     pub = frame_of(output, "a table")
     qis = list(quasi_identifiers)
     sens = [sensitive] if isinstance(sensitive, str) else list(sensitive)
@@ -276,29 +278,17 @@ def verify_l_diversity(
         codes = pd.factorize(vals)[0]
         pairs = pd.DataFrame({"c": classes[present], "v": codes[present]})
         counts = pairs.groupby(["c", "v"], sort=False).size()
-        cls = counts.index.get_level_values(0).to_numpy()
-        cnt = counts.to_numpy(dtype=float)
-        if kind == "distinct":
-            score = np.bincount(cls, minlength=n_classes).astype(float)
-            failing = np.flatnonzero(score < l) if l > 1 else np.zeros(0, dtype=np.int64)
-        else:
-            totals = np.bincount(cls, weights=cnt, minlength=n_classes)
-            p = cnt / totals[cls]
-            score = np.bincount(cls, weights=-p * np.log(p), minlength=n_classes)
-            failing = np.flatnonzero(score < np.log(l) - 1e-9) if l > 1 else np.zeros(0, dtype=np.int64)
+        sizes = np.bincount(classes, minlength=n_classes)
+        stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
+        score, failing = model.score(stats), model.failing(stats)
         if len(score):
             worst = min(worst, float(score.min()))
         order = np.argsort(classes, kind="stable")
-        sizes = np.bincount(classes, minlength=n_classes)
         starts = np.concatenate(([0], np.cumsum(sizes)))
         for c_id in failing[:10]:
             first = int(kept[order[starts[c_id]]])
             values = ", ".join(f"{q}={show(as_text(pub[q].iloc[[first]])[0])}" for q in qis)
-            measure = (
-                f"{int(score[c_id])} distinct value(s) of '{s}'"
-                if kind == "distinct"
-                else f"entropy {score[c_id]:.3f} of '{s}' < log({l}) = {np.log(l):.3f}"
-            )
+            measure = model.measure(stats, int(c_id), of=f"'{s}'")
             problems.add(
                 f"row {first + 1}: its equivalence class ({values}, {int(sizes[c_id])} records) has {measure}, "
                 f"needs {kind} {l}-diversity",

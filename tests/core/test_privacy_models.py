@@ -1,0 +1,73 @@
+"""Privacy models as classes (issue 12): each judges classes from statistics, against brute force; partitioning
+methods ask them what every part must keep."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonstudio.core.algorithms import get
+from anonstudio.core.privacy._models import (
+    MODELS,
+    ClassStats,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    KCPrivacy,
+    partition_limits,
+    table_models,
+)
+
+classes_st = st.lists(st.lists(st.sampled_from("abcde"), min_size=1, max_size=12), min_size=1, max_size=8)
+
+
+def _stats(groups: list[list[str]], high=None) -> ClassStats:
+    pairs = [(i, v, c) for i, g in enumerate(groups) for v, c in Counter(g).items()]
+    return ClassStats(np.array([len(g) for g in groups]), np.array([p[0] for p in pairs]),
+                      np.array([p[2] for p in pairs], dtype=float),
+                      None if high is None else np.array(high))
+
+
+@settings(max_examples=80, deadline=None)
+@given(classes_st, st.integers(1, 6), st.floats(1, 5))
+def test_each_model_fails_exactly_the_classes_brute_force_says(groups, k, l):
+    stats = _stats(groups)
+    assert list(KAnonymity(k=k).failing(stats)) == [i for i, g in enumerate(groups) if len(g) < k]
+    want_distinct = [i for i, g in enumerate(groups) if len(set(g)) < l] if l > 1 else []
+    assert list(DistinctLDiversity(l=l).failing(stats)) == want_distinct
+
+    def entropy(g):
+        return -sum(c / len(g) * math.log(c / len(g)) for c in Counter(g).values())
+
+    want_entropy = [i for i, g in enumerate(groups) if entropy(g) < math.log(l) - 1e-9] if l > 1 else []
+    assert list(EntropyLDiversity(l=l).failing(stats)) == want_entropy
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 10), st.integers(0, 10)), min_size=1, max_size=8), st.integers(1, 6),
+       st.floats(0.05, 1.0))
+def test_kc_privacy_against_brute_force(groups, k, c):
+    groups = [(n, min(h, n)) for n, h in groups]
+    stats = ClassStats(np.array([n for n, _ in groups]), high=np.array([h for _, h in groups]))
+    want = [i for i, (n, h) in enumerate(groups) if n < k or h / n > c + 1e-12]
+    assert list(KCPrivacy(k=k, c=c).failing(stats)) == want
+
+
+def test_models_declare_parameters_and_compose_into_the_strictest_limits():
+    assert set(MODELS) == {"k-anonymity", "distinct l-diversity", "entropy l-diversity", "(k,c)-privacy"}
+    assert [m.name for m in table_models(5, 3, "distinct")] == ["k-anonymity", "distinct l-diversity"]
+    limits = partition_limits([KAnonymity(k=5), KAnonymity(k=8), EntropyLDiversity(l=2), KCPrivacy(k=3, c=0.6),
+                               KCPrivacy(k=2, c=0.4)])
+    assert limits == {"min_size": 8, "min_entropy": math.log(2), "max_share": 0.4}
+    assert KAnonymity.parameters.names() == ["k"] and EntropyLDiversity(l=2).params == {"l": 2.0}
+
+
+def test_mondrian_asks_its_models():
+    m = get("mondrian")(k=7, l=3, l_kind="distinct")
+    assert [type(x).__name__ for x in m.models()] == ["KAnonymity", "DistinctLDiversity"]
+    assert partition_limits(m.models()) == {"min_size": 7, "min_distinct": 3}
+    assert [type(x).__name__ for x in get("mst")(k=4).models()] == ["KAnonymity"]

@@ -17,7 +17,7 @@ import pandas as pd
 from anonstudio.core.data import Role, Table
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.core.privacy._models import MODELS, ClassStats, KAnonymity
+from anonstudio.core.privacy._models import MODELS, ClassStats, FrequencyLDiversity, KAnonymity
 from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
 
 #: A quasi-identifier cell holding this (or its hierarchy's root label) is suppressed.
@@ -361,14 +361,14 @@ def verify_anatomy(
     groups = pd.factorize(as_text(pub[group_column]))[0]
     vals = pd.factorize(as_text(src[sens]))[0]
     counts = pd.DataFrame({"g": groups, "v": vals}).groupby(["g", "v"]).size()
-    top = counts.groupby(level=0).max()
-    sizes = pd.Series(np.bincount(groups)).loc[top.index]
-    bad = top.index[(top.to_numpy() * l > sizes.to_numpy())]
+    sizes = np.bincount(groups, minlength=int(groups.max()) + 1 if len(groups) else 0)
+    stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
+    model = FrequencyLDiversity(l=l)  # the model judges every group
+    bad = model.failing(stats)
     for g in bad[:10]:
         first = int(np.flatnonzero(groups == g)[0])
         problems.add(
-            f"{_row_ref(original, first)}: its group ({int(sizes.loc[g])} records) has one sensitive value "
-            f"{int(top.loc[g])} times, more than 1/{l} of the group",
+            f"{_row_ref(original, first)}: its group ({int(sizes[g])} records) has {model.measure(stats, int(g))}",
             row=first + 1,
             kind="group not l-diverse",
         )

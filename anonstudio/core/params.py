@@ -21,6 +21,36 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: what the workbench calls each parameter (job files and the command line keep the names); a parameter whose
+#: name is not here may declare ``title=`` itself, else its name is spelled out
+TITLES = {
+    "k": "k — smallest group size",
+    "l": "l — sensitive values per group",
+    "l_kind": "Kind of l-diversity",
+    "c": "c — largest sensitive share",
+    "cut": "Edge removal",
+    "numeric_split": "Numeric cuts",
+    "seed": "Random seed",
+    "weights": "Which attribute is redrawn",
+    "draws": "How values are redrawn",
+    "bias_runs": "Reruns measuring bias",
+    "level": "Publish at hierarchy level",
+    "attributes_per_record": "Attributes redrawn per record",
+    "highly_sensitive": "Highly sensitive values",
+    "leftover": "Last cluster",
+    "epsilon": "ε — length tolerance",
+    "order": "Order of the statistics",
+    "segmentation": "Length segmentation",
+    "length": "Pseudo-string length",
+    "max_fragment": "Longest fragment shared with few inputs",
+}
+
+
+def label_of(name: str) -> str:
+    """A parameter's name in plain words (:data:`TITLES`, else spelled out)."""
+    return TITLES.get(name) or name.replace("_", " ").capitalize()
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter.
@@ -42,6 +72,12 @@ class Param:
     high_open: bool = False
     choices: tuple[str, ...] = ()
     required: bool = False
+    title: str = ""
+
+    @property
+    def label(self) -> str:
+        """The parameter in plain words, as the workbench labels it."""
+        return self.title or label_of(self.name)
 
     def describe_range(self) -> str:
         if self.kind in ("int", "float"):

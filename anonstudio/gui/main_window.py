@@ -4,7 +4,7 @@ File actions, run control and help live in their own modules (:mod:`~anonstudio.
 :mod:`~anonstudio.gui.window_run`, :mod:`~anonstudio.gui.window_help`) as mixins; this module keeps the
 layout, the actions and menus, and the wiring between the state and the panes.
 
-Panes are docks named Data, Hierarchies, Method, Run, Compare, Composition, MST partition, Clusters,
+Panes are docks named Data, Hierarchies, Attributes, Method, Run, Compare, Composition, MST partition, Clusters,
 Randomization, Anatomy, Metrics and Privacy. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
@@ -32,6 +32,7 @@ from anonstudio.gui.window_run import RunControl
 PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Data": ("data", "DataPane", Qt.DockWidgetArea.LeftDockWidgetArea),
     "Hierarchies": ("hierarchy_editor", "HierarchyEditor", Qt.DockWidgetArea.LeftDockWidgetArea),
+    "Attributes": ("attributes", "AttributesPane", Qt.DockWidgetArea.LeftDockWidgetArea),
     "Method": ("parameters", "ParametersPane", Qt.DockWidgetArea.RightDockWidgetArea),
     "Run": ("run", "RunPane", Qt.DockWidgetArea.RightDockWidgetArea),
     "Summary": ("summary", "SummaryPane", Qt.DockWidgetArea.BottomDockWidgetArea),
@@ -137,6 +138,9 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
             self.docks[title] = dock
         if "Data" in self.docks and "Hierarchies" in self.docks:
             self.splitDockWidget(self.docks["Data"], self.docks["Hierarchies"], Qt.Orientation.Horizontal)
+            if "Attributes" in self.docks:  # roles and hierarchies side by side in one place, attributes first
+                self.tabifyDockWidget(self.docks["Hierarchies"], self.docks["Attributes"])
+                self.docks["Attributes"].raise_()
         if "Method" in self.docks and "Run" in self.docks:
             self.splitDockWidget(self.docks["Method"], self.docks["Run"], Qt.Orientation.Vertical)
         if "Compare" in self.docks:
@@ -155,6 +159,14 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         data = self.panes.get("Data")
         if data is not None and hasattr(data, "roleChanged") and hier is not None:
             data.roleChanged.connect(lambda *_: hier.refresh())
+        attributes = self.panes.get("Attributes")
+        if attributes is not None:
+            attributes.editHierarchy.connect(self.edit_hierarchy)
+
+    def edit_hierarchy(self, column: str) -> None:
+        """Show ``column``'s hierarchy in the hierarchy editor."""
+        self.docks["Hierarchies"].raise_()
+        self.panes["Hierarchies"].select_attribute(column)
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         act = QAction(text, self)

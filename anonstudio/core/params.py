@@ -29,7 +29,9 @@ class Param:
     ``"weights"`` (a choice string or a mapping attribute → positive float), ``"levels"`` (a mapping
     attribute → hierarchy level, a whole number ≥ 0).
     ``low``/``high`` bound numbers (inclusive unless ``low_open``/``high_open``); ``None`` means unbounded.
-    ``required`` parameters have no default.
+    ``required`` parameters have no default. ``browse`` (``"file"`` or ``"folder"``, for ``"str"`` parameters
+    that name a path) gives the parameter a *Browse…* button in the workbench; ``filter`` is the file dialog's
+    filter.
     """
 
     name: str
@@ -42,6 +44,8 @@ class Param:
     high_open: bool = False
     choices: tuple[str, ...] = ()
     required: bool = False
+    browse: str = ""
+    filter: str = ""
 
     def describe_range(self) -> str:
         if self.kind in ("int", "float"):

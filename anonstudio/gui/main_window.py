@@ -180,9 +180,10 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
 
     def _make_actions(self) -> None:
         K = QKeySequence.StandardKey
-        self.act_open_table = self._action("Open &table…", self.open_table_dialog, K.Open, "Open a delimited table or Parquet file")
+        self.act_open_data = self._action("&Open data…", self.open_data_dialog, K.Open, "Open a table, event sequences or FASTA sequences")
+        self.act_open_table = self._action("Open &table…", self.open_table_dialog, None, "Open a delimited table or Parquet file")
         self.act_open_events = self._action("Open &event sequences…", self.open_events_dialog, "Ctrl+Shift+E", "Open an event log (one row per event)")
-        self.act_open_fasta = self._action("Open &FASTA…", self.open_fasta_dialog, "Ctrl+Shift+F", "Open protein or DNA sequences")
+        self.act_open_fasta = self._action("Open &sequences (FASTA)…", self.open_fasta_dialog, "Ctrl+Shift+F", "Open protein or DNA sequences")
         self.act_open_project = self._action("Open &project or job…", self.open_project_dialog, "Ctrl+Shift+O", "Open a project (.json) or a job (.toml)")
         self.act_save = self._action("&Save project", self.save_project, K.Save, "Save the project")
         self.act_save_as = self._action("Save project &as…", self.save_project_as, K.SaveAs)
@@ -201,7 +202,8 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
     def _make_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        open_menu = file_menu.addMenu("&Open data")
+        file_menu.addAction(self.act_open_data)
+        open_menu = file_menu.addMenu("Open &as")
         open_menu.addActions([self.act_open_table, self.act_open_events, self.act_open_fasta])
         file_menu.addAction(self.act_open_project)
         self.recent_menu = file_menu.addMenu("Open &recent")
@@ -230,7 +232,7 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
 
         tools = self.addToolBar("Main")
         tools.setObjectName("toolbar:main")
-        tools.addActions([self.act_open_table, self.act_open_project, self.act_save])
+        tools.addActions([self.act_open_data, self.act_open_project, self.act_save])
         tools.addSeparator()
         tools.addActions([self.act_run, self.act_cancel])
         tools.addSeparator()
@@ -284,6 +286,9 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         hier = self.panes.get("Hierarchies")
         if what == "data":
             self._presenting = None
+            for title in ("Hierarchies", "Attributes"):  # sequences have no columns, so no roles or hierarchies
+                if title in self.docks and self.state.kind is not None:
+                    self.docks[title].setVisible(self.state.kind != "fasta")
             if data_pane is not None:
                 data_pane.refresh()
             if hier is not None:

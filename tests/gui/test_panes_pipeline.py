@@ -31,7 +31,7 @@ def table_and_hierarchies():
 
 def _methods():
     # the k-anonymity methods (their panes show classes against k); random anonymization and anatomy
-    # publish no classes and have their own checks in tests/core/test_ra.py
+    # publish no classes and have their own checks in tests/core/algorithms/test_ra.py
     return [GeneraliseAll, *[c for c in algorithms.available("table") if "k-anonymity" in c.privacy_models]]
 
 

@@ -460,7 +460,7 @@ class Condensation(Algorithm):
         Why ``"group"`` is the default: with ``"segment"`` all groups of a segment get the same length while
         Needleman–Wunsch distances are dominated by lengths, so the inter-group distance ordering of Eq. 6 is a
         coin toss between group pairs of the same two segments (yeast 1,000, k = 20, seeds 1–5: 0.84–0.91
-        preserved with ``"segment"``, 0.95–0.995 with ``"group"``; ``tests/core/test_condensation_yeast.py``).
+        preserved with ``"segment"``, 0.95–0.995 with ``"group"``; ``tests/core/experiments/test_condensation_yeast.py``).
         A group's mean length is an aggregate of at least ``k`` strings, like the rest of its statistics, and
         all its pseudo-strings share it, so the pseudo-strings of a group stay indistinguishable.
 

@@ -1,8 +1,10 @@
 """Independent privacy verifiers: they re-check every output from scratch.
 
 A verifier sees only the original data, the published output and the hierarchies — never an algorithm's
-own groups or counters — so a bug in a method cannot vouch for itself. :func:`verify_output` picks the
-verifier from the privacy model a method declares (``Algorithm.privacy_model()``)::
+own groups or counters — so a bug in a method cannot vouch for itself. A method declares a spec
+(``Algorithm.privacy_model()``); :func:`models_of` turns it into the privacy-model objects of ``_models`` (one
+class per model, one judgement over classes or groups) and :func:`verify_output` runs the spec's verifier, which
+checks the release is faithful to the input and lets each model judge it (:func:`combine` joins the parts)::
 
     v = verify_output({"model": "k-anonymity", "k": 5}, table, output_frame, hierarchies)
     v.passed, v.summary(), v.as_dict()
@@ -17,6 +19,16 @@ import numpy as np
 from anonstudio.core.data import EventLog, Table
 from anonstudio.core.errors import NotAvailableError, ParameterError
 from anonstudio.core.privacy._events import verify_kc_privacy
+from anonstudio.core.privacy._models import (
+    MODELS,
+    CondensedGroups,
+    FragmentRule,
+    FrequencyLDiversity,
+    KAnonymity,
+    KCPrivacy,
+    PrivacyModel,
+    table_models,
+)
 from anonstudio.core.privacy._strings import (
     DEFAULT_MAX_FRAGMENT,
     FragmentIndex,
@@ -36,6 +48,10 @@ __all__ = [
     "DEFAULT_MAX_FRAGMENT",
     "FragmentIndex",
     "MODELS",
+    "SPECS",
+    "PrivacyModel",
+    "combine",
+    "models_of",
     "Verification",
     "longest_shared_substrings",
     "verify_anatomy",
@@ -47,76 +63,117 @@ __all__ = [
     "verify_random_anonymization",
 ]
 
-#: The privacy models :func:`verify_output` knows.
-MODELS = ("k-anonymity", "(k,c)-privacy", "pseudo-strings", "anatomy", "random-anonymization")
+def _need(spec: dict, key: str) -> Any:
+    if spec.get(key) is None:
+        raise ParameterError(f"privacy model '{spec.get('model')}' needs '{key}'", column=key)
+    return spec[key]
 
 
-def _need(model: dict, key: str) -> Any:
-    if model.get(key) is None:
-        raise ParameterError(f"privacy model '{model.get('model')}' needs '{key}'", column=key)
-    return model[key]
+def models_of(spec: dict[str, Any]) -> list[PrivacyModel]:
+    """The privacy-model objects a method's declared ``spec`` names, parameters validated by each model."""
+    name = spec.get("model")
+    if name == "k-anonymity":
+        return table_models(_need(spec, "k"), spec.get("l"), spec.get("l_kind", "entropy"))
+    if name == "(k,c)-privacy":
+        return [KCPrivacy(k=_need(spec, "k"), c=_need(spec, "c"))]
+    if name == "pseudo-strings":
+        k, length = spec.get("k"), spec.get("max_fragment")
+        return ([CondensedGroups(k=k)] if k is not None else []) + (
+            [FragmentRule(k=k, max_fragment=length)] if k is not None and length else [])
+    if name == "anatomy":
+        return [FrequencyLDiversity(l=_need(spec, "l"))]
+    if name == "random-anonymization":
+        return []  # RA's guarantee is a bound on redraws (001 §3), checked by its own verifier
+    raise NotAvailableError(f"no independent verifier for privacy model '{name}' (known: {', '.join(SPECS)})")
 
 
-def verify_output(model: dict[str, Any], original: Any, output: Any, hierarchies: dict | None = None) -> Verification:
-    """Verify ``output`` against ``original`` under the privacy ``model`` a method declared.
+def combine(parts: list[Verification], title: str) -> Verification:
+    """One verdict from several checks of the same release: passes only if every part does."""
+    if len(parts) == 1:
+        return parts[0]
+    details: dict[str, Any] = {}
+    for part in parts:
+        details.update({key: value for key, value in part.details.items() if key not in details})
+    details["violations"] = sum(part.details.get("violations", 0) for part in parts)
+    details["first_violations"] = [r for part in parts for r in part.details.get("first_violations", [])][:20]
+    return Verification(all(part.passed for part in parts), title,
+                        details, [p for part in parts for p in part.problems][:20])
 
-    ``model["model"]``:
+
+def _table(spec, models, original, output, hierarchies):
+    if not isinstance(original, Table):
+        raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
+    frame = frame_of(output)
+    qis = spec.get("quasi_identifiers")
+    parts = []
+    for model in models:
+        if isinstance(model, KAnonymity):  # also checks the release is a faithful generalization
+            parts.append(verify_k_anonymity(original, output if isinstance(output, Table) else frame, hierarchies,
+                                            model.params["k"], quasi_identifiers=qis,
+                                            max_suppression=spec.get("max_suppression")))
+        else:
+            kind = model.name.split()[0]
+            # fully suppressed records are one class ('*' everywhere) and are NOT exempt from l-diversity: a
+            # large suppressed block whose sensitive values are all alike would disclose them
+            ld = verify_l_diversity(frame, list(qis) if qis is not None else original.quasi_identifiers,
+                                    spec.get("sensitive") or original.sensitive, model.params["l"], kind=kind,
+                                    suppressed=np.zeros(len(frame), dtype=bool))
+            ld.details.update(l_kind=kind, l_violations=ld.details.get("violations", 0))
+            parts.append(ld)
+    return combine(parts, " + ".join(m.name for m in models))
+
+
+def _events(spec, models, original, output, hierarchies):
+    if not isinstance(original, EventLog):
+        raise TypeError(f"(k,c)-privacy is verified on event logs, got {type(original).__name__}")
+    model = models[0]
+    return verify_kc_privacy(original, frame_of(output), hierarchies, model.params["k"], model.params["c"],
+                             spec.get("highly_sensitive") or [])
+
+
+def _strings(spec, models, original, output, hierarchies):
+    return verify_pseudo_strings(original, output, k=spec.get("k"), max_fragment=spec.get("max_fragment"))
+
+
+def _anatomy(spec, models, original, output, hierarchies):
+    return verify_anatomy(original, frame_of(output), models[0].params["l"],
+                          quasi_identifiers=spec.get("quasi_identifiers"), sensitive=spec.get("sensitive"),
+                          group_column=spec.get("group_column", "group"))
+
+
+def _random(spec, models, original, output, hierarchies):
+    if not isinstance(original, Table):
+        raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
+    return verify_random_anonymization(
+        original, output if isinstance(output, Table) else frame_of(output), hierarchies,
+        _need(spec, "max_changed"), quasi_identifiers=spec.get("quasi_identifiers"), levels=spec.get("levels"))
+
+
+#: The verifier of each declared spec: it checks that the release is faithful to the input and judges it
+#: with the models :func:`models_of` builds from the spec.
+SPECS = {"k-anonymity": _table, "(k,c)-privacy": _events, "pseudo-strings": _strings, "anatomy": _anatomy,
+         "random-anonymization": _random}
+
+
+def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies: dict | None = None) -> Verification:
+    """Verify ``output`` against ``original`` under the privacy ``spec`` a method declared.
+
+    ``spec["model"]`` names the spec; :func:`models_of` turns it into the privacy models judged:
 
     - ``"k-anonymity"``: ``k``; optional ``l`` with ``l_kind`` (``"entropy"`` default, or ``"distinct"``)
       and ``sensitive`` (default: the table's sensitive columns), optional ``quasi_identifiers``.
       With ``l`` the verdict passes only if both k-anonymity and l-diversity hold.
     - ``"(k,c)-privacy"``: ``k``, ``c``, ``highly_sensitive``.
-    - ``"pseudo-strings"``: optional ``k`` (minimum condensed group size) and ``max_fragment`` (the
+    - ``"pseudo-strings"``: optional ``k`` (condensed groups of at least k) and ``max_fragment`` (the
       fragment rule: no substring of that many symbols held by fewer than ``k`` inputs).
-    - ``"anatomy"``: ``l``; optional ``quasi_identifiers``, ``sensitive``, ``group_column``.
+    - ``"anatomy"``: ``l`` (frequency l-diversity); optional ``quasi_identifiers``, ``sensitive``,
+      ``group_column``.
+    - ``"random-anonymization"``: ``max_changed``; optional ``quasi_identifiers``, ``levels``.
 
     ``output`` may be a :class:`Table`, a DataFrame, an :class:`EventLog` or a :class:`SequenceSet`.
     """
-    hierarchies = hierarchies or {}
-    name = model.get("model")
-    if name == "k-anonymity":
-        if not isinstance(original, Table):
-            raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
-        frame = frame_of(output)
-        qis = model.get("quasi_identifiers")
-        v = verify_k_anonymity(original, output if isinstance(output, Table) else frame, hierarchies,
-                               _need(model, "k"), quasi_identifiers=qis, max_suppression=model.get("max_suppression"))
-        if model.get("l") is None:
-            return v
-        qis = list(qis) if qis is not None else original.quasi_identifiers
-        sens = model.get("sensitive") or original.sensitive
-        kind = model.get("l_kind", "entropy")
-        # fully suppressed records are one class ('*' everywhere) and are NOT exempt from l-diversity: a
-        # large suppressed block whose sensitive values are all alike would disclose them
-        ld = verify_l_diversity(frame, qis, sens, model["l"], kind=kind, suppressed=np.zeros(len(frame), dtype=bool))
-        details = dict(v.details)
-        details.update(l=model["l"], l_kind=kind, sensitive=ld.details.get("sensitive"))
-        details["lowest_diversity"] = ld.details.get("lowest_diversity")
-        details["l_violations"] = ld.details.get("violations", 0)
-        details["violations"] = v.details.get("violations", 0) + ld.details.get("violations", 0)
-        details["first_violations"] = (v.details.get("first_violations", []) + ld.details.get("first_violations", []))[:20]
-        return Verification(v.passed and ld.passed, f"k-anonymity + {kind} l-diversity", details, (v.problems + ld.problems)[:20])
-    if name == "(k,c)-privacy":
-        if not isinstance(original, EventLog):
-            raise TypeError(f"(k,c)-privacy is verified on event logs, got {type(original).__name__}")
-        return verify_kc_privacy(
-            original, frame_of(output), hierarchies, _need(model, "k"), _need(model, "c"), model.get("highly_sensitive") or []
-        )
-    if name == "pseudo-strings":
-        return verify_pseudo_strings(original, output, k=model.get("k"), max_fragment=model.get("max_fragment"))
-    if name == "anatomy":
-        return verify_anatomy(
-            original,
-            frame_of(output),
-            _need(model, "l"),
-            quasi_identifiers=model.get("quasi_identifiers"),
-            sensitive=model.get("sensitive"),
-            group_column=model.get("group_column", "group"),
-        )
-    if name == "random-anonymization":
-        if not isinstance(original, Table):
-            raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
-        return verify_random_anonymization(
-            original, output if isinstance(output, Table) else frame_of(output), hierarchies,
-            _need(model, "max_changed"), quasi_identifiers=model.get("quasi_identifiers"), levels=model.get("levels"))
-    raise NotAvailableError(f"no independent verifier for privacy model '{name}' (known: {', '.join(MODELS)})")
+    check = SPECS.get(spec.get("model"))
+    if check is None:
+        raise NotAvailableError(f"no independent verifier for privacy model '{spec.get('model')}' "
+                                f"(known: {', '.join(SPECS)})")
+    return check(spec, models_of(spec), original, output, hierarchies or {})

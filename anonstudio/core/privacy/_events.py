@@ -11,6 +11,7 @@ import pandas as pd
 from anonstudio.core.data import EventLog
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.privacy._models import ClassStats, KCPrivacy
 from anonstudio.core.privacy._tables import SUPPRESSED, _check_int
 from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
 
@@ -145,34 +146,27 @@ def verify_kc_privacy(
         high.append(bool(p_sens is not None and any(p_sens[r] in omega for r in rows)))
 
     high_arr = np.asarray(high, dtype=bool)
-    smallest = None
-    worst_share = 0.0
-    small_groups = 0
-    conf_groups = 0
-    for key, members in groups.items():
-        size = len(members)
-        smallest = size if smallest is None else min(smallest, size)
-        share = float(high_arr[members].sum()) / size
-        worst_share = max(worst_share, share)
+    keys = list(groups)
+    members_of = [groups[key] for key in keys]
+    stats = ClassStats(np.array([len(m) for m in members_of], dtype=np.int64),
+                       high=np.array([int(high_arr[m].sum()) for m in members_of], dtype=np.int64))
+    model = KCPrivacy(k=k, c=float(c))  # the model judges every group
+    small, confident = model.too_small(stats), model.too_confident(stats)
+    for g in model.failing(stats).tolist():
+        members, size = members_of[g], int(stats.sizes[g])
         names = ", ".join(f"'{seq_names[m]}'" for m in members[:5]) + (" …" if size > 5 else "")
-        if size < k:
-            small_groups += 1
-            problems.add(
-                f"sequence {names.split(',')[0]}: its group of identical QI sequences ({len(key)} events) has "
-                f"{size} sequence(s) ({names}), fewer than k = {k}",
-                record=seq_names[members[0]],
-                kind="group smaller than k",
-                size=size,
-            )
-        if share > c + 1e-12:
-            conf_groups += 1
-            problems.add(
-                f"sequence {names.split(',')[0]}: in its group of {size} sequences ({names}), "
-                f"{int(high_arr[members].sum())} hold a highly-sensitive value — share {share:.3f} > c = {c}",
-                record=seq_names[members[0]],
-                kind="confidence above c",
-                share=share,
-            )
+        first = f"sequence '{seq_names[members[0]]}'"
+        if small[g]:
+            problems.add(f"{first}: its group of identical QI sequences ({len(keys[g])} events) has {size} "
+                         f"sequence(s) ({names}), fewer than k = {k}",
+                         record=seq_names[members[0]], kind="group smaller than k", size=size)
+        if confident[g]:
+            problems.add(f"{first}: in its group of {size} sequences ({names}), {int(stats.high[g])} hold a "
+                         f"highly-sensitive value — share {model.score(stats)[g]:.3f} > c = {c}",
+                         record=seq_names[members[0]], kind="confidence above c", share=float(model.score(stats)[g]))
+    smallest = int(stats.sizes.min()) if stats.n else 0
+    worst_share = float(model.score(stats).max()) if stats.n else 0.0
+    small_groups, conf_groups = int(small.sum()), int(confident.sum())
     removed = len(ids) - sum(1 for nm in seq_names if nm in where)
     details.update(
         sequences=len(seq_names),

@@ -36,6 +36,10 @@ class ClassStats:
     value_class: np.ndarray | None = None
     value_count: np.ndarray | None = None
     high: np.ndarray | None = None
+    #: per published string (its own class): the longest substring of at least ``max_fragment`` symbols held
+    #: by 1..k-1 inputs (0: none), and by how many inputs
+    fragment: np.ndarray | None = None
+    holders: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -50,6 +54,12 @@ class ClassStats:
         totals = np.bincount(self.value_class, weights=self.value_count, minlength=self.n)
         p = self.value_count / totals[self.value_class]
         return np.bincount(self.value_class, weights=-p * np.log(p), minlength=self.n)
+
+    def top_count(self) -> np.ndarray:
+        """Records holding each class's most frequent sensitive value (0 for a class with none)."""
+        top = np.zeros(self.n)
+        np.maximum.at(top, self.value_class, self.value_count)
+        return top
 
 
 class PrivacyModel:
@@ -135,6 +145,61 @@ class EntropyLDiversity(PrivacyModel):
         return {"min_entropy": float(np.log(self.params["l"]))}
 
 
+class FrequencyLDiversity(PrivacyModel):
+    """Anatomy's l-diversity (Xiao & Tao, VLDB 2006, Def. 2 / paper 001 §2): no sensitive value accounts for
+    more than a share 1/l of a group, so a reader links a record to its value with probability at most 1/l."""
+
+    name = "frequency l-diversity"
+    parameters = ParamSet((Param("l", "int", 2, "no sensitive value makes up more than 1/l of a group", low=2),))
+
+    def score(self, stats):
+        return stats.top_count() / np.maximum(stats.sizes, 1)
+
+    def failing(self, stats):
+        return np.flatnonzero(stats.top_count() * self.params["l"] > stats.sizes)
+
+    def measure(self, stats, i, of=""):
+        return (f"one sensitive value{f' of {of}' if of else ''} {int(stats.top_count()[i])} times, more than "
+                f"1/{self.params['l']} of the group")
+
+    def partition_limits(self):
+        return {"min_size": self.params["l"], "max_top_share": 1.0 / self.params["l"]}
+
+
+class CondensedGroups(KAnonymity):
+    """Condensation's group rule (000 §2, "k-indistinguishability"): every condensed group — the pseudo-strings
+    generated from one group's statistics — comes from at least k input strings."""
+
+    name = "condensed groups"
+    parameters = ParamSet((Param("k", "int", 2, "every condensed group holds at least k strings", low=1),))
+
+    def measure(self, stats, i, of=""):
+        return f"{int(stats.sizes[i])} pseudo-string(s), fewer than k = {self.params['k']}"
+
+
+class FragmentRule(PrivacyModel):
+    """The fragment rule for pseudo-strings (our k-anonymous reading of "no identifying fragment copied", see
+    :func:`~anonstudio.core.privacy.verify_pseudo_strings`): no published string contains a substring of
+    ``max_fragment`` or more symbols held by at least one but fewer than ``k`` input strings. Each published
+    string is its own class; :attr:`ClassStats.fragment` is its longest such substring."""
+
+    name = "fragment rule"
+    parameters = ParamSet((
+        Param("k", "int", 2, "a fragment must be held by at least k input strings", low=1),
+        Param("max_fragment", "int", 20, "length, in symbols, from which a shared fragment counts", low=1),
+    ))
+
+    def score(self, stats):
+        return stats.fragment.astype(float)
+
+    def failing(self, stats):
+        return np.flatnonzero(stats.fragment > 0)
+
+    def measure(self, stats, i, of=""):
+        return (f"a fragment of {int(stats.fragment[i])} symbols that occurs in only {int(stats.holders[i])} input "
+                f"string(s), fewer than k = {self.params['k']} (max_fragment = {self.params['max_fragment']})")
+
+
 class KCPrivacy(PrivacyModel):
     """(k,c)-privacy (004 Def. 3): every group of identical QI sequences has at least k sequences, and at most a
     share c of them hold a highly sensitive value."""
@@ -149,8 +214,14 @@ class KCPrivacy(PrivacyModel):
     def score(self, stats):
         return stats.high / np.maximum(stats.sizes, 1)
 
+    def too_small(self, stats) -> np.ndarray:
+        return stats.sizes < self.params["k"]
+
+    def too_confident(self, stats) -> np.ndarray:
+        return self.score(stats) > self.params["c"] + 1e-12
+
     def failing(self, stats):
-        return np.flatnonzero((stats.sizes < self.params["k"]) | (self.score(stats) > self.params["c"] + 1e-12))
+        return np.flatnonzero(self.too_small(stats) | self.too_confident(stats))
 
     def measure(self, stats, i, of=""):
         if stats.sizes[i] < self.params["k"]:
@@ -163,7 +234,8 @@ class KCPrivacy(PrivacyModel):
 
 #: every model by name (a job's ``l_kind`` picks between the l-diversity ones)
 MODELS: dict[str, type[PrivacyModel]] = {m.name: m for m in (KAnonymity, DistinctLDiversity, EntropyLDiversity,
-                                                             KCPrivacy)}
+                                                             FrequencyLDiversity, KCPrivacy, CondensedGroups,
+                                                             FragmentRule)}
 
 
 def table_models(k: int | None = None, l: float | None = None, l_kind: str = "entropy") -> list[PrivacyModel]:
@@ -181,6 +253,6 @@ def partition_limits(models: list[PrivacyModel]) -> dict[str, float]:
     out: dict[str, float] = {}
     for model in models:
         for key, value in model.partition_limits().items():
-            strict = min if key == "max_share" else max
+            strict = min if key.startswith("max_") else max
             out[key] = strict(out[key], value) if key in out else value
     return out

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from anonstudio.core.data import SequenceSet
+from anonstudio.core.privacy._models import ClassStats, CondensedGroups, FragmentRule
 from anonstudio.core.privacy._tables import _check_int
 from anonstudio.core.privacy._verification import Problems, Verification
 
@@ -198,25 +199,25 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
     if len(shared):
         details["longest_shared_record"] = output.ids[int(shared.argmax())]
     if k is not None and max_fragment and scan is not None:
-        leaking = np.flatnonzero(scan["longest"] > 0)
+        rule = FragmentRule(k=k, max_fragment=max_fragment)  # each published string is judged by the rule
+        stats = ClassStats(np.ones(len(output), np.int64), fragment=scan["longest"], holders=scan["inputs"])
+        leaking = rule.failing(stats)
         details["rare_fragment_strings"] = int(len(leaking))
         details["longest_rare_fragment"] = int(scan["longest"].max()) if len(scan["longest"]) else 0
         for j in leaking.tolist():
-            problems.add(
-                f"pseudo-string {j + 1} ('{output.ids[j]}') contains a fragment of {int(scan['longest'][j])} symbols "
-                f"that occurs in only {int(scan['inputs'][j])} input string(s), fewer than k = {k} "
-                f"(max_fragment = {max_fragment})",
-                record=output.ids[j],
-                kind="rare fragment",
-            )
+            problems.add(f"pseudo-string {j + 1} ('{output.ids[j]}') contains {rule.measure(stats, j)}",
+                         record=output.ids[j], kind="rare fragment")
     sizes = _group_sizes(output)
     if sizes is not None:
         details["groups"] = len(sizes)
         details["smallest_group"] = min(sizes.values()) if sizes else 0
         if k is not None:
-            for g, size in sizes.items():
-                if size < k:
-                    problems.add(f"group {g} has {size} pseudo-string(s), fewer than k = {k}", record=str(g), kind="group smaller than k")
+            names = list(sizes)
+            stats = ClassStats(np.array([sizes[g] for g in names], dtype=np.int64))
+            rule = CondensedGroups(k=k)
+            for g in rule.failing(stats).tolist():
+                problems.add(f"group {names[g]} has {rule.measure(stats, g)}", record=str(names[g]),
+                             kind="group smaller than k")
     elif k is not None:
         details["groups"] = None
         problems.add(

@@ -17,7 +17,7 @@ import pandas as pd
 from anonstudio.core.data import Role, Table
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.core.privacy._models import MODELS, ClassStats, KAnonymity
+from anonstudio.core.privacy._models import MODELS, ClassStats, FrequencyLDiversity, KAnonymity
 from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
 
 #: A quasi-identifier cell holding this (or its hierarchy's root label) is suppressed.
@@ -48,6 +48,16 @@ def suppressed_rows(frame: pd.DataFrame, quasi_identifiers: Sequence[str], hiera
         roots = [SUPPRESSED] + ([hierarchies[q].root_label] if q in hierarchies else [])
         out &= np.isin(as_text(frame[q]), roots)
     return out
+
+
+def _cell_problems(problems: Problems, table: Table, column: str, bad: np.ndarray, o: np.ndarray, p: np.ndarray,
+                   kind: str, says) -> None:
+    """List the first ten bad cells of ``column`` (``says(i)`` words cell ``i`` after its reference) and count
+    the rest."""
+    for i in bad[:10].tolist():
+        problems.add(f"{_row_ref(table, i)}, column '{column}'{says(i)}", row=i + 1, column=column, kind=kind,
+                     original=o[i], published=p[i])
+    problems.count += max(0, len(bad) - 10)
 
 
 def _check_int(name: str, value: Any, low: int) -> int:
@@ -143,19 +153,9 @@ def verify_k_anonymity(
         suppressed_all &= sup
         bad = np.flatnonzero(~ok)
         invalid_cells += len(bad)
-        h = hierarchies.get(q)
-        for i in bad[:10]:
-            what = "one of its generalizations" if h is not None else "suppressed ('*'); there is no hierarchy"
-            problems.add(
-                f"{_row_ref(original, int(i))}, column '{q}': {show(p[i])} is neither the original value "
-                f"{show(o[i])} nor {what}",
-                row=int(i) + 1,
-                column=q,
-                kind="not a generalization",
-                original=o[i],
-                published=p[i],
-            )
-        problems.count += max(0, len(bad) - 10)
+        what = "one of its generalizations" if hierarchies.get(q) is not None else "suppressed ('*'); there is no hierarchy"
+        _cell_problems(problems, original, q, bad, o, p, "not a generalization",
+                       lambda i: f": {show(p[i])} is neither the original value {show(o[i])} nor {what}")
 
     kept = np.flatnonzero(~suppressed_all)
     classes = _class_ids(pub.iloc[kept], qi_present)
@@ -196,17 +196,8 @@ def verify_k_anonymity(
         p = spelled_text(output, c)
         bad = np.flatnonzero(o != p)
         changed_cells += len(bad)
-        for i in bad[:10]:
-            problems.add(
-                f"{_row_ref(original, int(i))}, column '{c}' (not a quasi-identifier) was changed from "
-                f"{show(o[i])} to {show(p[i])}",
-                row=int(i) + 1,
-                column=c,
-                kind="changed cell",
-                original=o[i],
-                published=p[i],
-            )
-        problems.count += max(0, len(bad) - 10)
+        _cell_problems(problems, original, c, bad, o, p, "changed cell",
+                       lambda i: f" (not a quasi-identifier) was changed from {show(o[i])} to {show(p[i])}")
 
     details.update(
         classes=int(len(sizes)),
@@ -349,26 +340,19 @@ def verify_anatomy(
             problems.add(f"quasi-identifier '{q}' is missing from the QIT", column=q, kind="missing column")
             continue
         o, p = as_text(src[q]), as_text(pub[q])
-        changed = np.flatnonzero(o != p)
-        for i in changed[:10]:
-            problems.add(
-                f"{_row_ref(original, int(i))}, column '{q}' was changed from {show(o[i])} to {show(p[i])}",
-                row=int(i) + 1,
-                column=q,
-                kind="changed cell",
-            )
-        problems.count += max(0, len(changed) - 10)
+        _cell_problems(problems, original, q, np.flatnonzero(o != p), o, p, "changed cell",
+                       lambda i: f" was changed from {show(o[i])} to {show(p[i])}")
     groups = pd.factorize(as_text(pub[group_column]))[0]
     vals = pd.factorize(as_text(src[sens]))[0]
     counts = pd.DataFrame({"g": groups, "v": vals}).groupby(["g", "v"]).size()
-    top = counts.groupby(level=0).max()
-    sizes = pd.Series(np.bincount(groups)).loc[top.index]
-    bad = top.index[(top.to_numpy() * l > sizes.to_numpy())]
+    sizes = np.bincount(groups, minlength=int(groups.max()) + 1 if len(groups) else 0)
+    stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
+    model = FrequencyLDiversity(l=l)  # the model judges every group
+    bad = model.failing(stats)
     for g in bad[:10]:
         first = int(np.flatnonzero(groups == g)[0])
         problems.add(
-            f"{_row_ref(original, first)}: its group ({int(sizes.loc[g])} records) has one sensitive value "
-            f"{int(top.loc[g])} times, more than 1/{l} of the group",
+            f"{_row_ref(original, first)}: its group ({int(sizes[g])} records) has {model.measure(stats, int(g))}",
             row=first + 1,
             kind="group not l-diverse",
         )

@@ -13,7 +13,7 @@ from anonstudio.core.data import Table
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.hierarchy import Hierarchy
 from tests.core import _paper002 as P
-from tests.core.test_mst_recoding import _random_case
+from tests.core.algorithms.test_mst_recoding import _random_case
 
 
 def _age_table(ages, sens=None):

@@ -12,7 +12,7 @@ from anonstudio.core.algorithms.kmember import KMember
 from anonstudio.core.errors import HierarchyError, ParameterError
 from anonstudio.core.progress import Cancelled
 from tests.core import _paper002 as P
-from tests.core.test_mst_recoding import _random_case
+from tests.core.algorithms.test_mst_recoding import _random_case
 
 
 def _reference(t, hs, k, seed):

@@ -11,12 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonstudio.core.algorithms import get
+from anonstudio.core.privacy import models_of
 from anonstudio.core.privacy._models import (
     MODELS,
     ClassStats,
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
+    CondensedGroups,
+    FragmentRule,
+    FrequencyLDiversity,
     KCPrivacy,
     partition_limits,
     table_models,
@@ -58,7 +62,8 @@ def test_kc_privacy_against_brute_force(groups, k, c):
 
 
 def test_models_declare_parameters_and_compose_into_the_strictest_limits():
-    assert set(MODELS) == {"k-anonymity", "distinct l-diversity", "entropy l-diversity", "(k,c)-privacy"}
+    assert set(MODELS) == {"k-anonymity", "distinct l-diversity", "entropy l-diversity", "frequency l-diversity",
+                           "(k,c)-privacy", "condensed groups", "fragment rule"}
     assert [m.name for m in table_models(5, 3, "distinct")] == ["k-anonymity", "distinct l-diversity"]
     limits = partition_limits([KAnonymity(k=5), KAnonymity(k=8), EntropyLDiversity(l=2), KCPrivacy(k=3, c=0.6),
                                KCPrivacy(k=2, c=0.4)])
@@ -71,3 +76,32 @@ def test_mondrian_asks_its_models():
     assert [type(x).__name__ for x in m.models()] == ["KAnonymity", "DistinctLDiversity"]
     assert partition_limits(m.models()) == {"min_size": 7, "min_distinct": 3}
     assert [type(x).__name__ for x in get("mst")(k=4).models()] == ["KAnonymity"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(classes_st, st.integers(2, 5))
+def test_frequency_l_diversity_against_brute_force(groups, l):
+    """Anatomy's rule: no value more than 1/l of its group."""
+    want = [i for i, g in enumerate(groups) if max(Counter(g).values()) * l > len(g)]
+    assert list(FrequencyLDiversity(l=l).failing(_stats(groups))) == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 9)), min_size=1, max_size=10), st.integers(1, 9))
+def test_condensation_rules_against_brute_force(strings, k):
+    """Fragment rule: a string fails iff it holds a rare fragment (length > 0); group rule: groups below k."""
+    stats = ClassStats(np.ones(len(strings), np.int64), fragment=np.array([f for f, _ in strings]),
+                       holders=np.array([h for _, h in strings]))
+    rule = FragmentRule(k=k, max_fragment=12)
+    assert list(rule.failing(stats)) == [i for i, (f, _) in enumerate(strings) if f > 0]
+    sizes = [h for _, h in strings]
+    assert list(CondensedGroups(k=k).failing(ClassStats(np.array(sizes)))) == [i for i, n in enumerate(sizes) if n < k]
+
+
+def test_a_declared_spec_becomes_the_models_it_names():
+    assert [m.name for m in models_of({"model": "k-anonymity", "k": 4, "l": 2, "l_kind": "distinct"})] == [
+        "k-anonymity", "distinct l-diversity"]
+    assert [m.name for m in models_of({"model": "pseudo-strings", "k": 5, "max_fragment": 20})] == [
+        "condensed groups", "fragment rule"]
+    assert [m.params for m in models_of({"model": "anatomy", "l": 3})] == [{"l": 3}]
+    assert [m.params for m in models_of({"model": "(k,c)-privacy", "k": 2, "c": 0.5})] == [{"k": 2, "c": 0.5}]

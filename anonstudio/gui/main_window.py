@@ -21,6 +21,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
+from anonstudio.gui.panes._common import scrolling
 from anonstudio.gui.state import WorkbenchState
 from anonstudio.gui.dialogs import SweepDialog, error_text
 from anonstudio.gui.workers import RunWorker, TaskRunner, preload_engine
@@ -123,7 +124,8 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
                 pane.set_state(self.state)
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock:{title}")
-            dock.setWidget(pane)
+            # a tall result view scrolls instead of squeezing the data above it
+            dock.setWidget(scrolling(pane) if area == Qt.DockWidgetArea.BottomDockWidgetArea else pane)
             dock.setFeatures(
                 QDockWidget.DockWidgetFeature.DockWidgetMovable
                 | QDockWidget.DockWidgetFeature.DockWidgetFloatable
@@ -138,9 +140,6 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
             self.docks[title] = dock
         if "Data" in self.docks and "Hierarchies" in self.docks:
             self.splitDockWidget(self.docks["Data"], self.docks["Hierarchies"], Qt.Orientation.Horizontal)
-            if "Attributes" in self.docks:  # roles and hierarchies side by side in one place, attributes first
-                self.tabifyDockWidget(self.docks["Hierarchies"], self.docks["Attributes"])
-                self.docks["Attributes"].raise_()
         if "Method" in self.docks and "Run" in self.docks:
             self.splitDockWidget(self.docks["Method"], self.docks["Run"], Qt.Orientation.Vertical)
         if "Compare" in self.docks:
@@ -152,6 +151,10 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         sides = [self.docks[t] for t in ("Data", "Hierarchies", "Method") if t in self.docks]
         if len(sides) == 3:
             self.resizeDocks(sides, [620, 380, 400], Qt.Orientation.Horizontal)
+        if "Attributes" in self.docks and "Data" in self.docks:  # below the data, as ARX has it (tabified beside
+            # Hierarchies, Qt 6 leaves a second, stale tab bar on screen)
+            self.splitDockWidget(self.docks["Data"], self.docks["Attributes"], Qt.Orientation.Vertical)
+            self.resizeDocks([self.docks["Data"], self.docks["Attributes"]], [330, 230], Qt.Orientation.Vertical)
         run = self.panes.get("Run")
         if run is not None and hasattr(run, "cancelRequested"):
             run.cancelRequested.connect(self.cancel_run)
@@ -253,6 +256,7 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
             self.restoreGeometry(geometry)
         if layout is not None:
             self.restoreState(layout)
+        self._sized = layout is not None  # a saved layout keeps its sizes; else they are set when first shown
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_layout)
@@ -349,10 +353,18 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        if not self._sized:  # dock sizes only take once the window has its size: data on top gets the most
+            self._sized = True
+            QTimer.singleShot(0, self._default_sizes)
         preload_engine()  # once per process: numba's imports then never stall a run's GUI thread
         if not hasattr(self, "_kernel_timer"):
             self._kernel_timer = QTimer(self, interval=250, timeout=self._show_kernel_state)
             self._kernel_timer.start()
+
+    def _default_sizes(self) -> None:
+        for titles, shares in ((("Data", "Compare"), (0.58, 0.36)), (("Data", "Attributes"), (0.34, 0.24))):
+            if all(t in self.docks for t in titles):
+                self.resizeDocks([self.docks[t] for t in titles], [int(self.height() * f) for f in shares], Qt.Orientation.Vertical)
 
     def _show_kernel_state(self) -> None:
         """Status bar while the kernels are compiled in the background (first start after an install)."""

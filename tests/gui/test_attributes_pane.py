@@ -36,7 +36,7 @@ def test_one_row_per_column_with_what_a_user_checks_before_a_run(window, with_id
     for col in ("age", "sex"):
         window.state.set_role(col, Role.QUASI)
     window.state.set_role("education", Role.SENSITIVE)
-    window.resizeDocks([window.docks["Data"], window.docks["Attributes"]], [500, 700], Qt.Orientation.Horizontal)
+    screenshot(window, "main_window_attributes")
     path = screenshot(window.docks["Attributes"], "attributes_panel")
     print(f"screenshot: {path}")
 

@@ -43,6 +43,7 @@ TITLES = {
     "segmentation": "Length segmentation",
     "length": "Pseudo-string length",
     "max_fragment": "Longest fragment shared with few inputs",
+    "max_suppression": "Most records suppressed (share)",
 }
 
 
@@ -59,7 +60,9 @@ class Param:
     ``"weights"`` (a choice string or a mapping attribute → positive float), ``"levels"`` (a mapping
     attribute → hierarchy level, a whole number ≥ 0).
     ``low``/``high`` bound numbers (inclusive unless ``low_open``/``high_open``); ``None`` means unbounded.
-    ``required`` parameters have no default.
+    ``required`` parameters have no default. ``browse`` (``"file"`` or ``"folder"``, for ``"str"`` parameters
+    that name a path) gives the parameter a *Browse…* button in the workbench; ``filter`` is the file dialog's
+    filter.
     """
 
     name: str
@@ -72,6 +75,8 @@ class Param:
     high_open: bool = False
     choices: tuple[str, ...] = ()
     required: bool = False
+    browse: str = ""
+    filter: str = ""
     title: str = ""
 
     @property

@@ -140,6 +140,15 @@ class _Field:
             self.picker.menu().aboutToShow.connect(self._sync_picks)
             self.picker.hide()
             box.addWidget(self.picker)
+        #: a path parameter gets a file or folder dialog
+        self.browse: QtWidgets.QToolButton | None = None
+        if p.browse and isinstance(self.editor, QtWidgets.QLineEdit):
+            self.browse = QtWidgets.QToolButton()
+            self.browse.setObjectName(f"browse_{p.name}")
+            self.browse.setText("Browse…")
+            self.browse.setToolTip(f"Choose the {'folder' if p.browse == 'folder' else 'file'} with a dialog")
+            self.browse.clicked.connect(self._browse)
+            box.addWidget(self.browse)
         self.error = QtWidgets.QLabel()
         self.error.setObjectName(f"error_{p.name}")
         self.error.setStyleSheet(f"color: {INVALID};")
@@ -148,6 +157,16 @@ class _Field:
         self.message = ""
         if not p.required:
             self.set(p.default)
+
+    def _browse(self) -> None:
+        start = self.editor.text().strip()
+        if self.param.browse == "folder":
+            path = QtWidgets.QFileDialog.getExistingDirectory(self.frame, self.param.help or self.param.name, start)
+        else:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self.frame, self.param.help or self.param.name, start,
+                                                            self.param.filter or "All files (*)")
+        if path:
+            self.editor.setText(path)
 
     # -- value ---------------------------------------------------------------------------------------------
     def raw(self) -> Any:

@@ -4,7 +4,7 @@ File actions, run control and help live in their own modules (:mod:`~anonstudio.
 :mod:`~anonstudio.gui.window_run`, :mod:`~anonstudio.gui.window_help`) as mixins; this module keeps the
 layout, the actions and menus, and the wiring between the state and the panes.
 
-Panes are docks named Data, Hierarchies, Method, Run, Compare, Composition, MST partition, Clusters,
+Panes are docks named Data, Hierarchies, Attributes, Method, Run, Compare, Composition, MST partition, Clusters,
 Randomization, Anatomy, Metrics and Privacy. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
@@ -21,6 +21,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
+from anonstudio.gui.panes._common import scrolling
 from anonstudio.gui.state import WorkbenchState
 from anonstudio.gui.dialogs import SweepDialog, error_text
 from anonstudio.gui.workers import RunWorker, TaskRunner, preload_engine
@@ -32,6 +33,7 @@ from anonstudio.gui.window_run import RunControl
 PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Data": ("data", "DataPane", Qt.DockWidgetArea.LeftDockWidgetArea),
     "Hierarchies": ("hierarchy_editor", "HierarchyEditor", Qt.DockWidgetArea.LeftDockWidgetArea),
+    "Attributes": ("attributes", "AttributesPane", Qt.DockWidgetArea.LeftDockWidgetArea),
     "Method": ("parameters", "ParametersPane", Qt.DockWidgetArea.RightDockWidgetArea),
     "Run": ("run", "RunPane", Qt.DockWidgetArea.RightDockWidgetArea),
     "Summary": ("summary", "SummaryPane", Qt.DockWidgetArea.BottomDockWidgetArea),
@@ -122,7 +124,8 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
                 pane.set_state(self.state)
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock:{title}")
-            dock.setWidget(pane)
+            # a tall result view scrolls instead of squeezing the data above it
+            dock.setWidget(scrolling(pane) if area == Qt.DockWidgetArea.BottomDockWidgetArea else pane)
             dock.setFeatures(
                 QDockWidget.DockWidgetFeature.DockWidgetMovable
                 | QDockWidget.DockWidgetFeature.DockWidgetFloatable
@@ -148,6 +151,10 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         sides = [self.docks[t] for t in ("Data", "Hierarchies", "Method") if t in self.docks]
         if len(sides) == 3:
             self.resizeDocks(sides, [620, 380, 400], Qt.Orientation.Horizontal)
+        if "Attributes" in self.docks and "Data" in self.docks:  # below the data, as ARX has it (tabified beside
+            # Hierarchies, Qt 6 leaves a second, stale tab bar on screen)
+            self.splitDockWidget(self.docks["Data"], self.docks["Attributes"], Qt.Orientation.Vertical)
+            self.resizeDocks([self.docks["Data"], self.docks["Attributes"]], [330, 230], Qt.Orientation.Vertical)
         run = self.panes.get("Run")
         if run is not None and hasattr(run, "cancelRequested"):
             run.cancelRequested.connect(self.cancel_run)
@@ -155,6 +162,14 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         data = self.panes.get("Data")
         if data is not None and hasattr(data, "roleChanged") and hier is not None:
             data.roleChanged.connect(lambda *_: hier.refresh())
+        attributes = self.panes.get("Attributes")
+        if attributes is not None:
+            attributes.editHierarchy.connect(self.edit_hierarchy)
+
+    def edit_hierarchy(self, column: str) -> None:
+        """Show ``column``'s hierarchy in the hierarchy editor."""
+        self.docks["Hierarchies"].raise_()
+        self.panes["Hierarchies"].select_attribute(column)
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         act = QAction(text, self)
@@ -168,9 +183,10 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
 
     def _make_actions(self) -> None:
         K = QKeySequence.StandardKey
-        self.act_open_table = self._action("Open &table…", self.open_table_dialog, K.Open, "Open a delimited table or Parquet file")
+        self.act_open_data = self._action("&Open data…", self.open_data_dialog, K.Open, "Open a table, event sequences or FASTA sequences")
+        self.act_open_table = self._action("Open &table…", self.open_table_dialog, None, "Open a delimited table or Parquet file")
         self.act_open_events = self._action("Open &event sequences…", self.open_events_dialog, "Ctrl+Shift+E", "Open an event log (one row per event)")
-        self.act_open_fasta = self._action("Open &FASTA…", self.open_fasta_dialog, "Ctrl+Shift+F", "Open protein or DNA sequences")
+        self.act_open_fasta = self._action("Open &sequences (FASTA)…", self.open_fasta_dialog, "Ctrl+Shift+F", "Open protein or DNA sequences")
         self.act_open_project = self._action("Open &project or job…", self.open_project_dialog, "Ctrl+Shift+O", "Open a project (.json) or a job (.toml)")
         self.act_save = self._action("&Save project", self.save_project, K.Save, "Save the project")
         self.act_save_as = self._action("Save project &as…", self.save_project_as, K.SaveAs)
@@ -189,7 +205,8 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
     def _make_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        open_menu = file_menu.addMenu("&Open data")
+        file_menu.addAction(self.act_open_data)
+        open_menu = file_menu.addMenu("Open &as")
         open_menu.addActions([self.act_open_table, self.act_open_events, self.act_open_fasta])
         file_menu.addAction(self.act_open_project)
         self.recent_menu = file_menu.addMenu("Open &recent")
@@ -218,7 +235,7 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
 
         tools = self.addToolBar("Main")
         tools.setObjectName("toolbar:main")
-        tools.addActions([self.act_open_table, self.act_open_project, self.act_save])
+        tools.addActions([self.act_open_data, self.act_open_project, self.act_save])
         tools.addSeparator()
         tools.addActions([self.act_run, self.act_cancel])
         tools.addSeparator()
@@ -239,6 +256,7 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
             self.restoreGeometry(geometry)
         if layout is not None:
             self.restoreState(layout)
+        self._sized = layout is not None  # a saved layout keeps its sizes; else they are set when first shown
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_layout)
@@ -272,6 +290,9 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         hier = self.panes.get("Hierarchies")
         if what == "data":
             self._presenting = None
+            for title in ("Hierarchies", "Attributes"):  # sequences have no columns, so no roles or hierarchies
+                if title in self.docks and self.state.kind is not None:
+                    self.docks[title].setVisible(self.state.kind != "fasta")
             if data_pane is not None:
                 data_pane.refresh()
             if hier is not None:
@@ -332,10 +353,18 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        if not self._sized:  # dock sizes only take once the window has its size: data on top gets the most
+            self._sized = True
+            QTimer.singleShot(0, self._default_sizes)
         preload_engine()  # once per process: numba's imports then never stall a run's GUI thread
         if not hasattr(self, "_kernel_timer"):
             self._kernel_timer = QTimer(self, interval=250, timeout=self._show_kernel_state)
             self._kernel_timer.start()
+
+    def _default_sizes(self) -> None:
+        for titles, shares in ((("Data", "Compare"), (0.58, 0.36)), (("Data", "Attributes"), (0.34, 0.24))):
+            if all(t in self.docks for t in titles):
+                self.resizeDocks([self.docks[t] for t in titles], [int(self.height() * f) for f in shares], Qt.Orientation.Vertical)
 
     def _show_kernel_state(self) -> None:
         """Status bar while the kernels are compiled in the background (first start after an install)."""

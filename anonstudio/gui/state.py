@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anonstudio.core.data import KINDS, AttrType, EventLog, Role, SequenceSet, Table, kind_of  # noqa: F401 (KINDS, kind_of re-exported)
+from anonstudio.core.data import KINDS, AttrType, EventLog, Role, SequenceSet, Table, is_number, kind_of  # noqa: F401 (KINDS, kind_of re-exported)
 from anonstudio.core.hierarchy import Hierarchy
 
 #: change notifications sent to listeners
@@ -71,6 +71,9 @@ class WorkbenchState:
     last_report: dict[str, Any] | None = None
     project_path: Path | None = None
     dirty: bool = False
+    #: per column of the data on screen: distinct values, missing cells, numeric? (computed once per load)
+    _profiles: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    _profiled: Any = field(default=None, repr=False, compare=False)
     _listeners: list[Listener] = field(default_factory=list, repr=False, compare=False)
 
     # -- listeners ---------------------------------------------------------------------------------------
@@ -214,10 +217,29 @@ class WorkbenchState:
         self._changed("roles")
 
     def column_values(self, column: str) -> list[str]:
-        """The distinct non-missing values of a column as strings, in first-seen order."""
+        """The distinct non-missing values of a column as strings, in first-seen order (computed once per
+        loaded data set)."""
         if not isinstance(self.data, (Table, EventLog)) or column not in self.columns():
             return []
-        return [str(v) for v in self.data.df[column].dropna().astype(str).unique()]
+        return self.column_profile(column)["values"]
+
+    def column_profile(self, column: str) -> dict[str, Any]:
+        """``{"values", "distinct", "missing", "numeric"}`` of a table or event-log column, computed once per
+        loaded data set (role clicks and panel refreshes reuse it)."""
+        if self._profiled is not self.data:
+            self._profiles, self._profiled = {}, self.data
+        hit = self._profiles.get(column)
+        if hit is None:
+            series = self.data.df[column]
+            values = [str(v) for v in series.dropna().astype(str).unique()]
+            numeric = bool(values) and all(is_number(v) for v in values)
+            hit = {"values": values, "distinct": len(values), "missing": int(series.isna().sum()), "numeric": numeric}
+            self._profiles[column] = hit
+        return hit
+
+    def n_rows(self) -> int:
+        """Rows of a table or events of an event log (0 otherwise)."""
+        return len(self.data.df) if isinstance(self.data, (Table, EventLog)) else 0
 
     # -- hierarchies -------------------------------------------------------------------------------------
     def set_hierarchy(self, attribute: str, hierarchy: Hierarchy, source: Any = None) -> None:
@@ -247,6 +269,16 @@ class WorkbenchState:
         from anonstudio.core import algorithms
 
         return algorithms.available(self.kind) if self.kind else []
+
+    def method_needs_hierarchies(self) -> bool:
+        """Whether the chosen method generalizes (ra, ra-enhanced and anatomy do not); ``True`` when none is chosen."""
+        from anonstudio.core import algorithms
+        from anonstudio.core.errors import AnonStudioError
+
+        try:
+            return self.method is None or bool(algorithms.get(self.method).needs_hierarchies)
+        except AnonStudioError:
+            return True
 
     def set_method(self, method: str | None, params: dict[str, Any] | None = None) -> None:
         self.method = method

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
 
 from anonstudio.gui.panes.hierarchy_editor import HierarchyEditor, parse_groups, parse_numbers
 
@@ -11,7 +11,8 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def editor(window, adult_csv):
+def editor(window, adult_csv, messages):
+    messages.answer = QMessageBox.StandardButton.Yes  # "assign anyway" for the partial education hierarchy
     window.open_data(adult_csv, "table")
     for col in ("sex", "education", "age"):
         window.state.set_role(col, "quasi-identifying")
@@ -185,3 +186,23 @@ def test_renaming_a_group_to_another_values_label_is_refused(editor, window, edu
     assert "Not a valid hierarchy" in editor.status.text()
     assert "label 'Bachelors' means two different things" in editor.status.text()
     assert window.state.hierarchies["education"] is good
+
+
+def test_a_hierarchy_that_does_not_fit_its_column_is_refused_when_assigned(editor, window, sex_hierarchy_csv, messages):
+    """Issue 15 item 4: a gender hierarchy given to age is refused at once, naming the values that do not fit."""
+    assert not editor.import_file(sex_hierarchy_csv, "age")
+    [text] = messages.texts("critical")
+    assert "sex.csv does not fit column 'age'" in text and "10 of its 10 values" in text and "'39'" in text
+    assert "age" not in window.state.hierarchies
+
+
+def test_a_hierarchy_missing_some_values_is_assigned_only_when_the_user_agrees(editor, window, education_hierarchy_csv,
+                                                                               messages):
+    messages.answer = QMessageBox.StandardButton.No
+    assert not editor.import_file(education_hierarchy_csv, "education")
+    [text] = messages.texts("question")
+    assert "2 of the 5 values of column 'education'" in text and "'Masters', '9th'" in text
+    assert "education" not in window.state.hierarchies
+    messages.answer = QMessageBox.StandardButton.Yes
+    assert editor.import_file(education_hierarchy_csv, "education")
+    assert editor.missing_values() == ["Masters", "9th"]

@@ -290,7 +290,8 @@ def run_scaling(out, *, lengths: str, sizes: str, fixed_length: int, fixed_size:
     return _save(df, fig, out, "condensation-scaling")
 
 
-_INPUT = Param("input", "str", "", "FASTA file of strings (e.g. ../shared/data/proteins/yeast_swissprot_1000.fasta)")
+_INPUT = Param("input", "str", "", "FASTA file of strings (e.g. ../shared/data/proteins/yeast_swissprot_1000.fasta)",
+               browse="file", filter="FASTA (*.fasta *.fa *.faa *.fna *.fas);;All files (*)")
 _EPS = Param("epsilon", "float", 1.5, "length similarity ε (Def. 2.1)", low=0.0, low_open=True)
 _ORDER = Param("order", "int", 2, "order of the statistics (§4.3, §4.6)", low=2, high=8)
 _SEED = Param("seed", "int", 1, "random seed")

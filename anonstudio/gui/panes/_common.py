@@ -314,6 +314,15 @@ def column(*items) -> QtWidgets.QWidget:
     return box
 
 
+def scrolling(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
+    """``widget`` in a frameless scroll area that resizes it (a dock whose content may be taller than its space)."""
+    holder = QtWidgets.QScrollArea()
+    holder.setWidgetResizable(True)
+    holder.setFrameShape(QtWidgets.QFrame.NoFrame)
+    holder.setWidget(widget)
+    return holder
+
+
 def readonly_table(headers: list[str], name: str) -> QtWidgets.QTableWidget:
     """A read-only table with whole-row single selection and compact rows (the result panes' lists)."""
     table = QtWidgets.QTableWidget(0, len(headers))

@@ -397,14 +397,7 @@ class HierarchyEditor(QWidget):
             self._validate_timer.start()
 
     def _method_needs_hierarchies(self) -> bool:
-        """Whether the chosen method generalizes (ra, ra-enhanced and anatomy do not); ``True`` when none is chosen."""
-        from anonstudio.core import algorithms
-
-        method = self.state.method if self.state is not None else None
-        try:
-            return method is None or bool(algorithms.get(method).needs_hierarchies)
-        except AnonStudioError:
-            return True
+        return self.state is None or self.state.method_needs_hierarchies()
 
     def validate(self) -> bool:
         """Check the shown tree; apply it to the state when valid; list missing data values."""
@@ -424,7 +417,7 @@ class HierarchyEditor(QWidget):
             return False
         if model.rowCount() == 0:
             values = self.state.column_values(attr)
-            if values and all(is_number(v) for v in values):
+            if self.state.column_profile(attr)["numeric"]:
                 self.status.setText(
                     f"'{attr}' is numeric and has no hierarchy: a run uses default interval bands. "
                     "Use Build… to choose the bands, or Import… an ARX file."
@@ -602,8 +595,33 @@ class HierarchyEditor(QWidget):
         except (AnonStudioError, OSError) as exc:
             QMessageBox.critical(self, "Cannot import hierarchy", str(exc))
             return False
+        if not self.fits(attribute, h, Path(path).name):
+            return False
         self.set_hierarchy(attribute, h, str(Path(path).resolve()))
         return True
+
+    def fits(self, attribute: str, h: Hierarchy, name: str) -> bool:
+        """Whether ``h`` may be assigned to ``attribute``, asked when it is assigned, not at run time.
+
+        Every value of the column is a leaf: yes. Half or more of the column's values are not (a gender
+        hierarchy given to age): refused, naming the values that do not fit. Some are not: the user is asked,
+        with the values listed; assigned ones show them in red with a button that adds them as leaves."""
+        values = self.state.column_values(attribute) if self.state is not None else []
+        missing = h.missing(values)
+        if not missing:
+            return True
+        listed = ", ".join(f"'{v}'" for v in missing[:12]) + (f" … ({len(missing)} in all)" if len(missing) > 12 else "")
+        if 2 * len(missing) >= len(values):
+            QMessageBox.critical(self, "Hierarchy does not fit",
+                                 f"{name} does not fit column '{attribute}': {len(missing)} of its {len(values)} values are "
+                                 f"not in it ({listed}). It was not assigned; choose the hierarchy made for '{attribute}'.")
+            return False
+        answer = QMessageBox.question(
+            self, "Hierarchy misses values",
+            f"{len(missing)} of the {len(values)} values of column '{attribute}' are not in {name}: {listed}.\n\n"
+            "Assign it anyway and add them to the tree (they are listed in red until then)?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def export_file(self, path: str | Path) -> bool:
         from anonstudio.gui.project import write_hierarchy_file

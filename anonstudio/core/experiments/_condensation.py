@@ -145,7 +145,9 @@ def knn_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5
                                            n_neighbors=n_neighbors, distance=distance, classifier=classifier,
                                            progress=subrange(progress, i / len(combos), (i + 1) / len(combos)))
         rows.append({"group_size": k, "order": o, "classifier": classifier, "accuracy_original": r["accuracy_original"],
-                     "accuracy_pseudo": r["accuracy_pseudo"], "test": r["test"], "train": r["train"]})
+                     "accuracy_pseudo": r["accuracy_pseudo"],
+                     "accuracy_original_shuffled": r["accuracy_original_shuffled"], "test": r["test"],
+                     "train": r["train"]})
     return pd.DataFrame(rows)
 
 
@@ -242,7 +244,8 @@ def run_knn(out, *, D: int, T: float, I: float, items: int, patterns: int, group
                    n_neighbors=neighbors, distance=distance, length=length, classifier=classifier, progress=progress)
     name, figs = _classifier_words(classifier)
     fig = _line_plot(df, "group_size", [("accuracy_original", "trained on originals"),
-                                         ("accuracy_pseudo", "trained on pseudo-strings")],
+                                         ("accuracy_pseudo", "trained on pseudo-strings"),
+                                         ("accuracy_original_shuffled", "originals, items shuffled in each string")],
                      "group size k", f"{name} accuracy",
                      f"V{T:g}.I{I:g}.D{2 * D}: classification ({figs}), length: {length}")
     return _save(df, fig, out, "condensation-knn")

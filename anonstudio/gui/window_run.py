@@ -109,6 +109,7 @@ class RunControl:
             QTimer.singleShot(0, self._present_next)
             return
         self._presenting = None
+        self._results_shown = True
         self.state.set_outcome(outcome)  # the panes already show it: their state listeners have nothing to do
         self._raise_result_view(outcome)
         verdict = self.state.verdict_text()

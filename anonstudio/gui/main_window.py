@@ -5,7 +5,7 @@ File actions, run control and help live in their own modules (:mod:`~anonstudio.
 layout, the actions and menus, and the wiring between the state and the panes.
 
 Panes are docks named Data, Hierarchies, Attributes, Method, Run, Compare, Composition, MST partition, Clusters,
-Randomization, Anatomy, Metrics and Privacy. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
+Randomization, Anatomy, Metrics, Privacy and History. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
 with the error — which file, where, what — and leaves the workbench as it was.
@@ -45,6 +45,7 @@ PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Anatomy": ("anatomy", "AnatomyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Metrics": ("metrics", "MetricsPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Privacy": ("privacy", "PrivacyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "History": ("history", "HistoryPane", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 #: panes that show a run's outcome (``show_outcome`` / ``clear``)
 RESULT_PANES = ("Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters", "Randomization", "Anatomy",
@@ -126,7 +127,7 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
                 pane.set_state(self.state)
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock:{title}")
-            if area == Qt.DockWidgetArea.BottomDockWidgetArea:  # scrolls rather than squeeze the data; greys when stale
+            if title in RESULT_PANES and area == Qt.DockWidgetArea.BottomDockWidgetArea:  # scrolls; greys when stale
                 self.holders[title] = ResultHolder(pane)
             dock.setWidget(self.holders.get(title, pane))
             dock.setFeatures(
@@ -168,6 +169,8 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         attributes = self.panes.get("Attributes")
         if attributes is not None:
             attributes.editHierarchy.connect(self.edit_hierarchy)
+        if "History" in self.panes:
+            self.panes["History"].showRun.connect(self.show_history_run)
 
     def edit_hierarchy(self, column: str) -> None:
         """Show ``column``'s hierarchy in the hierarchy editor."""

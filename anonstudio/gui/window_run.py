@@ -120,6 +120,21 @@ class RunControl:
         self._update_actions()
         self.runFinished.emit(outcome)
 
+    def show_history_run(self, number: int) -> None:
+        """Show run ``number`` of the history again, for reference: greyed under a banner, never as the current
+        result (the data, roles or hierarchies may have changed since), so export stays off until a new run."""
+        outcome = self.state.outcomes.get(number)
+        if outcome is None or self.runner.busy:
+            return
+        self.state._invalidate(f"this is run {number} from the history, shown for reference")
+        for title in self.result_panes:
+            if title in ("Method", "Run") or not hasattr(self.panes.get(title), "show_outcome"):
+                continue
+            self.panes[title].show_outcome(outcome)
+        self._results_shown = True
+        self.state.notify("outcome")
+        self._raise_result_view(outcome)
+
     def _raise_result_view(self, outcome) -> None:
         """Bring the pane the method declares as its own result view to the front (e.g. Clusters for CBMSA);
         for a method without one, the summary card (the Summary tab is one click away either way)."""

@@ -51,9 +51,13 @@ class LayoutActions:
         self.recent_menu.setEnabled(bool(files))
 
     def _default_sizes(self) -> None:
-        for titles, shares in ((("Data", "Compare"), (0.58, 0.36)), (("Data", "Attributes"), (0.34, 0.24))):
+        """Shares of the window, whatever its size: the data widest and tallest, results below."""
+        for titles, shares, along in ((("Data", "Compare"), (0.58, 0.36), Qt.Orientation.Vertical),
+                                      (("Data", "Attributes"), (0.34, 0.24), Qt.Orientation.Vertical),
+                                      (("Data", "Hierarchies", "Method"), (0.44, 0.26, 0.30), Qt.Orientation.Horizontal)):
             if all(t in self.docks for t in titles):
-                self.resizeDocks([self.docks[t] for t in titles], [int(self.height() * f) for f in shares], Qt.Orientation.Vertical)
+                total = self.height() if along == Qt.Orientation.Vertical else self.width()
+                self.resizeDocks([self.docks[t] for t in titles], [int(total * f) for f in shares], along)
 
     # -- helpers ---------------------------------------------------------------------------------------------
     def _last_dir(self) -> str:

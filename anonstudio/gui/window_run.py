@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.gui import project as proj
@@ -147,6 +147,16 @@ class RunControl:
         view = view if view in self.docks else "Summary"
         if view in self.docks:
             self.docks[view].raise_()
+            self._grow_results(view)
+
+    def _grow_results(self, view: str) -> None:
+        """After a run the results get the larger share of the height: at least 45 % of the window for the
+        result views (the data keeps the rest; a user who made the results larger keeps that)."""
+        dock = self.docks[view]
+        if dock.isFloating() or "Data" not in self.docks or dock.height() >= 0.45 * self.height():
+            return
+        self.resizeDocks([self.docks["Data"], dock], [int(0.28 * self.height()), int(0.5 * self.height())],
+                         Qt.Orientation.Vertical)
 
     def _run_failed(self, exc: BaseException) -> None:
         self.worker = None

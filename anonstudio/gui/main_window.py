@@ -5,7 +5,7 @@ File actions, run control and help live in their own modules (:mod:`~anonstudio.
 layout, the actions and menus, and the wiring between the state and the panes.
 
 Panes are docks named Data, Hierarchies, Attributes, Method, Run, Compare, Composition, MST partition, Clusters,
-Randomization, Anatomy, Metrics and Privacy. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
+Randomization, Anatomy, Metrics, Privacy and History. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
 with the error — which file, where, what — and leaves the workbench as it was.
@@ -14,19 +14,19 @@ with the error — which file, where, what — and leaves the workbench as it wa
 from __future__ import annotations
 
 from importlib import import_module
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
-from anonstudio.gui.panes._common import scrolling
+from anonstudio.gui.panes._common import ResultHolder
 from anonstudio.gui.state import WorkbenchState
 from anonstudio.gui.dialogs import SweepDialog, error_text
 from anonstudio.gui.workers import RunWorker, TaskRunner, preload_engine
 from anonstudio.gui.window_files import FileActions
 from anonstudio.gui.window_help import HelpActions
+from anonstudio.gui.window_layout import LayoutActions
 from anonstudio.gui.window_run import RunControl
 
 #: dock title → (module in anonstudio.gui.panes, class, dock area)
@@ -45,16 +45,16 @@ PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Anatomy": ("anatomy", "AnatomyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Metrics": ("metrics", "MetricsPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Privacy": ("privacy", "PrivacyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "History": ("history", "HistoryPane", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 #: panes that show a run's outcome (``show_outcome`` / ``clear``)
 RESULT_PANES = ("Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters", "Randomization", "Anatomy",
                 "Metrics", "Privacy")
 
-MAX_RECENT = 8
 AUTOSAVE_MS = 60_000
 
 
-class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
+class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindow):
     """The anonstudio workbench.
 
     Parameters
@@ -90,6 +90,9 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         self.experiments_window = None
         self.panes: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
+        #: the result docks' contents (pane, scroll area, out-of-date banner)
+        self.holders: dict[str, ResultHolder] = {}
+        self._results_shown = False  # a run's results are on screen (current or out of date)
         self.setObjectName("anonstudioMainWindow")
         self.setDockNestingEnabled(True)
         self.resize(1400, 900)
@@ -124,8 +127,9 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
                 pane.set_state(self.state)
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock:{title}")
-            # a tall result view scrolls instead of squeezing the data above it
-            dock.setWidget(scrolling(pane) if area == Qt.DockWidgetArea.BottomDockWidgetArea else pane)
+            if title in RESULT_PANES and area == Qt.DockWidgetArea.BottomDockWidgetArea:  # scrolls; greys when stale
+                self.holders[title] = ResultHolder(pane)
+            dock.setWidget(self.holders.get(title, pane))
             dock.setFeatures(
                 QDockWidget.DockWidgetFeature.DockWidgetMovable
                 | QDockWidget.DockWidgetFeature.DockWidgetFloatable
@@ -165,6 +169,8 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         attributes = self.panes.get("Attributes")
         if attributes is not None:
             attributes.editHierarchy.connect(self.edit_hierarchy)
+        if "History" in self.panes:
+            self.panes["History"].showRun.connect(self.show_history_run)
 
     def edit_hierarchy(self, column: str) -> None:
         """Show ``column``'s hierarchy in the hierarchy editor."""
@@ -247,43 +253,6 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         self.statusBar().addPermanentWidget(self.size_label)
         self.statusBar().addPermanentWidget(self.verdict_label)
 
-    # -- layout and settings -----------------------------------------------------------------------------
-    def _restore_layout(self) -> None:
-        self._default_layout = self.saveState()
-        geometry = self.settings.value("window/geometry")
-        layout = self.settings.value("window/state")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        if layout is not None:
-            self.restoreState(layout)
-        self._sized = layout is not None  # a saved layout keeps its sizes; else they are set when first shown
-
-    def reset_layout(self) -> None:
-        self.restoreState(self._default_layout)
-        for dock in self.docks.values():
-            dock.show()
-
-    def recent_files(self) -> list[str]:
-        value = self.settings.value("recentFiles", [])
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
-
-    def add_recent(self, path: str | Path) -> None:
-        p = str(Path(path).resolve())
-        files = [p] + [f for f in self.recent_files() if f != p]
-        self.settings.setValue("recentFiles", files[:MAX_RECENT])
-        self._fill_recent_menu()
-
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        files = self.recent_files()
-        for i, f in enumerate(files):
-            act = self.recent_menu.addAction(f"&{i + 1} {Path(f).name}")
-            act.setToolTip(f)
-            act.triggered.connect(lambda _=False, f=f: self.open_path(f, wait=False))
-        self.recent_menu.setEnabled(bool(files))
-
     # -- state ----------------------------------------------------------------------------------------------
     def _on_state(self, what: str) -> None:
         data_pane = self.panes.get("Data")
@@ -310,13 +279,20 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
             if hier is not None:
                 hier.validate()  # a method that needs no hierarchy makes a missing one no error
         elif what == "outcome":
-            if self.state.outcome is None:
+            if self.state.outcome is None and not self.state.stale_reason:
                 self._clear_results()
+        # results that no longer belong to what is on screen stay, greyed under a banner saying why
+        stale = self.state.stale_reason if self.state.outcome is None and self._results_shown else None
+        for holder in self.holders.values():
+            holder.set_stale(stale)
+        if stale and hasattr(self.panes.get("Run"), "mark_stale"):
+            self.panes["Run"].mark_stale(stale)
         self._update_title()
         self._update_status()
         self._update_actions()
 
     def _clear_results(self) -> None:
+        self._results_shown = False
         for title in RESULT_PANES:
             pane = self.panes.get(title)
             if pane is not None and title not in ("Method",) and hasattr(pane, "clear"):
@@ -344,13 +320,6 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         """Show an error dialog (the error's own text: file, where, what)."""
         QMessageBox.critical(self, title, exc if isinstance(exc, str) else error_text(exc))
 
-    # -- helpers ---------------------------------------------------------------------------------------------
-    def _last_dir(self) -> str:
-        return str(self.settings.value("lastDir", str(Path.home())))
-
-    def _remember_dir(self, path: str) -> None:
-        self.settings.setValue("lastDir", str(Path(path).parent))
-
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._sized:  # dock sizes only take once the window has its size: data on top gets the most
@@ -360,11 +329,6 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         if not hasattr(self, "_kernel_timer"):
             self._kernel_timer = QTimer(self, interval=250, timeout=self._show_kernel_state)
             self._kernel_timer.start()
-
-    def _default_sizes(self) -> None:
-        for titles, shares in ((("Data", "Compare"), (0.58, 0.36)), (("Data", "Attributes"), (0.34, 0.24))):
-            if all(t in self.docks for t in titles):
-                self.resizeDocks([self.docks[t] for t in titles], [int(self.height() * f) for f in shares], Qt.Orientation.Vertical)
 
     def _show_kernel_state(self) -> None:
         """Status bar while the kernels are compiled in the background (first start after an install)."""

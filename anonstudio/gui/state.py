@@ -69,6 +69,10 @@ class WorkbenchState:
     #: why the last outcome no longer belongs to what is on screen (None: nothing stale)
     stale_reason: str | None = None
     last_report: dict[str, Any] | None = None
+    #: every run since the project was opened (and those saved in it): ``{"number", "time", "method",
+    #: "parameters", "report"}``, oldest first; their outcomes, while in memory, in :attr:`outcomes`
+    history: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
     project_path: Path | None = None
     dirty: bool = False
     #: per column of the data on screen: distinct values, missing cells, numeric? (computed once per load)
@@ -100,7 +104,8 @@ class WorkbenchState:
         """Take over everything ``other`` holds (a project or job just read), keeping this object — and
         the panes bound to it — and its listeners; then notify every kind of change."""
         for name in ("data", "data_path", "kind", "read_options", "hierarchies", "hierarchy_sources", "method",
-                     "params", "outcome", "last_report", "project_path", "dirty", "stale_reason"):
+                     "params", "outcome", "last_report", "history", "outcomes", "project_path", "dirty",
+                     "stale_reason"):
             setattr(self, name, getattr(other, name))
         for what in ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty"):
             self.notify(what)
@@ -302,10 +307,25 @@ class WorkbenchState:
 
     # -- results -----------------------------------------------------------------------------------------
     def set_outcome(self, outcome: Any) -> None:
+        """Show a finished run's ``outcome``; a new one joins the run history."""
         self.outcome = outcome
         self.stale_reason = None
         self.last_report = outcome.report if outcome is not None else self.last_report
+        if outcome is not None and all(o is not outcome for o in self.outcomes.values()):
+            from datetime import datetime
+
+            from anonstudio.core.io import to_jsonable
+
+            number = max((int(e.get("number", 0)) for e in self.history), default=0) + 1
+            report = to_jsonable(outcome.report or {})
+            self.history.append({"number": number, "time": datetime.now().isoformat(timespec="seconds"),
+                                 "method": report.get("algorithm"), "parameters": report.get("parameters", {}),
+                                 "report": report})
+            self.outcomes[number] = outcome
         self._changed("outcome")
+
+    def history_entry(self, number: int) -> dict[str, Any]:
+        return next(e for e in self.history if e.get("number") == number)
 
     def verdict_text(self) -> str:
         """The last run's verdict for the status bar, e.g. ``"k-anonymous, k = 5, verified"``."""

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QStandardItem
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -41,7 +42,7 @@ from PySide6.QtWidgets import (
 
 from anonstudio.core.data import is_number
 from anonstudio.core.errors import AnonStudioError
-from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.hierarchy import DATE_PARTS, Hierarchy
 from anonstudio.gui.models import HierarchyItemModel
 from anonstudio.gui.panes._common import ERROR_STYLE
 from anonstudio.gui.state import WorkbenchState
@@ -58,6 +59,15 @@ def build_from_spec(attribute: str, spec: dict[str, Any], values: list[str]) -> 
     if build is None:
         raise AnonStudioError("hierarchy builders are not available in this version of the engine", column=attribute)
     return build(attribute, spec, values)
+
+
+def _all_dates(values: list[str]) -> bool:
+    """Whether every value reads as an ISO date (``YYYY-MM-DD``, a time may follow) and none as a plain number."""
+    import pandas as pd
+
+    if any(is_number(v) for v in values[:50]):
+        return False
+    return bool(pd.to_datetime(pd.Series(values), errors="coerce", format="ISO8601").notna().all())
 
 
 def parse_numbers(text: str) -> list[float | int]:
@@ -130,6 +140,22 @@ class BuilderDialog(QDialog):
         self.groups.setPlaceholderText("Young: 17, 18, 19\nOld: 80, 81\n---\nAny age: Young, Old")
         v.addWidget(self.groups)
         self.tabs.addTab(w, "Grouping")
+        # dates
+        w = QWidget()
+        v = QVBoxLayout(w)
+        v.addWidget(QLabel("Each level coarser than the one before; the values are dates (YYYY-MM-DD, a time may "
+                           "follow). Day → the parts ticked → *."))
+        self.date_parts: dict[str, QCheckBox] = {}
+        for part in DATE_PARTS:
+            box = QCheckBox({"5 years": "5-year span (2020-2024)", "decade": "Decade (2020s)",
+                             "quarter": "Quarter (2020-Q1)", "month": "Month (2020-03)", "year": "Year (2020)"}[part])
+            box.setObjectName(f"date_{part.replace(' ', '_')}")
+            box.setChecked(part in ("month", "year"))
+            box.toggled.connect(lambda _on: self._timer.start())
+            self.date_parts[part] = box
+            v.addWidget(box)
+        v.addStretch(1)
+        self.tabs.addTab(w, "Dates")
 
         self.preview = QTableWidget(0, 0)
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -154,7 +180,9 @@ class BuilderDialog(QDialog):
             edit.textChanged.connect(self._timer.start)
         self.groups.textChanged.connect(self._timer.start)
         self.tabs.currentChanged.connect(self._timer.start)
-        if values and not all(is_number(v) for v in values):
+        if values and _all_dates(values):
+            self.tabs.setCurrentIndex(3)
+        elif values and not all(is_number(v) for v in values):
             self.tabs.setCurrentIndex(1)
         self.update_preview()
 
@@ -167,6 +195,11 @@ class BuilderDialog(QDialog):
             return spec
         if tab == 1:
             return {"mask": self.mask_char.text() or "*"}
+        if tab == 3:
+            parts = [p for p, box in self.date_parts.items() if box.isChecked()]
+            if not parts:
+                raise ValueError("tick at least one date level (month, year, …)")
+            return {"date": parts}
         return {"groups": parse_groups(self.groups.toPlainText())}
 
     def update_preview(self) -> None:

@@ -147,7 +147,8 @@ class FrameModel(QtCore.QAbstractTableModel):
         """Pixels column ``col`` needs for its header and its first ``rows`` cells (each distinct text measured
         once: far cheaper than letting Qt ask ``data()`` for every cell and role)."""
         texts = set(self._values[:rows, col].tolist()) if self._values.shape[0] else set()
-        cells = max((metrics.horizontalAdvance(str(t)) for t in texts), default=0)
+        # 80 characters are wider than any column is made (a protein sequence need not be measured whole)
+        cells = max((metrics.horizontalAdvance(str(t)[:80]) for t in texts), default=0)
         return max(cells, header.horizontalAdvance(self._columns[col]) + 20) + 12
 
     # -- Qt model interface ------------------------------------------------------------------------------

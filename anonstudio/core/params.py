@@ -21,6 +21,37 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: what the workbench calls each parameter (job files and the command line keep the names); a parameter whose
+#: name is not here may declare ``title=`` itself, else its name is spelled out
+TITLES = {
+    "k": "k — smallest group size",
+    "l": "l — sensitive values per group",
+    "l_kind": "Kind of l-diversity",
+    "c": "c — largest sensitive share",
+    "cut": "Edge removal",
+    "numeric_split": "Numeric cuts",
+    "seed": "Random seed",
+    "weights": "Which attribute is redrawn",
+    "draws": "How values are redrawn",
+    "bias_runs": "Reruns measuring bias",
+    "level": "Publish at hierarchy level",
+    "attributes_per_record": "Attributes redrawn per record",
+    "highly_sensitive": "Highly sensitive values",
+    "leftover": "Last cluster",
+    "epsilon": "ε — length tolerance",
+    "order": "Order of the statistics",
+    "segmentation": "Length segmentation",
+    "length": "Pseudo-string length",
+    "max_fragment": "Longest fragment shared with few inputs",
+    "max_suppression": "Most records suppressed (share)",
+}
+
+
+def label_of(name: str) -> str:
+    """A parameter's name in plain words (:data:`TITLES`, else spelled out)."""
+    return TITLES.get(name) or name.replace("_", " ").capitalize()
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter.
@@ -29,7 +60,9 @@ class Param:
     ``"weights"`` (a choice string or a mapping attribute → positive float), ``"levels"`` (a mapping
     attribute → hierarchy level, a whole number ≥ 0).
     ``low``/``high`` bound numbers (inclusive unless ``low_open``/``high_open``); ``None`` means unbounded.
-    ``required`` parameters have no default.
+    ``required`` parameters have no default. ``browse`` (``"file"`` or ``"folder"``, for ``"str"`` parameters
+    that name a path) gives the parameter a *Browse…* button in the workbench; ``filter`` is the file dialog's
+    filter.
     """
 
     name: str
@@ -42,6 +75,14 @@ class Param:
     high_open: bool = False
     choices: tuple[str, ...] = ()
     required: bool = False
+    browse: str = ""
+    filter: str = ""
+    title: str = ""
+
+    @property
+    def label(self) -> str:
+        """The parameter in plain words, as the workbench labels it."""
+        return self.title or label_of(self.name)
 
     def describe_range(self) -> str:
         if self.kind in ("int", "float"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -14,7 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from anonstudio.core.errors import AnonStudioError
+from anonstudio.core.errors import AnonStudioError, ParameterError
+from anonstudio.core.params import TITLES, label_of
 
 
 #: what a user can cause and fix (a bad file, a folder that cannot be written): one dialog, not a crash
@@ -23,10 +26,50 @@ USER_ERRORS = (AnonStudioError, OSError, ValueError)
 FAILED = object()
 
 
+#: job-file keys as the workbench shows them
+SCREEN_KEYS = {
+    "input.quasi_identifiers": "the quasi-identifiers (Attributes pane, Role column)",
+    "input.sensitive": "the sensitive attribute (Attributes pane, Role column)",
+    "input.identifying": "the identifying columns (Attributes pane, Role column)",
+    "input.sequence_id": "the sequence id column",
+    "input.event_order": "the event order column",
+    "input.path": "the data file",
+    "output.path": "the output file",
+    "output.max_suppression": "the suppression limit",
+}
+
+
+def in_screen_words(text: str) -> str:
+    """An engine message as the workbench speaks: job-file keys become what the user sees on screen and
+    ``parameter 'k' must …`` becomes ``k — smallest group size: must …``."""
+    for key, words in SCREEN_KEYS.items():
+        text = text.replace(f"'{key}'", words).replace(key, words)
+    text = re.sub(r"(?:(?:parameter|column) )?'([a-z_]+)' (?=must|is |has|needs|cannot)",
+                  lambda m: f"{label_of(m.group(1))}: " if m.group(1) in TITLES or m.group(0).startswith("parameter")
+                  else m.group(0), text)
+    return re.sub(r"'algorithm\.([a-z_]+)'|algorithm\.([a-z_]+)", lambda m: label_of(m.group(1) or m.group(2)), text)
+
+
 def error_text(exc: BaseException) -> str:
-    """The dialog text of an error: an AnonStudioError already names file, line and column."""
+    """The dialog text of an error: which file, line or record, and what is wrong, in the words on screen (a
+    parameter by its label, never a job-file key)."""
     if isinstance(exc, AnonStudioError):
-        return str(exc)
+        parts = []
+        if exc.file is not None:
+            parts.append(exc.file + (f":{exc.line}" if exc.line is not None else ""))
+        elif exc.line is not None:
+            parts.append(f"line {exc.line}")
+        if exc.record is not None:
+            parts.append(f"record {exc.record}")
+        key = (exc.key or "").removeprefix("algorithm.")
+        param = key if key in TITLES else (exc.column if isinstance(exc, ParameterError) and exc.column in TITLES
+                                           else None)
+        if exc.column is not None and exc.column != param:
+            parts.append(f"column '{exc.column}'")
+        message = in_screen_words(exc.message)
+        if param is not None and not message.startswith(label_of(param)):
+            message = f"{label_of(param)}: {message}"
+        return f"{', '.join(parts)}: {message}" if parts else message
     if isinstance(exc, OSError) and exc.filename:
         return f"{exc.filename}: {exc.strerror or exc}"
     return f"{type(exc).__name__}: {exc}"

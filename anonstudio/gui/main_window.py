@@ -4,8 +4,8 @@ File actions, run control and help live in their own modules (:mod:`~anonstudio.
 :mod:`~anonstudio.gui.window_run`, :mod:`~anonstudio.gui.window_help`) as mixins; this module keeps the
 layout, the actions and menus, and the wiring between the state and the panes.
 
-Panes are docks named Data, Hierarchies, Method, Run, Compare, Composition, MST partition, Clusters,
-Randomization, Anatomy, Metrics and Privacy. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
+Panes are docks named Data, Hierarchies, Attributes, Method, Run, Compare, Composition, MST partition, Clusters,
+Randomization, Anatomy, Metrics, Privacy and History. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
 with the error — which file, where, what — and leaves the workbench as it was.
@@ -14,24 +14,26 @@ with the error — which file, where, what — and leaves the workbench as it wa
 from __future__ import annotations
 
 from importlib import import_module
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
+from anonstudio.gui.panes._common import ResultHolder
 from anonstudio.gui.state import WorkbenchState
 from anonstudio.gui.dialogs import SweepDialog, error_text
 from anonstudio.gui.workers import RunWorker, TaskRunner, preload_engine
 from anonstudio.gui.window_files import FileActions
 from anonstudio.gui.window_help import HelpActions
+from anonstudio.gui.window_layout import LayoutActions
 from anonstudio.gui.window_run import RunControl
 
 #: dock title → (module in anonstudio.gui.panes, class, dock area)
 PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Data": ("data", "DataPane", Qt.DockWidgetArea.LeftDockWidgetArea),
     "Hierarchies": ("hierarchy_editor", "HierarchyEditor", Qt.DockWidgetArea.LeftDockWidgetArea),
+    "Attributes": ("attributes", "AttributesPane", Qt.DockWidgetArea.LeftDockWidgetArea),
     "Method": ("parameters", "ParametersPane", Qt.DockWidgetArea.RightDockWidgetArea),
     "Run": ("run", "RunPane", Qt.DockWidgetArea.RightDockWidgetArea),
     "Summary": ("summary", "SummaryPane", Qt.DockWidgetArea.BottomDockWidgetArea),
@@ -43,16 +45,16 @@ PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Anatomy": ("anatomy", "AnatomyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Metrics": ("metrics", "MetricsPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Privacy": ("privacy", "PrivacyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "History": ("history", "HistoryPane", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 #: panes that show a run's outcome (``show_outcome`` / ``clear``)
 RESULT_PANES = ("Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters", "Randomization", "Anatomy",
                 "Metrics", "Privacy")
 
-MAX_RECENT = 8
 AUTOSAVE_MS = 60_000
 
 
-class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
+class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindow):
     """The anonstudio workbench.
 
     Parameters
@@ -88,6 +90,9 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         self.experiments_window = None
         self.panes: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
+        #: the result docks' contents (pane, scroll area, out-of-date banner)
+        self.holders: dict[str, ResultHolder] = {}
+        self._results_shown = False  # a run's results are on screen (current or out of date)
         self.setObjectName("anonstudioMainWindow")
         self.setDockNestingEnabled(True)
         self.resize(1400, 900)
@@ -122,7 +127,9 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
                 pane.set_state(self.state)
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock:{title}")
-            dock.setWidget(pane)
+            if title in RESULT_PANES and area == Qt.DockWidgetArea.BottomDockWidgetArea:  # scrolls; greys when stale
+                self.holders[title] = ResultHolder(pane)
+            dock.setWidget(self.holders.get(title, pane))
             dock.setFeatures(
                 QDockWidget.DockWidgetFeature.DockWidgetMovable
                 | QDockWidget.DockWidgetFeature.DockWidgetFloatable
@@ -148,6 +155,10 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         sides = [self.docks[t] for t in ("Data", "Hierarchies", "Method") if t in self.docks]
         if len(sides) == 3:
             self.resizeDocks(sides, [620, 380, 400], Qt.Orientation.Horizontal)
+        if "Attributes" in self.docks and "Data" in self.docks:  # below the data, as ARX has it (tabified beside
+            # Hierarchies, Qt 6 leaves a second, stale tab bar on screen)
+            self.splitDockWidget(self.docks["Data"], self.docks["Attributes"], Qt.Orientation.Vertical)
+            self.resizeDocks([self.docks["Data"], self.docks["Attributes"]], [330, 230], Qt.Orientation.Vertical)
         run = self.panes.get("Run")
         if run is not None and hasattr(run, "cancelRequested"):
             run.cancelRequested.connect(self.cancel_run)
@@ -155,6 +166,16 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         data = self.panes.get("Data")
         if data is not None and hasattr(data, "roleChanged") and hier is not None:
             data.roleChanged.connect(lambda *_: hier.refresh())
+        attributes = self.panes.get("Attributes")
+        if attributes is not None:
+            attributes.editHierarchy.connect(self.edit_hierarchy)
+        if "History" in self.panes:
+            self.panes["History"].showRun.connect(self.show_history_run)
+
+    def edit_hierarchy(self, column: str) -> None:
+        """Show ``column``'s hierarchy in the hierarchy editor."""
+        self.docks["Hierarchies"].raise_()
+        self.panes["Hierarchies"].select_attribute(column)
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         act = QAction(text, self)
@@ -168,9 +189,10 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
 
     def _make_actions(self) -> None:
         K = QKeySequence.StandardKey
-        self.act_open_table = self._action("Open &table…", self.open_table_dialog, K.Open, "Open a delimited table or Parquet file")
+        self.act_open_data = self._action("&Open data…", self.open_data_dialog, K.Open, "Open a table, event sequences or FASTA sequences")
+        self.act_open_table = self._action("Open &table…", self.open_table_dialog, None, "Open a delimited table or Parquet file")
         self.act_open_events = self._action("Open &event sequences…", self.open_events_dialog, "Ctrl+Shift+E", "Open an event log (one row per event)")
-        self.act_open_fasta = self._action("Open &FASTA…", self.open_fasta_dialog, "Ctrl+Shift+F", "Open protein or DNA sequences")
+        self.act_open_fasta = self._action("Open &sequences (FASTA)…", self.open_fasta_dialog, "Ctrl+Shift+F", "Open protein or DNA sequences")
         self.act_open_project = self._action("Open &project or job…", self.open_project_dialog, "Ctrl+Shift+O", "Open a project (.json) or a job (.toml)")
         self.act_save = self._action("&Save project", self.save_project, K.Save, "Save the project")
         self.act_save_as = self._action("Save project &as…", self.save_project_as, K.SaveAs)
@@ -189,7 +211,8 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
     def _make_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        open_menu = file_menu.addMenu("&Open data")
+        file_menu.addAction(self.act_open_data)
+        open_menu = file_menu.addMenu("Open &as")
         open_menu.addActions([self.act_open_table, self.act_open_events, self.act_open_fasta])
         file_menu.addAction(self.act_open_project)
         self.recent_menu = file_menu.addMenu("Open &recent")
@@ -218,7 +241,7 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
 
         tools = self.addToolBar("Main")
         tools.setObjectName("toolbar:main")
-        tools.addActions([self.act_open_table, self.act_open_project, self.act_save])
+        tools.addActions([self.act_open_data, self.act_open_project, self.act_save])
         tools.addSeparator()
         tools.addActions([self.act_run, self.act_cancel])
         tools.addSeparator()
@@ -230,48 +253,15 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         self.statusBar().addPermanentWidget(self.size_label)
         self.statusBar().addPermanentWidget(self.verdict_label)
 
-    # -- layout and settings -----------------------------------------------------------------------------
-    def _restore_layout(self) -> None:
-        self._default_layout = self.saveState()
-        geometry = self.settings.value("window/geometry")
-        layout = self.settings.value("window/state")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        if layout is not None:
-            self.restoreState(layout)
-
-    def reset_layout(self) -> None:
-        self.restoreState(self._default_layout)
-        for dock in self.docks.values():
-            dock.show()
-
-    def recent_files(self) -> list[str]:
-        value = self.settings.value("recentFiles", [])
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
-
-    def add_recent(self, path: str | Path) -> None:
-        p = str(Path(path).resolve())
-        files = [p] + [f for f in self.recent_files() if f != p]
-        self.settings.setValue("recentFiles", files[:MAX_RECENT])
-        self._fill_recent_menu()
-
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        files = self.recent_files()
-        for i, f in enumerate(files):
-            act = self.recent_menu.addAction(f"&{i + 1} {Path(f).name}")
-            act.setToolTip(f)
-            act.triggered.connect(lambda _=False, f=f: self.open_path(f, wait=False))
-        self.recent_menu.setEnabled(bool(files))
-
     # -- state ----------------------------------------------------------------------------------------------
     def _on_state(self, what: str) -> None:
         data_pane = self.panes.get("Data")
         hier = self.panes.get("Hierarchies")
         if what == "data":
             self._presenting = None
+            for title in ("Hierarchies", "Attributes"):  # sequences have no columns, so no roles or hierarchies
+                if title in self.docks and self.state.kind is not None:
+                    self.docks[title].setVisible(self.state.kind != "fasta")
             if data_pane is not None:
                 data_pane.refresh()
             if hier is not None:
@@ -289,13 +279,20 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
             if hier is not None:
                 hier.validate()  # a method that needs no hierarchy makes a missing one no error
         elif what == "outcome":
-            if self.state.outcome is None:
+            if self.state.outcome is None and not self.state.stale_reason:
                 self._clear_results()
+        # results that no longer belong to what is on screen stay, greyed under a banner saying why
+        stale = self.state.stale_reason if self.state.outcome is None and self._results_shown else None
+        for holder in self.holders.values():
+            holder.set_stale(stale)
+        if stale and hasattr(self.panes.get("Run"), "mark_stale"):
+            self.panes["Run"].mark_stale(stale)
         self._update_title()
         self._update_status()
         self._update_actions()
 
     def _clear_results(self) -> None:
+        self._results_shown = False
         for title in RESULT_PANES:
             pane = self.panes.get(title)
             if pane is not None and title not in ("Method",) and hasattr(pane, "clear"):
@@ -323,15 +320,11 @@ class MainWindow(FileActions, RunControl, HelpActions, QMainWindow):
         """Show an error dialog (the error's own text: file, where, what)."""
         QMessageBox.critical(self, title, exc if isinstance(exc, str) else error_text(exc))
 
-    # -- helpers ---------------------------------------------------------------------------------------------
-    def _last_dir(self) -> str:
-        return str(self.settings.value("lastDir", str(Path.home())))
-
-    def _remember_dir(self, path: str) -> None:
-        self.settings.setValue("lastDir", str(Path(path).parent))
-
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        if not self._sized:  # dock sizes only take once the window has its size: data on top gets the most
+            self._sized = True
+            QTimer.singleShot(0, self._default_sizes)
         preload_engine()  # once per process: numba's imports then never stall a run's GUI thread
         if not hasattr(self, "_kernel_timer"):
             self._kernel_timer = QTimer(self, interval=250, timeout=self._show_kernel_state)

@@ -8,7 +8,8 @@ A project is a JSON file (never pickle, never ``eval``)::
                "roles": {"age": "quasi-identifying", ...}, "types": {"age": "numeric", ...}},
       "hierarchies": {"age": {"rows": [["17", "15-19", "*"], ...], "source": "hierarchies/age.csv"}},
       "method": {"name": "mst", "params": {"k": 5}},
-      "last_report": {... the report of the last run ...}
+      "last_report": {... the report of the last run ...},
+      "history": [{"number": 1, "time": "...", "method": "mst", "parameters": {...}, "report": {...}}, ...]
     }
 
 Paths are stored relative to the project file when they are below its folder. Hierarchies are always
@@ -169,6 +170,7 @@ def project_dict(state: WorkbenchState, project_path: str | Path) -> dict[str, A
         "hierarchies": hierarchies,
         "method": {"name": state.method, "params": to_jsonable(state.params)},
         "last_report": to_jsonable(report) if report is not None else None,
+        "history": to_jsonable(state.history),
     }
 
 
@@ -299,6 +301,13 @@ def read_project(path: str | Path, *, allow_outside: bool = False) -> WorkbenchS
         state.set_hierarchy(attr, h, source)
     state.set_method(method.get("name"), method.get("params") or {})
     state.last_report = raw.get("last_report")
+    history = raw.get("history", [])
+    if not isinstance(history, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("number"), int) and isinstance(e.get("report"), dict)
+            for e in history):
+        raise ProjectError("'history' must be a list of runs, each with a number and a report", file=path,
+                           key="history")
+    state.history = history
     state.project_path = path
     state.dirty = False
     return state

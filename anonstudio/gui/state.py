@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anonstudio.core.data import KINDS, AttrType, EventLog, Role, SequenceSet, Table, kind_of  # noqa: F401 (KINDS, kind_of re-exported)
+from anonstudio.core.data import KINDS, AttrType, EventLog, Role, SequenceSet, Table, is_number, kind_of  # noqa: F401 (KINDS, kind_of re-exported)
 from anonstudio.core.hierarchy import Hierarchy
 
 #: change notifications sent to listeners
@@ -69,8 +69,15 @@ class WorkbenchState:
     #: why the last outcome no longer belongs to what is on screen (None: nothing stale)
     stale_reason: str | None = None
     last_report: dict[str, Any] | None = None
+    #: every run since the project was opened (and those saved in it): ``{"number", "time", "method",
+    #: "parameters", "report"}``, oldest first; their outcomes, while in memory, in :attr:`outcomes`
+    history: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
     project_path: Path | None = None
     dirty: bool = False
+    #: per column of the data on screen: distinct values, missing cells, numeric? (computed once per load)
+    _profiles: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    _profiled: Any = field(default=None, repr=False, compare=False)
     _listeners: list[Listener] = field(default_factory=list, repr=False, compare=False)
 
     # -- listeners ---------------------------------------------------------------------------------------
@@ -97,7 +104,8 @@ class WorkbenchState:
         """Take over everything ``other`` holds (a project or job just read), keeping this object — and
         the panes bound to it — and its listeners; then notify every kind of change."""
         for name in ("data", "data_path", "kind", "read_options", "hierarchies", "hierarchy_sources", "method",
-                     "params", "outcome", "last_report", "project_path", "dirty", "stale_reason"):
+                     "params", "outcome", "last_report", "history", "outcomes", "project_path", "dirty",
+                     "stale_reason"):
             setattr(self, name, getattr(other, name))
         for what in ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty"):
             self.notify(what)
@@ -214,10 +222,29 @@ class WorkbenchState:
         self._changed("roles")
 
     def column_values(self, column: str) -> list[str]:
-        """The distinct non-missing values of a column as strings, in first-seen order."""
+        """The distinct non-missing values of a column as strings, in first-seen order (computed once per
+        loaded data set)."""
         if not isinstance(self.data, (Table, EventLog)) or column not in self.columns():
             return []
-        return [str(v) for v in self.data.df[column].dropna().astype(str).unique()]
+        return self.column_profile(column)["values"]
+
+    def column_profile(self, column: str) -> dict[str, Any]:
+        """``{"values", "distinct", "missing", "numeric"}`` of a table or event-log column, computed once per
+        loaded data set (role clicks and panel refreshes reuse it)."""
+        if self._profiled is not self.data:
+            self._profiles, self._profiled = {}, self.data
+        hit = self._profiles.get(column)
+        if hit is None:
+            series = self.data.df[column]
+            values = [str(v) for v in series.dropna().astype(str).unique()]
+            numeric = bool(values) and all(is_number(v) for v in values)
+            hit = {"values": values, "distinct": len(values), "missing": int(series.isna().sum()), "numeric": numeric}
+            self._profiles[column] = hit
+        return hit
+
+    def n_rows(self) -> int:
+        """Rows of a table or events of an event log (0 otherwise)."""
+        return len(self.data.df) if isinstance(self.data, (Table, EventLog)) else 0
 
     # -- hierarchies -------------------------------------------------------------------------------------
     def set_hierarchy(self, attribute: str, hierarchy: Hierarchy, source: Any = None) -> None:
@@ -248,6 +275,16 @@ class WorkbenchState:
 
         return algorithms.available(self.kind) if self.kind else []
 
+    def method_needs_hierarchies(self) -> bool:
+        """Whether the chosen method generalizes (ra, ra-enhanced and anatomy do not); ``True`` when none is chosen."""
+        from anonstudio.core import algorithms
+        from anonstudio.core.errors import AnonStudioError
+
+        try:
+            return self.method is None or bool(algorithms.get(self.method).needs_hierarchies)
+        except AnonStudioError:
+            return True
+
     def set_method(self, method: str | None, params: dict[str, Any] | None = None) -> None:
         self.method = method
         self.params = dict(params or {})
@@ -270,10 +307,25 @@ class WorkbenchState:
 
     # -- results -----------------------------------------------------------------------------------------
     def set_outcome(self, outcome: Any) -> None:
+        """Show a finished run's ``outcome``; a new one joins the run history."""
         self.outcome = outcome
         self.stale_reason = None
         self.last_report = outcome.report if outcome is not None else self.last_report
+        if outcome is not None and all(o is not outcome for o in self.outcomes.values()):
+            from datetime import datetime
+
+            from anonstudio.core.io import to_jsonable
+
+            number = max((int(e.get("number", 0)) for e in self.history), default=0) + 1
+            report = to_jsonable(outcome.report or {})
+            self.history.append({"number": number, "time": datetime.now().isoformat(timespec="seconds"),
+                                 "method": report.get("algorithm"), "parameters": report.get("parameters", {}),
+                                 "report": report})
+            self.outcomes[number] = outcome
         self._changed("outcome")
+
+    def history_entry(self, number: int) -> dict[str, Any]:
+        return next(e for e in self.history if e.get("number") == number)
 
     def verdict_text(self) -> str:
         """The last run's verdict for the status bar, e.g. ``"k-anonymous, k = 5, verified"``."""

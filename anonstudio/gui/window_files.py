@@ -20,6 +20,14 @@ from anonstudio.gui.workers import RunWorker
 
 DATA_FILTER = "Tables (*.csv *.tsv *.txt *.parquet);;All files (*)"
 FASTA_FILTER = "FASTA (*.fasta *.fa *.faa *.fna *.fas);;All files (*)"
+#: File ▸ Open data… (Ctrl+O): every kind; the filter chosen says which, "All files" decides by extension
+OPEN_FILTERS = {
+    "Tables (*.csv *.tsv *.txt *.parquet)": "table",
+    "Event sequences, one row per event (*.csv *.tsv *.txt *.parquet)": "events",
+    "Sequences, FASTA (*.fasta *.fa *.faa *.fna *.fas)": "fasta",
+    "All files (*)": "",
+}
+FASTA_SUFFIXES = (".fasta", ".fa", ".faa", ".fna", ".fas")
 PROJECT_FILTER = "anonstudio projects (*.anonstudio.json *.json);;Jobs (*.toml);;All files (*)"
 
 
@@ -102,6 +110,22 @@ class FileActions:
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
         self.dataOpened.emit(str(path))
 
+    def open_data_dialog(self) -> None:
+        """File ▸ Open data… (Ctrl+O): a table, an event log or FASTA sequences, as the chosen filter says."""
+        path, chosen = QFileDialog.getOpenFileName(self, "Open data", self._last_dir(), ";;".join(OPEN_FILTERS))
+        if path:
+            self._remember_dir(path)
+            self.open_as(path, OPEN_FILTERS.get(chosen, ""))
+
+    def open_as(self, path: str | Path, kind: str = "") -> None:
+        """Open ``path`` as ``kind`` (``""``: FASTA by its extension, else a table); event logs first ask which
+        columns hold the sequence id and the event order."""
+        kind = kind or ("fasta" if Path(path).suffix.lower() in FASTA_SUFFIXES else "table")
+        if kind == "events":
+            self.open_events(path)
+        else:
+            self.open_data_async(path, kind)
+
     def open_table_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open table", self._last_dir(), DATA_FILTER)
         if path:
@@ -109,16 +133,19 @@ class FileActions:
             self.open_data_async(path, "table")
 
     def open_fasta_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open FASTA", self._last_dir(), FASTA_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Open sequences (FASTA)", self._last_dir(), FASTA_FILTER)
         if path:
             self._remember_dir(path)
             self.open_data_async(path, "fasta")
 
     def open_events_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open event sequences", self._last_dir(), DATA_FILTER)
-        if not path:
-            return
-        self._remember_dir(path)
+        if path:
+            self._remember_dir(path)
+            self.open_events(path)
+
+    def open_events(self, path: str | Path) -> None:
+        """Ask which columns hold the sequence id and the event order, then read ``path`` as an event log."""
         table = self.attempt("Cannot open data", proj.read_data, path, "table")
         if table is FAILED:
             return

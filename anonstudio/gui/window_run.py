@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.gui import project as proj
@@ -109,6 +109,7 @@ class RunControl:
             QTimer.singleShot(0, self._present_next)
             return
         self._presenting = None
+        self._results_shown = True
         self.state.set_outcome(outcome)  # the panes already show it: their state listeners have nothing to do
         self._raise_result_view(outcome)
         verdict = self.state.verdict_text()
@@ -118,6 +119,21 @@ class RunControl:
         self.statusBar().showMessage(f"Done: {verdict}", 8000)
         self._update_actions()
         self.runFinished.emit(outcome)
+
+    def show_history_run(self, number: int) -> None:
+        """Show run ``number`` of the history again, for reference: greyed under a banner, never as the current
+        result (the data, roles or hierarchies may have changed since), so export stays off until a new run."""
+        outcome = self.state.outcomes.get(number)
+        if outcome is None or self.runner.busy:
+            return
+        self.state._invalidate(f"this is run {number} from the history, shown for reference")
+        for title in self.result_panes:
+            if title in ("Method", "Run") or not hasattr(self.panes.get(title), "show_outcome"):
+                continue
+            self.panes[title].show_outcome(outcome)
+        self._results_shown = True
+        self.state.notify("outcome")
+        self._raise_result_view(outcome)
 
     def _raise_result_view(self, outcome) -> None:
         """Bring the pane the method declares as its own result view to the front (e.g. Clusters for CBMSA);
@@ -131,6 +147,16 @@ class RunControl:
         view = view if view in self.docks else "Summary"
         if view in self.docks:
             self.docks[view].raise_()
+            self._grow_results(view)
+
+    def _grow_results(self, view: str) -> None:
+        """After a run the results get the larger share of the height: at least 45 % of the window for the
+        result views (the data keeps the rest; a user who made the results larger keeps that)."""
+        dock = self.docks[view]
+        if dock.isFloating() or "Data" not in self.docks or dock.height() >= 0.45 * self.height():
+            return
+        self.resizeDocks([self.docks["Data"], dock], [int(0.28 * self.height()), int(0.5 * self.height())],
+                         Qt.Orientation.Vertical)
 
     def _run_failed(self, exc: BaseException) -> None:
         self.worker = None

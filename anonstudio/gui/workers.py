@@ -315,7 +315,8 @@ def measure_responsiveness(action: Callable[[], Any], *, until: Callable[[], boo
 
     Calls ``action()`` and then spins the event loop until ``until()`` is true, with a timer firing every
     ``tick_ms``. Returns ``{"max_gap_ms", "median_gap_ms", "ticks", "elapsed_s"}``: the largest and typical
-    gap between timer ticks. A frozen GUI shows as a large ``max_gap_ms`` (a kernel holding the GIL, a
+    gap between timer ticks (``worst_gap_at``: the ``time.perf_counter()`` at which the longest began).
+    A frozen GUI shows as a large ``max_gap_ms`` (a kernel holding the GIL, a
     pane doing heavy work in a slot). Used by the GUI tests and benchmarks::
 
         stats = measure_responsiveness(lambda: window.start_run(), until=lambda: not window.runner.busy)
@@ -341,8 +342,10 @@ def measure_responsiveness(action: Callable[[], Any], *, until: Callable[[], boo
     timer.stop()
     app.processEvents()
     gaps = sorted((b - a) * 1000 for a, b in zip(stamps, stamps[1:]))
+    worst = max(zip(stamps, stamps[1:]), key=lambda ab: ab[1] - ab[0], default=(start, start))
     return {
         "max_gap_ms": gaps[-1] if gaps else 0.0,
+        "worst_gap_at": worst[0],  # perf_counter() when the longest gap began
         "median_gap_ms": gaps[len(gaps) // 2] if gaps else 0.0,
         "ticks": float(len(stamps)),
         "elapsed_s": time.perf_counter() - start,

@@ -101,7 +101,7 @@ def test_a_nonsense_parameter_is_refused_before_running(window, qtbot, tmp_path,
     _type(exp, "condensation-composition", input=str(DEMO_FASTA), k=1)
     exp.output.setText(str(tmp_path / "out"))
     assert exp.start() is None
-    assert messages.calls and messages.calls[0][0] == "critical" and "'k'" in messages.calls[0][2]
+    assert messages.calls and messages.calls[0][0] == "critical" and messages.calls[0][2].startswith("k — smallest group size: must be")
     assert not (tmp_path / "out").exists() and not exp.runner.busy
 
 

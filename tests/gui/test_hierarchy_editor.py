@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
 
 from anonstudio.gui.panes.hierarchy_editor import HierarchyEditor, parse_groups, parse_numbers
 
@@ -11,7 +11,8 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def editor(window, adult_csv):
+def editor(window, adult_csv, messages):
+    messages.answer = QMessageBox.StandardButton.Yes  # "assign anyway" for the partial education hierarchy
     window.open_data(adult_csv, "table")
     for col in ("sex", "education", "age"):
         window.state.set_role(col, "quasi-identifying")
@@ -185,3 +186,56 @@ def test_renaming_a_group_to_another_values_label_is_refused(editor, window, edu
     assert "Not a valid hierarchy" in editor.status.text()
     assert "label 'Bachelors' means two different things" in editor.status.text()
     assert window.state.hierarchies["education"] is good
+
+
+def test_a_hierarchy_that_does_not_fit_its_column_is_refused_when_assigned(editor, window, sex_hierarchy_csv, messages):
+    """Issue 15 item 4: a gender hierarchy given to age is refused at once, naming the values that do not fit."""
+    assert not editor.import_file(sex_hierarchy_csv, "age")
+    [text] = messages.texts("critical")
+    assert "sex.csv does not fit column 'age'" in text and "10 of its 10 values" in text and "'39'" in text
+    assert "age" not in window.state.hierarchies
+
+
+def test_a_hierarchy_missing_some_values_is_assigned_only_when_the_user_agrees(editor, window, education_hierarchy_csv,
+                                                                               messages):
+    messages.answer = QMessageBox.StandardButton.No
+    assert not editor.import_file(education_hierarchy_csv, "education")
+    [text] = messages.texts("question")
+    assert "2 of the 5 values of column 'education'" in text and "'Masters', '9th'" in text
+    assert "education" not in window.state.hierarchies
+    messages.answer = QMessageBox.StandardButton.Yes
+    assert editor.import_file(education_hierarchy_csv, "education")
+    assert editor.missing_values() == ["Masters", "9th"]
+
+
+def test_date_builder_from_day_to_month_year_spans(window, qtbot, tmp_path, screenshot):
+    """Issue 15 item 5: a date column opens the builder on its Dates tab; the ticked levels build day → month →
+    5-year span → *, previewed live, assigned with its spec (the same spec a job file takes)."""
+    csv = tmp_path / "visits.csv"
+    csv.write_text("patient;visit_date;diagnosis\n" + "".join(
+        f"p{i};20{10 + i % 12:02d}-{1 + i % 12:02d}-{1 + i % 27:02d};flu\n" for i in range(40)), encoding="utf-8")
+    assert window.open_data(csv, "table")
+    window.state.set_role("visit_date", "quasi-identifying")
+    editor = window.panes["Hierarchies"]
+    editor.select_attribute("visit_date")
+    dialog = editor.make_builder()
+    qtbot.addWidget(dialog)
+    assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Dates"
+    dialog.date_parts["year"].setChecked(False)
+    dialog.date_parts["5 years"].setChecked(True)
+    dialog.update_preview()
+    assert dialog.spec == {"date": ["month", "5 years"]}
+    first = [dialog.preview.item(0, c).text() for c in range(dialog.preview.columnCount())]
+    assert first == ["2010-01-01", "2010-01", "2010-2014", "*"]
+    dialog.show()
+    print(f"screenshot: {screenshot(dialog, 'hierarchy_builder_dates')}")
+    for box in dialog.date_parts.values():
+        box.setChecked(False)
+    dialog.update_preview()
+    assert not dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
+    assert "tick at least one" in dialog.status.text()
+    dialog.date_parts["year"].setChecked(True)
+    dialog.update_preview()
+    editor.set_hierarchy("visit_date", dialog.hierarchy, dialog.spec)
+    assert window.state.hierarchies["visit_date"].ancestors_of("2015-06-06") == ["2015-06-06", "2015", "*"]
+    assert editor.status.text().startswith("Valid")

@@ -27,8 +27,8 @@ def _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv):
 
 def test_window_opens_with_named_docks_and_menus(window, screenshot):
     assert list(window.docks) == [
-        "Data", "Hierarchies", "Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters",
-        "Randomization", "Anatomy", "Metrics", "Privacy",
+        "Data", "Hierarchies", "Attributes", "Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters",
+        "Randomization", "Anatomy", "Metrics", "Privacy", "History",
     ]
     view_actions = [a.text() for a in window.view_menu.actions() if a.text()]
     assert view_actions[:len(window.docks)] == list(window.docks)  # every pane can be shown and hidden
@@ -457,3 +457,30 @@ def test_the_status_bar_never_vouches_for_what_is_not_on_screen(window, adult_cs
     assert window.statusBar().currentMessage() == "The run failed: nothing was published"
     assert window.open_data(adult_csv, "table")
     assert "verified" not in window.verdict_label.text()
+
+
+def test_results_that_no_longer_belong_to_the_screen_are_greyed_under_a_banner(window, adult_csv, sex_hierarchy_csv,
+                                                                                test_method, qtbot, screenshot):
+    """Issue 15 item 1: change a parameter or a role after a run and the result views stay, greyed, under a banner
+    saying why; export is off until the next run, which clears the banner; new data clears the views."""
+    _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
+    with qtbot.waitSignal(window.runFinished, timeout=10_000):
+        window.start_run(test_method, {"k": 2})
+    compare = window.holders["Compare"]
+    assert not compare.stale and not compare.banner.isVisible()
+    window.state.set_method(test_method, {"k": 3})
+    assert compare.stale and compare.banner.isVisibleTo(compare)
+    assert "parameters changed since this run" in compare.banner.text()
+    assert window.panes["Compare"].outcome is not None  # the last results are still there to look at
+    assert not window.act_export_data.isEnabled()
+    run_text = window.panes["Run"].result.text()
+    assert "verified" not in run_text.replace("to verify", "") and "Out of date" in run_text
+    window.docks["Compare"].raise_()
+    print(f"screenshot: {screenshot(window, 'results_out_of_date')}")
+    with qtbot.waitSignal(window.runFinished, timeout=10_000):
+        window.start_run(test_method, {"k": 3})
+    assert not compare.stale and window.act_export_data.isEnabled()
+    _role_action(window.panes["Data"].column_menu("education"), "sensitive").trigger()
+    assert all(h.stale for h in window.holders.values()) and "roles changed" in compare.banner.text()
+    assert window.open_data(adult_csv, "table")
+    assert not any(h.stale for h in window.holders.values()) and window.panes["Compare"].outcome is None

@@ -365,3 +365,22 @@ def test_privacy_pane_shows_no_class_sizes_for_random_anonymization(qtbot):
     pane.show_outcome(outcome)
     assert "random anonymization" in pane.verdict.text() and "Verified" in pane.verdict.text()
     assert not pane.classes_view.isVisible()
+
+
+def test_composition_lists_the_strings_that_were_not_published_with_the_reason(qtbot):
+    """Issue 15 item 12: suppressed proteins are listed with why."""
+    from anonstudio.core import jobs
+    from anonstudio.core.algorithms import get
+    from anonstudio.core.data import SequenceSet
+
+    rng = np.random.default_rng(3)
+    strings = ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), 30)) for _ in range(12)] + ["MKV" * 70]
+    outcome = jobs.run(SequenceSet.from_strings(strings), {}, get("condensation")(k=4, epsilon=0.5))
+    pane = _show(qtbot, CompositionPane)
+    pane.show_outcome(outcome)
+    assert pane.suppressed.isVisibleTo(pane) and pane.suppressed.rowCount() == 1
+    assert pane.suppressed.item(0, 1).text() == "210"
+    assert "fits no length segment of at least k = 4" in pane.suppressed.item(0, 2).text()
+    assert "1 input string(s) were not published" in pane.suppressed_info.text()
+    pane.show_outcome(_samples.strings_outcome())
+    assert not pane.suppressed.isVisibleTo(pane) and "none" in pane.suppressed_info.text()

@@ -710,16 +710,30 @@ def knn_original_vs_pseudo(
     test_size: int | float = 0.1,
     n_neighbors: int = 5,
     distance: str = "nw",
+    classifier: str = "knn",
     progress: ProgressCallback | None = None,
 ) -> dict[str, Any]:
-    """§5.1: hold out a test set of original strings; train the k-NN classifier once on the remaining originals
+    """§5.1: hold out a test set of original strings; train the classifier once on the remaining originals
     and once on pseudo-strings condensed separately per class (each pseudo-string labelled with the class of
-    the strings it came from); report both accuracies on the same test set. ``k``, ``epsilon``, ``order``,
-    ``seed``, ``length`` and ``segmentation`` are the condensation's parameters."""
+    the strings it came from); report both accuracies on the same test set, and a control: the accuracy when
+    trained on the originals with each string's items shuffled (composition kept, order lost). ``k``, ``epsilon``, ``order``,
+    ``seed``, ``length`` and ``segmentation`` are the condensation's parameters; ``classifier`` is ``"knn"``
+    (``n_neighbors``, ``distance``; Figs. 10–11) or ``"wavrule"`` (Aggarwal 2002, Figs. 12–13,
+    :mod:`anonstudio.core.metrics._wavrule`)."""
     import numpy as np
 
     from anonstudio.core.data import SequenceSet
     from anonstudio.core.metrics._strings import _subset, knn_accuracy
+    from anonstudio.core.metrics._wavrule import wavrule_accuracy
+
+    if classifier not in ("knn", "wavrule"):
+        raise ParameterError(f"classifier must be 'knn' or 'wavrule', got {classifier!r}", column="classifier")
+
+    def accuracy(train, train_labels, test, test_labels, progress):
+        if classifier == "wavrule":
+            return wavrule_accuracy(train, train_labels, test, test_labels)
+        return knn_accuracy(train, train_labels, test, test_labels, n_neighbors=n_neighbors, distance=distance,
+                            progress=progress)
 
     labels = np.asarray(labels if labels is not None else data.labels)
     if labels is None or labels.shape == () or len(labels) != len(data):
@@ -734,8 +748,15 @@ def knn_original_vs_pseudo(
     test_idx, train_idx = np.sort(perm[:n_test]), np.sort(perm[n_test:])
     test = _subset(data, test_idx)
     train = _subset(data, train_idx)
-    acc_orig = knn_accuracy(train, labels[train_idx], test, labels[test_idx], n_neighbors=n_neighbors,
-                            distance=distance, progress=subrange(progress, 0.0, 0.4))
+    acc_orig = accuracy(train, labels[train_idx], test, labels[test_idx], subrange(progress, 0.0, 0.3))
+    # control: the originals with the items of each string shuffled — composition kept, order lost — to show how
+    # much of the originals' accuracy comes from the order of items (which condensation's statistics do not keep)
+    shuffled_codes = train.codes.copy()
+    for i in range(len(train)):
+        lo, hi = int(train.offsets[i]), int(train.offsets[i + 1])
+        shuffled_codes[lo:hi] = rng.permutation(shuffled_codes[lo:hi])
+    shuffled = SequenceSet(train.ids, train.headers, shuffled_codes, train.offsets, train.alphabet)
+    acc_shuffled = accuracy(shuffled, labels[train_idx], test, labels[test_idx], subrange(progress, 0.3, 0.4))
     pseudo_parts, pseudo_labels = [], []
     suppressed = 0
     classes = np.unique(labels[train_idx])
@@ -754,7 +775,7 @@ def knn_original_vs_pseudo(
     np.cumsum(lengths, out=offsets[1:])
     ids = [f"pseudo_{i + 1}" for i in range(len(lengths))]
     pseudo = SequenceSet(ids, list(ids), codes, offsets, data.alphabet)
-    acc_pseudo = knn_accuracy(pseudo, np.asarray(pseudo_labels), test, labels[test_idx], n_neighbors=n_neighbors,
-                              distance=distance, progress=subrange(progress, 0.7, 1.0))
-    return {"accuracy_original": float(acc_orig), "accuracy_pseudo": float(acc_pseudo), "test": int(n_test),
+    acc_pseudo = accuracy(pseudo, np.asarray(pseudo_labels), test, labels[test_idx], subrange(progress, 0.7, 1.0))
+    return {"accuracy_original": float(acc_orig), "accuracy_pseudo": float(acc_pseudo),
+            "accuracy_original_shuffled": float(acc_shuffled), "test": int(n_test),
             "train": int(len(train_idx)), "pseudo_train": int(len(pseudo)), "suppressed": int(suppressed)}

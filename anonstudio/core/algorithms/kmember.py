@@ -6,6 +6,7 @@ DASFAA 2007, pp. 188-200.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
@@ -20,8 +21,8 @@ from anonstudio.core.progress import ProgressCallback, report
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
     from anonstudio.core.data import Table
 
-#: clusters formed per kernel call between progress reports
-_CHUNK = 256
+#: seconds of kernel work between two progress reports (a cancel is honoured at the next report)
+_REPORT_EVERY = 0.1
 
 
 class KMember(GeneralizingMethod):
@@ -80,12 +81,16 @@ class KMember(GeneralizingMethod):
         remaining = n
         attr_lo = np.asarray(packed.offsets[:-1], dtype=np.int64)
         attr_hi = np.asarray(packed.offsets[1:], dtype=np.int64)
-        while remaining >= k:
+        chunk = 4  # clusters per kernel call, adapted so each call takes about _REPORT_EVERY seconds (early
+        while remaining >= k:  # clusters scan many records, late ones few; the clusters do not depend on it)
+            started = time.perf_counter()
             seed_t, n_clusters, remaining = kmember_clusters(
                 tnode, rec_start, rec_list, used, packed.node_anc, packed.node_level, packed.node_ncp,
                 attr_lo, attr_hi, k,
-                rec_cluster, cluster_nodes, cluster_size, seed_t, n_clusters, remaining, _CHUNK,
+                rec_cluster, cluster_nodes, cluster_size, seed_t, n_clusters, remaining, chunk,
             )
+            took = time.perf_counter() - started
+            chunk = int(min(4096, max(1, chunk * min(4.0, _REPORT_EVERY / max(took, 1e-5)))))
             report(progress, 0.95 * (n - remaining) / n, f"k-member: {n_clusters} clusters")
         kmember_leftovers(
             tnode, inv, rec_cluster, cluster_nodes, cluster_size, n_clusters,

@@ -132,6 +132,13 @@ class SequenceSet:
         return sep.join(self.symbols_of(i))
 
     def strings(self) -> list[str]:
+        """Every sequence as text (:meth:`sequence`); single-letter alphabets are decoded in one step."""
+        symbols = self.alphabet.symbols
+        if self.alphabet.single_letter and all(ord(c) < 128 for c in symbols):
+            table = np.frombuffer("".join(symbols).encode("ascii"), dtype=np.uint8)
+            text = table[self.codes.astype(np.int64)].tobytes().decode("ascii") if len(self.codes) else ""
+            offsets = self.offsets.tolist()
+            return [text[a:b] for a, b in zip(offsets, offsets[1:])]
         return [self.sequence(i) for i in range(len(self))]
 
     @classmethod

@@ -7,7 +7,7 @@ command                    what                                                 
 condensation-composition   symbol composition, original vs pseudo-strings              Figs. 4–7, Eq. 5
 condensation-cd            compositional difference CD vs group size                   Fig. 8
 condensation-ordering      inter-group distance ordering preserved vs group size       Fig. 9, Eq. 6
-condensation-knn           k-NN accuracy, original- vs pseudo-trained, vs group size   Figs. 10–11
+condensation-knn           k-NN or WavRule accuracy, original- vs pseudo-trained, vs k Figs. 10–13
 condensation-order         k-NN accuracy and CD for statistics of order 2, 3, 4        Table 2
 condensation-scaling       running time vs string length T and vs number of strings D  Figs. 14–15
 =========================  ==========================================================  ==========================
@@ -131,9 +131,10 @@ def ordering_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float 
 
 def knn_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5, orders: list[int] = (2,),
               seed: int = 1, test_size: int = 200, n_neighbors: int = 5, distance: str = "nw",
-              length: str = "group", progress: ProgressCallback | None = None) -> pd.DataFrame:
-    """Figs. 10–11 and Table 2: k-NN accuracy trained on the originals and on pseudo-strings condensed per class,
-    on the same held-out originals, for each group size and order."""
+              length: str = "group", classifier: str = "knn", progress: ProgressCallback | None = None) -> pd.DataFrame:
+    """Figs. 10–13 and Table 2: accuracy of the k-NN (Figs. 10–11) or WavRule (Figs. 12–13) classifier trained on
+    the originals and on pseudo-strings condensed per class, on the same held-out originals, for each group size
+    and order."""
     from anonstudio.core import metrics
 
     rows = []
@@ -141,10 +142,12 @@ def knn_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5
     for i, (k, o) in enumerate(combos):
         r = knn_original_vs_pseudo(data, k=k, epsilon=epsilon, order=o, seed=seed, length=length,
                                            test_size=test_size,
-                                           n_neighbors=n_neighbors, distance=distance,
+                                           n_neighbors=n_neighbors, distance=distance, classifier=classifier,
                                            progress=subrange(progress, i / len(combos), (i + 1) / len(combos)))
-        rows.append({"group_size": k, "order": o, "accuracy_original": r["accuracy_original"],
-                     "accuracy_pseudo": r["accuracy_pseudo"], "test": r["test"], "train": r["train"]})
+        rows.append({"group_size": k, "order": o, "classifier": classifier, "accuracy_original": r["accuracy_original"],
+                     "accuracy_pseudo": r["accuracy_pseudo"],
+                     "accuracy_original_shuffled": r["accuracy_original_shuffled"], "test": r["test"],
+                     "train": r["train"]})
     return pd.DataFrame(rows)
 
 
@@ -229,20 +232,28 @@ def run_ordering(out, *, input: str, group_sizes: str, epsilon: float, order: in
     return _save(df, fig, out, "condensation-ordering")
 
 
+def _classifier_words(classifier: str) -> tuple[str, str]:
+    return ("WavRule", "Figs. 12-13") if classifier == "wavrule" else ("k-NN", "Figs. 10-11")
+
+
 def run_knn(out, *, D: int, T: float, I: float, items: int, patterns: int, group_sizes: str, epsilon: float, seed: int,
-            length: str, test_size: int, neighbors: int, distance: str, progress=None) -> list[Path]:
+            length: str, test_size: int, neighbors: int, distance: str, classifier: str = "knn",
+            progress=None) -> list[Path]:
     data = quest_two_classes(D, T, I, items, seed, patterns)
     df = knn_table(data, _int_list(group_sizes, "group_sizes"), epsilon=epsilon, seed=seed, test_size=test_size,
-                   n_neighbors=neighbors, distance=distance, length=length, progress=progress)
+                   n_neighbors=neighbors, distance=distance, length=length, classifier=classifier, progress=progress)
+    name, figs = _classifier_words(classifier)
     fig = _line_plot(df, "group_size", [("accuracy_original", "trained on originals"),
-                                         ("accuracy_pseudo", "trained on pseudo-strings")],
-                     "group size k", "k-NN accuracy",
-                     f"V{T:g}.I{I:g}.D{2 * D}: classification (Figs. 10-11), length: {length}")
+                                         ("accuracy_pseudo", "trained on pseudo-strings"),
+                                         ("accuracy_original_shuffled", "originals, items shuffled in each string")],
+                     "group size k", f"{name} accuracy",
+                     f"V{T:g}.I{I:g}.D{2 * D}: classification ({figs}), length: {length}")
     return _save(df, fig, out, "condensation-knn")
 
 
 def run_order(out, *, D: int, T: float, I: float, items: int, patterns: int, k: int, orders: str, epsilon: float,
-              seed: int, length: str, test_size: int, neighbors: int, distance: str, progress=None) -> list[Path]:
+              seed: int, length: str, test_size: int, neighbors: int, distance: str, classifier: str = "knn",
+              progress=None) -> list[Path]:
     from anonstudio.core import metrics
 
     data = quest_two_classes(D, T, I, items, seed, patterns)
@@ -250,14 +261,16 @@ def run_order(out, *, D: int, T: float, I: float, items: int, patterns: int, k: 
     if min(order_list) < 2:
         raise ParameterError("orders must be at least 2", column="orders")
     df = knn_table(data, [k], epsilon=epsilon, orders=order_list, seed=seed, test_size=test_size,
-                   n_neighbors=neighbors, distance=distance, length=length, progress=subrange(progress, 0.0, 0.8))
+                   n_neighbors=neighbors, distance=distance, length=length, classifier=classifier,
+                   progress=subrange(progress, 0.0, 0.8))
     f = metrics.composition(data)
     df["CD"] = [metrics.compositional_difference(
         f, metrics.composition(_condense(data, k, epsilon, o, seed, length=length).output)) for o in order_list]
     report(progress, 1.0, "done")
     fig = _line_plot(df, "order", [("accuracy_original", "trained on originals"),
                                     ("accuracy_pseudo", "trained on pseudo-strings")],
-                     "order of the statistics", "k-NN accuracy", f"Higher-order statistics, k = {k} (Table 2)")
+                     "order of the statistics", f"{_classifier_words(classifier)[0]} accuracy",
+                     f"Higher-order statistics, k = {k} (Table 2)")
     return _save(df, fig, out, "condensation-order")
 
 
@@ -280,7 +293,8 @@ def run_scaling(out, *, lengths: str, sizes: str, fixed_length: int, fixed_size:
     return _save(df, fig, out, "condensation-scaling")
 
 
-_INPUT = Param("input", "str", "", "FASTA file of strings (e.g. ../shared/data/proteins/yeast_swissprot_1000.fasta)")
+_INPUT = Param("input", "str", "", "FASTA file of strings (e.g. ../shared/data/proteins/yeast_swissprot_1000.fasta)",
+               browse="file", filter="FASTA (*.fasta *.fa *.faa *.fna *.fas);;All files (*)")
 _EPS = Param("epsilon", "float", 1.5, "length similarity ε (Def. 2.1)", low=0.0, low_open=True)
 _ORDER = Param("order", "int", 2, "order of the statistics (§4.3, §4.6)", low=2, high=8)
 _SEED = Param("seed", "int", 1, "random seed")
@@ -300,6 +314,8 @@ _KNN = (
     Param("neighbors", "int", 5, "neighbours of the k-NN classifier", low=1),
     Param("distance", "choice", "nw", "k-NN distance: Needleman–Wunsch unit costs, BLOSUM62 or composition",
           choices=("nw", "blosum62", "composition")),
+    Param("classifier", "choice", "knn", "knn: nearest neighbours (Figs. 10-11); wavrule: rules over Haar wavelet "
+          "items (Aggarwal 2002, Figs. 12-13)", choices=("knn", "wavrule")),
 )
 
 EXPERIMENTS: dict[str, Command] = {
@@ -322,7 +338,8 @@ EXPERIMENTS: dict[str, Command] = {
                         "pseudo-string length modes, one curve each (group, segment = §4.3, database)"))),
         run_ordering),
     "condensation-knn": Command(
-        "condensation-knn", "k-NN accuracy, original vs pseudo training data, vs group size (000 Figs. 10-11)",
+        "condensation-knn", "k-NN or WavRule accuracy, original vs pseudo training data, vs group size "
+        "(000 Figs. 10-13)",
         ParamSet((*_QUEST, Param("group_sizes", "str", "5,10,20,40", "comma-separated group sizes k"), _EPS, _SEED,
                   _LENGTH, *_KNN)), run_knn),
     "condensation-order": Command(

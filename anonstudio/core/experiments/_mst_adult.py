@@ -152,8 +152,10 @@ MST_ADULT = Command(
             Param("qi_sizes", "str_list", ["1", "2", "3", "4", "5"],
                   help="numbers of quasi-identifiers, taken in the order " + ", ".join(PAPER_QIS)),
             Param("methods", "str_list", list(METHODS), help="methods: " + ", ".join(METHODS)),
-            Param("data", "str", "", help="Adult CSV or its folder (default: ../shared/data/adult beside the repository)"),
-            Param("hierarchies", "str", "", help="folder of adult_hierarchy_<attribute>.csv (default: <data>/hierarchies)"),
+            Param("data", "str", "", help="Adult CSV or its folder (default: ../shared/data/adult beside the repository)",
+                  browse="file", filter="Adult table (*.csv *.data *.tsv);;All files (*)"),
+            Param("hierarchies", "str", "", help="folder of adult_hierarchy_<attribute>.csv (default: <data>/hierarchies)",
+                  browse="folder"),
             Param("rows", "int", 0, help="use only the first ROWS records (0 = all 30,162)", low=0),
             Param("definitions", "choice", "paper", choices=("paper", "ours"),
                   help="DM and CAVG in the plots: paper = Eqs. 8-9 as printed (suppressed records one class); "

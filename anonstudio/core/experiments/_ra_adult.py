@@ -415,8 +415,10 @@ RA_ADULT = Command(
             Param("k_values", "str_list", [str(k) for k in PAPER_K], help="enhanced RA's k (attributes per record)"),
             Param("bias_runs", "int", 100, help="seeded runs of RA for the empirical bias and variance", low=2),
             Param("seed", "int", 1, help="seed of the methods and of the queries", low=0),
-            Param("data", "str", "", help="Adult CSV or its folder (default: ../shared/data/adult beside the repository)"),
-            Param("hierarchies", "str", "", help="folder of adult_hierarchy_<attribute>.csv (default: <data>/hierarchies)"),
+            Param("data", "str", "", help="Adult CSV or its folder (default: ../shared/data/adult beside the repository)",
+                  browse="file", filter="Adult table (*.csv *.data *.tsv);;All files (*)"),
+            Param("hierarchies", "str", "", help="folder of adult_hierarchy_<attribute>.csv (default: <data>/hierarchies)",
+                  browse="folder"),
             Param("rows", "int", 0, help="use only the first ROWS records (0 = all 30,162)", low=0),
         )
     ),

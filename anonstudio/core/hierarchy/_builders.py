@@ -30,10 +30,10 @@ import pandas as pd
 from anonstudio.core.errors import HierarchyError
 from anonstudio.core.hierarchy._tree import Hierarchy
 
-__all__ = ["build_hierarchy", "dates", "default_numeric_hierarchy", "grouping", "intervals", "masking", "nice_widths"]
+__all__ = ["DATE_PARTS", "build_hierarchy", "dates", "default_numeric_hierarchy", "grouping", "intervals", "masking", "nice_widths"]
 
 ROOT = "*"
-DATE_PARTS = ("month", "quarter", "year", "decade")
+DATE_PARTS = ("month", "quarter", "year", "5 years", "decade")
 
 
 def _unique(values: Iterable[Any]) -> list[str]:
@@ -374,7 +374,8 @@ def dates(
     """Calendar generalization: ``2020-03-17 → 2020-03 → 2020 → *``.
 
     ``parts`` are coarser-going steps from ``month`` (``2020-03``), ``quarter`` (``2020-Q1``), ``year``
-    (``2020``), ``decade`` (``2020s``). Values are parsed as ISO dates (``YYYY-MM-DD``, optionally with a
+    (``2020``), ``5 years`` (``2020-2024``, bands aligned to multiples of 5 so they nest in decades), ``decade``
+    (``2020s``). Values are parsed as ISO dates (``YYYY-MM-DD``, optionally with a
     time); an unparseable value is an error naming it.
     """
     leaves = _unique(values)
@@ -404,6 +405,8 @@ def dates(
                 row.append(f"{ts.year:04d}-Q{(ts.month - 1) // 3 + 1}")
             elif p == "year":
                 row.append(f"{ts.year:04d}")
+            elif p == "5 years":
+                row.append(f"{ts.year // 5 * 5:04d}-{ts.year // 5 * 5 + 4:04d}")
             else:
                 row.append(f"{ts.year // 10 * 10:04d}s")
         row.append(root)

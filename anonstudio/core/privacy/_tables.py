@@ -34,10 +34,16 @@ def _row_ref(table: Table | None, i: int) -> str:
 
 def _class_ids(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
     """Equivalence-class id per row: rows with identical (text) values in ``columns``."""
-    if not columns:
-        return np.zeros(len(frame), dtype=np.int64)
-    codes = np.column_stack([pd.factorize(as_text(frame[c]))[0] for c in columns])
-    return pd.DataFrame(codes).groupby(list(range(len(columns))), sort=False).ngroup().to_numpy(dtype=np.int64)
+    return _class_ids_of([as_text(frame[c]) for c in columns], len(frame))
+
+
+def _class_ids_of(texts: list[np.ndarray], n: int) -> np.ndarray:
+    """:func:`_class_ids` of columns already as text: ids in order of first appearance."""
+    key = np.zeros(n, dtype=np.int64)
+    for text in texts:  # mixed-radix key of the columns' codes, re-factorized so it never overflows
+        codes, uniques = pd.factorize(text)
+        key = pd.factorize(key * max(len(uniques), 1) + codes)[0].astype(np.int64)
+    return key
 
 
 def suppressed_rows(frame: pd.DataFrame, quasi_identifiers: Sequence[str], hierarchies: dict[str, Hierarchy]) -> np.ndarray:
@@ -69,11 +75,12 @@ def _check_int(name: str, value: Any, low: int) -> int:
 def _cell_validity(orig: np.ndarray, pub: np.ndarray, h: Hierarchy | None) -> tuple[np.ndarray, np.ndarray]:
     """Per row: is the published cell the original value or one of its ancestors? and is it suppressed?"""
     roots = {SUPPRESSED} | ({h.root_label} if h is not None else set())
-    key = pd.Series(orig, dtype=object) + "\x1f" + pd.Series(pub, dtype=object)
-    codes, uniques = pd.factorize(key)
-    ok = np.empty(len(uniques), dtype=bool)
-    for u, pair in enumerate(uniques):
-        o, p = pair.split("\x1f", 1)
+    o_codes, o_uniques = pd.factorize(orig)
+    p_codes, p_uniques = pd.factorize(pub)
+    codes, pairs = pd.factorize(o_codes.astype(np.int64) * max(len(p_uniques), 1) + p_codes)  # one code per pair
+    ok = np.empty(len(pairs), dtype=bool)
+    for u, pair in enumerate(pairs.tolist()):
+        o, p = o_uniques[pair // max(len(p_uniques), 1)], p_uniques[pair % max(len(p_uniques), 1)]
         if p in roots:
             ok[u] = True
         elif p == NA_TOKEN or o == NA_TOKEN:
@@ -145,10 +152,11 @@ def verify_k_anonymity(
 
     qi_present = [q for q in qis if q in pub.columns and q in src.columns]
     invalid_cells = 0
+    pub_text: dict[str, np.ndarray] = {}
     suppressed_all = np.ones(n, dtype=bool) if qi_present else np.zeros(n, dtype=bool)
     for q in qi_present:
         o = as_text(src[q])
-        p = as_text(pub[q])
+        p = pub_text[q] = as_text(pub[q])
         ok, sup = _cell_validity(o, p, hierarchies.get(q))
         suppressed_all &= sup
         bad = np.flatnonzero(~ok)
@@ -158,7 +166,7 @@ def verify_k_anonymity(
                        lambda i: f": {show(p[i])} is neither the original value {show(o[i])} nor {what}")
 
     kept = np.flatnonzero(~suppressed_all)
-    classes = _class_ids(pub.iloc[kept], qi_present)
+    classes = _class_ids_of([pub_text[q][kept] for q in qi_present], len(kept))
     sizes = np.bincount(classes) if len(kept) else np.zeros(0, dtype=np.int64)
     small = KAnonymity(k=k).failing(ClassStats(sizes))
     small_records = int(sizes[small].sum()) if len(small) else 0

@@ -111,8 +111,14 @@ def frame_of(output: Any, what: str = "a table or event log") -> pd.DataFrame:
 
 def as_text(series: pd.Series) -> np.ndarray:
     """A column as an object array of strings, missing cells as :data:`NA_TOKEN`."""
-    s = series.astype("string")
-    return s.fillna(NA_TOKEN).to_numpy(dtype=object)
+    values = series.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):  # cells read as text: no conversion
+        missing = pd.isna(values)
+        if missing.any():
+            values = values.copy()
+            values[missing] = NA_TOKEN
+        return values
+    return series.astype("string").fillna(NA_TOKEN).to_numpy(dtype=object)
 
 
 def show(value: Any) -> str:

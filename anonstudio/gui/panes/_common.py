@@ -147,7 +147,8 @@ class FrameModel(QtCore.QAbstractTableModel):
         """Pixels column ``col`` needs for its header and its first ``rows`` cells (each distinct text measured
         once: far cheaper than letting Qt ask ``data()`` for every cell and role)."""
         texts = set(self._values[:rows, col].tolist()) if self._values.shape[0] else set()
-        cells = max((metrics.horizontalAdvance(str(t)) for t in texts), default=0)
+        # 80 characters are wider than any column is made (a protein sequence need not be measured whole)
+        cells = max((metrics.horizontalAdvance(str(t)[:80]) for t in texts), default=0)
         return max(cells, header.horizontalAdvance(self._columns[col]) + 20) + 12
 
     # -- Qt model interface ------------------------------------------------------------------------------
@@ -203,8 +204,12 @@ class OutcomePane(QtWidgets.QWidget):
         self.show_outcome(getattr(state, "outcome", None))
 
     def _on_state(self, what: str) -> None:
-        if what in ("outcome", "data"):
-            self.show_outcome(getattr(self._binding.state, "outcome", None))
+        state = self._binding.state
+        outcome = getattr(state, "outcome", None)
+        # an outcome gone out of date (changed parameters, roles, hierarchies) stays on screen for the window to
+        # grey under its banner; new data clears it
+        if what == "data" or (what == "outcome" and (outcome is not None or not getattr(state, "stale_reason", None))):
+            self.show_outcome(outcome)
 
     def _fresh(self, outcome: Any, shown: Any) -> bool:
         """Whether ``outcome`` is to be drawn: ``None`` clears the pane; the outcome already ``shown`` is not
@@ -312,6 +317,51 @@ def column(*items) -> QtWidgets.QWidget:
         else:
             lay.addWidget(item, stretch)
     return box
+
+
+def scrolling(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
+    """``widget`` in a frameless scroll area that resizes it (a dock whose content may be taller than its space)."""
+    holder = QtWidgets.QScrollArea()
+    holder.setWidgetResizable(True)
+    holder.setFrameShape(QtWidgets.QFrame.NoFrame)
+    holder.setWidget(widget)
+    return holder
+
+
+#: the out-of-date banner over a result view
+STALE_STYLE = "background: #fff3cd; color: #664d03; border: 1px solid #ffe69c; padding: 4px;"
+
+
+class ResultHolder(QtWidgets.QWidget):
+    """A result dock's content: the pane in a scroll area, under a banner shown while the results on screen no
+    longer belong to the data, roles, hierarchies or parameters (issue 15 item 1): the view is greyed and the
+    banner says why until the next run."""
+
+    def __init__(self, pane: QtWidgets.QWidget, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.pane = pane
+        self.banner = QtWidgets.QLabel()
+        self.banner.setObjectName("staleBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet(STALE_STYLE)
+        self.banner.hide()
+        self.view = scrolling(pane)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.banner)
+        lay.addWidget(self.view, 1)
+
+    def set_stale(self, reason: str | None) -> None:
+        """Grey the view under a banner saying ``reason`` (``None``: current again)."""
+        self.banner.setText(f"Out of date: {reason}. These are the last run's results, kept for reference; run "
+                            "again (F5) to refresh them — export is off until then." if reason else "")
+        self.banner.setVisible(bool(reason))
+        self.view.setEnabled(not reason)
+
+    @property
+    def stale(self) -> bool:
+        return not self.view.isEnabled()
 
 
 def readonly_table(headers: list[str], name: str) -> QtWidgets.QTableWidget:

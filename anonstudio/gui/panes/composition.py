@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import SequenceSet
-from anonstudio.gui.panes._common import OutcomePane, column, placeholder
+from anonstudio.gui.panes._common import OutcomePane, column, fill_table, placeholder, readonly_table
 from anonstudio.gui.panes._results import Composition, composition, fragment_lengths, pseudo_groups
 
 ORIGINAL_BRUSH = "#1f77b4"
@@ -19,6 +19,31 @@ PSEUDO_BRUSH = "#ff7f0e"
 BAR_WIDTH = 0.38
 #: most symbols drawn (item alphabets can have hundreds)
 MAX_BARS = 40
+
+
+#: most suppressed strings listed (the count is always given)
+MAX_LISTED = 500
+
+
+def suppressed_strings(outcome: Any) -> list[list[str]]:
+    """``[id, length, reason]`` of every input string condensation did not publish (000 §4.3 HomogenizeLength;
+    our rule that no pseudo-string may equal an input), read from the run's result."""
+    data, result = outcome.data, outcome.result
+    groups = np.asarray(result.groups, dtype=np.int64)
+    segment = np.asarray((result.details or {}).get("segment_of_input", np.zeros(len(groups))), dtype=np.int64)
+    params = (outcome.report or {}).get("parameters", {})
+    k, eps = params.get("k", "k"), params.get("epsilon", "ε")
+    rows = []
+    for i in np.flatnonzero(groups < 0).tolist():
+        length = int(data.offsets[i + 1] - data.offsets[i])
+        if length == 0:
+            why = "empty sequence"
+        elif segment[i] < 0:
+            why = f"its length fits no length segment of at least k = {k} strings within (1 + ε), ε = {eps}"
+        else:
+            why = "every pseudo-string its group could generate equals an input string (e.g. k identical strings)"
+        rows.append([data.ids[i], f"{length:,}", why])
+    return rows
 
 
 class CompositionPane(OutcomePane):
@@ -63,6 +88,10 @@ class CompositionPane(OutcomePane):
         self.fragment_info = QtWidgets.QLabel()
         self.fragment_info.setWordWrap(True)
         self.fragment_counts = np.zeros(0, dtype=np.int64)
+        self.suppressed_info = QtWidgets.QLabel()
+        self.suppressed_info.setWordWrap(True)
+        self.suppressed = readonly_table(["record", "length", "why it was not published"], "suppressed")
+        self.suppressed.horizontalHeader().setStretchLastSection(True)
         self.empty = placeholder("Run a string method (condensation) to compare the symbol composition of the "
                                  "original strings with the pseudo-strings.")
 
@@ -70,7 +99,8 @@ class CompositionPane(OutcomePane):
         top.addWidget(QtWidgets.QLabel("Show"))
         top.addWidget(self.scope)
         top.addStretch(1)
-        body = column(top, (self.plot, 3), self.info, (self.fragments, 2), self.fragment_info)
+        body = column(top, (self.plot, 3), self.info, (self.fragments, 2), self.fragment_info, self.suppressed_info,
+                      (self.suppressed, 1))
         self.stack = self._stack(self.empty, body)
 
     # -- public API ----------------------------------------------------------------------------------------
@@ -86,6 +116,8 @@ class CompositionPane(OutcomePane):
         self.fragment_bars.setOpts(x=[], height=[])
         self.fragment_counts = np.zeros(0, dtype=np.int64)
         self.fragment_info.setText("")
+        self.suppressed_info.setText("")
+        fill_table(self.suppressed, [])
         self.stack.setCurrentIndex(0)
 
     def show_outcome(self, outcome: Any) -> None:
@@ -113,6 +145,13 @@ class CompositionPane(OutcomePane):
         self.stack.setCurrentIndex(1)
         self._redraw()
         self._draw_fragments()
+        rows = suppressed_strings(outcome)
+        self.suppressed_info.setText(
+            f"Suppressed: {len(rows):,} input string(s) were not published"
+            + (f" (the first {MAX_LISTED} listed)" if len(rows) > MAX_LISTED else "") + ":" if rows
+            else "Suppressed: none — every input string is represented in a condensed group.")
+        fill_table(self.suppressed, rows[:MAX_LISTED])
+        self.suppressed.setVisible(bool(rows))
 
     def set_group(self, group: int | None) -> None:
         """Show one group's composition (``None``: all strings)."""

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QStandardItem
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -41,7 +42,7 @@ from PySide6.QtWidgets import (
 
 from anonstudio.core.data import is_number
 from anonstudio.core.errors import AnonStudioError
-from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.hierarchy import DATE_PARTS, Hierarchy
 from anonstudio.gui.models import HierarchyItemModel
 from anonstudio.gui.panes._common import ERROR_STYLE
 from anonstudio.gui.state import WorkbenchState
@@ -58,6 +59,15 @@ def build_from_spec(attribute: str, spec: dict[str, Any], values: list[str]) -> 
     if build is None:
         raise AnonStudioError("hierarchy builders are not available in this version of the engine", column=attribute)
     return build(attribute, spec, values)
+
+
+def _all_dates(values: list[str]) -> bool:
+    """Whether every value reads as an ISO date (``YYYY-MM-DD``, a time may follow) and none as a plain number."""
+    import pandas as pd
+
+    if any(is_number(v) for v in values[:50]):
+        return False
+    return bool(pd.to_datetime(pd.Series(values), errors="coerce", format="ISO8601").notna().all())
 
 
 def parse_numbers(text: str) -> list[float | int]:
@@ -130,6 +140,22 @@ class BuilderDialog(QDialog):
         self.groups.setPlaceholderText("Young: 17, 18, 19\nOld: 80, 81\n---\nAny age: Young, Old")
         v.addWidget(self.groups)
         self.tabs.addTab(w, "Grouping")
+        # dates
+        w = QWidget()
+        v = QVBoxLayout(w)
+        v.addWidget(QLabel("Each level coarser than the one before; the values are dates (YYYY-MM-DD, a time may "
+                           "follow). Day → the parts ticked → *."))
+        self.date_parts: dict[str, QCheckBox] = {}
+        for part in DATE_PARTS:
+            box = QCheckBox({"5 years": "5-year span (2020-2024)", "decade": "Decade (2020s)",
+                             "quarter": "Quarter (2020-Q1)", "month": "Month (2020-03)", "year": "Year (2020)"}[part])
+            box.setObjectName(f"date_{part.replace(' ', '_')}")
+            box.setChecked(part in ("month", "year"))
+            box.toggled.connect(lambda _on: self._timer.start())
+            self.date_parts[part] = box
+            v.addWidget(box)
+        v.addStretch(1)
+        self.tabs.addTab(w, "Dates")
 
         self.preview = QTableWidget(0, 0)
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -154,7 +180,9 @@ class BuilderDialog(QDialog):
             edit.textChanged.connect(self._timer.start)
         self.groups.textChanged.connect(self._timer.start)
         self.tabs.currentChanged.connect(self._timer.start)
-        if values and not all(is_number(v) for v in values):
+        if values and _all_dates(values):
+            self.tabs.setCurrentIndex(3)
+        elif values and not all(is_number(v) for v in values):
             self.tabs.setCurrentIndex(1)
         self.update_preview()
 
@@ -167,6 +195,11 @@ class BuilderDialog(QDialog):
             return spec
         if tab == 1:
             return {"mask": self.mask_char.text() or "*"}
+        if tab == 3:
+            parts = [p for p, box in self.date_parts.items() if box.isChecked()]
+            if not parts:
+                raise ValueError("tick at least one date level (month, year, …)")
+            return {"date": parts}
         return {"groups": parse_groups(self.groups.toPlainText())}
 
     def update_preview(self) -> None:
@@ -397,14 +430,7 @@ class HierarchyEditor(QWidget):
             self._validate_timer.start()
 
     def _method_needs_hierarchies(self) -> bool:
-        """Whether the chosen method generalizes (ra, ra-enhanced and anatomy do not); ``True`` when none is chosen."""
-        from anonstudio.core import algorithms
-
-        method = self.state.method if self.state is not None else None
-        try:
-            return method is None or bool(algorithms.get(method).needs_hierarchies)
-        except AnonStudioError:
-            return True
+        return self.state is None or self.state.method_needs_hierarchies()
 
     def validate(self) -> bool:
         """Check the shown tree; apply it to the state when valid; list missing data values."""
@@ -424,7 +450,7 @@ class HierarchyEditor(QWidget):
             return False
         if model.rowCount() == 0:
             values = self.state.column_values(attr)
-            if values and all(is_number(v) for v in values):
+            if self.state.column_profile(attr)["numeric"]:
                 self.status.setText(
                     f"'{attr}' is numeric and has no hierarchy: a run uses default interval bands. "
                     "Use Build… to choose the bands, or Import… an ARX file."
@@ -602,8 +628,33 @@ class HierarchyEditor(QWidget):
         except (AnonStudioError, OSError) as exc:
             QMessageBox.critical(self, "Cannot import hierarchy", str(exc))
             return False
+        if not self.fits(attribute, h, Path(path).name):
+            return False
         self.set_hierarchy(attribute, h, str(Path(path).resolve()))
         return True
+
+    def fits(self, attribute: str, h: Hierarchy, name: str) -> bool:
+        """Whether ``h`` may be assigned to ``attribute``, asked when it is assigned, not at run time.
+
+        Every value of the column is a leaf: yes. Half or more of the column's values are not (a gender
+        hierarchy given to age): refused, naming the values that do not fit. Some are not: the user is asked,
+        with the values listed; assigned ones show them in red with a button that adds them as leaves."""
+        values = self.state.column_values(attribute) if self.state is not None else []
+        missing = h.missing(values)
+        if not missing:
+            return True
+        listed = ", ".join(f"'{v}'" for v in missing[:12]) + (f" … ({len(missing)} in all)" if len(missing) > 12 else "")
+        if 2 * len(missing) >= len(values):
+            QMessageBox.critical(self, "Hierarchy does not fit",
+                                 f"{name} does not fit column '{attribute}': {len(missing)} of its {len(values)} values are "
+                                 f"not in it ({listed}). It was not assigned; choose the hierarchy made for '{attribute}'.")
+            return False
+        answer = QMessageBox.question(
+            self, "Hierarchy misses values",
+            f"{len(missing)} of the {len(values)} values of column '{attribute}' are not in {name}: {listed}.\n\n"
+            "Assign it anyway and add them to the tree (they are listed in red until then)?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def export_file(self, path: str | Path) -> bool:
         from anonstudio.gui.project import write_hierarchy_file

@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtWidgets
 from anonstudio.core import algorithms
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.core.params import Param, ParamSet
+from anonstudio.gui.dialogs import in_screen_words
 from anonstudio.gui.panes._common import INVALID, StateBinding, placeholder
 
 _INT_LIMIT = 2_000_000_000
@@ -65,6 +66,7 @@ def tooltip_for(param: Param, reference: str = "") -> str:
         lines.append(f"Default: {format_weights(param.default) if param.kind == 'weights' else param.default}")
     if reference:
         lines.append(f"Reference: {reference}")
+    lines.append(f"In a job file: {param.name}")
     return "\n".join(lines)
 
 
@@ -138,6 +140,15 @@ class _Field:
             self.picker.menu().aboutToShow.connect(self._sync_picks)
             self.picker.hide()
             box.addWidget(self.picker)
+        #: a path parameter gets a file or folder dialog
+        self.browse: QtWidgets.QToolButton | None = None
+        if p.browse and isinstance(self.editor, QtWidgets.QLineEdit):
+            self.browse = QtWidgets.QToolButton()
+            self.browse.setObjectName(f"browse_{p.name}")
+            self.browse.setText("Browse…")
+            self.browse.setToolTip(f"Choose the {'folder' if p.browse == 'folder' else 'file'} with a dialog")
+            self.browse.clicked.connect(self._browse)
+            box.addWidget(self.browse)
         self.error = QtWidgets.QLabel()
         self.error.setObjectName(f"error_{p.name}")
         self.error.setStyleSheet(f"color: {INVALID};")
@@ -146,6 +157,16 @@ class _Field:
         self.message = ""
         if not p.required:
             self.set(p.default)
+
+    def _browse(self) -> None:
+        start = self.editor.text().strip()
+        if self.param.browse == "folder":
+            path = QtWidgets.QFileDialog.getExistingDirectory(self.frame, self.param.help or self.param.name, start)
+        else:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self.frame, self.param.help or self.param.name, start,
+                                                            self.param.filter or "All files (*)")
+        if path:
+            self.editor.setText(path)
 
     # -- value ---------------------------------------------------------------------------------------------
     def raw(self) -> Any:
@@ -262,7 +283,7 @@ class _Field:
                 self.param.validate(value)
             self.message = ""
         except AnonStudioError as exc:
-            self.message = exc.message if hasattr(exc, "message") else str(exc)
+            self.message = in_screen_words(exc.message) if hasattr(exc, "message") else str(exc)
         ok = not self.message
         self.editor.setProperty("invalid", not ok)
         self.frame.setStyleSheet(
@@ -299,7 +320,7 @@ class ParamForm(QtWidgets.QWidget):
             v.setSpacing(1)
             v.addWidget(f.frame)
             v.addWidget(f.error)
-            label = QtWidgets.QLabel(p.name + ("*" if p.required else ""))
+            label = QtWidgets.QLabel(p.label + ("*" if p.required else ""))
             label.setToolTip(f.editor.toolTip())
             self._layout.addRow(label, box)
             self._fields[p.name] = f
@@ -423,7 +444,7 @@ class ParametersPane(QtWidgets.QWidget):
             self.method_box.clear()
             for cls in self._classes:
                 self.method_box.addItem(cls.title or cls.name, cls.name)
-                self.method_box.setItemData(self.method_box.count() - 1, cls.reference, QtCore.Qt.ToolTipRole)
+                self.method_box.setItemData(self.method_box.count() - 1, "\n".join(filter(None, (cls.description, cls.reference))), QtCore.Qt.ToolTipRole)
             # the kind's first (main) method, whatever row the previous kind had chosen: a shown combo box
             # otherwise keeps the old row number across clear()
             self.method_box.setCurrentIndex(0 if self._classes else -1)

@@ -143,6 +143,12 @@ class RunPane(QtWidgets.QWidget):
             self.result.setStyleSheet(f"color: {OK_COLOUR if ver.get('passed') else INVALID};")
             self.result.setText(f"{self.state.text}\n{text}" if self.state.text else text)
 
+    def mark_stale(self, reason: str | None) -> None:
+        """The last run's verdict no longer belongs to what is on screen: say so instead of vouching for it."""
+        if reason and self.result.text() and not self.state.running:
+            self.result.setStyleSheet("color: #8a6d3b;")
+            self.result.setText(f"Out of date ({reason}): run again to verify.")
+
     def clear(self) -> None:
         self._timer.stop()
         self.state = RunState()

@@ -86,16 +86,23 @@ def test_missing_input_is_a_clear_error(tmp_path):
 def test_knn_vs_group_size(tmp_path):
     cmd = EXPERIMENTS["condensation-knn"]
     params = cmd.parameters.validate({"D": 150, "group_sizes": "5,10", "test_size": 30})
-    df = _check(cmd.run(tmp_path, **params),
-                ["group_size", "order", "accuracy_original", "accuracy_pseudo", "test", "train"])
+    cols = ["group_size", "order", "classifier", "accuracy_original", "accuracy_pseudo", "accuracy_original_shuffled",
+            "test", "train"]
+    df = _check(cmd.run(tmp_path, **params), cols)
     assert df["accuracy_original"].between(0, 1).all() and df["accuracy_pseudo"].between(0, 1).all()
+    assert set(df["classifier"]) == {"knn"}
+    # the control is computed once per split: the same at every group size
+    assert df["accuracy_original_shuffled"].nunique() == 1
+    wav = _check(cmd.run(tmp_path / "w", **{**params, "classifier": "wavrule"}), cols)
+    assert set(wav["classifier"]) == {"wavrule"} and wav["accuracy_pseudo"].between(0, 1).all()
 
 
 def test_higher_orders(tmp_path):
     cmd = EXPERIMENTS["condensation-order"]
     params = cmd.parameters.validate({"D": 120, "k": 8, "orders": "2,3", "test_size": 20})
     df = _check(cmd.run(tmp_path, **params),
-                ["group_size", "order", "accuracy_original", "accuracy_pseudo", "test", "train", "CD"])
+                ["group_size", "order", "classifier", "accuracy_original", "accuracy_pseudo",
+                 "accuracy_original_shuffled", "test", "train", "CD"])
     assert df["order"].tolist() == [2, 3]
 
 

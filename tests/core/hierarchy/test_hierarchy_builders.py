@@ -111,6 +111,10 @@ def test_dates_month_year():
     assert h.lca(["2020-03-17", "2020-11-02"]) == (2, "2020")
     q = dates("admitted", ["2020-03-17"], ("quarter", "decade"))
     assert q.ancestors_of("2020-03-17") == ["2020-03-17", "2020-Q1", "2020s", "*"]
+    spans = dates("admitted", ["2019-12-31", "2020-01-01", "2024-06-30", "2025-01-01"], ("year", "5 years", "decade"))
+    assert spans.ancestors_of("2019-12-31") == ["2019-12-31", "2019", "2015-2019", "2010s", "*"]
+    assert spans.lca(["2020-01-01", "2024-06-30"]) == (2, "2020-2024")
+    assert spans.lca(["2024-06-30", "2025-01-01"]) == (3, "2020s")
     with pytest.raises(HierarchyError, match="'17/03/2020x' is not a date"):
         dates("admitted", ["2020-03-17", "17/03/2020x"])
     with pytest.raises(HierarchyError, match="unknown date part 'week'"):

@@ -1,0 +1,215 @@
+"""The attributes panel (issue 15 item 3, after ARX's attribute settings): one row per column.
+
+Each row: the column, its role (a combo box: identifying / quasi-identifying / sensitive / insensitive), its
+detected type, how many distinct values and missing cells it has, its hierarchy (a file, a builder, edited by
+hand, default bands at run time, or none) and warnings in words ("looks like an identifier: every value is
+distinct", values missing from the hierarchy, a quasi-identifier without a hierarchy). Roles set here and in the
+data pane's header menu are the same state (:class:`~anonstudio.gui.state.WorkbenchState`); double-clicking a
+row's hierarchy opens it in the hierarchy editor (``editHierarchy``).
+
+Distinct and missing counts are computed once per loaded data set (:meth:`WorkbenchState.column_profile`), not
+on every role click.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QComboBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from anonstudio.core.data import EventLog, Role, Table
+from anonstudio.gui.panes._common import StateBinding
+from anonstudio.gui.state import WorkbenchState
+
+#: the roles a user can choose, in the combo box's order, with the words shown
+ROLES = [
+    (Role.IDENTIFYING, "identifying"),
+    (Role.QUASI, "quasi-identifier"),
+    (Role.SENSITIVE, "sensitive"),
+    (Role.INSENSITIVE, "insensitive"),
+]
+HEADERS = ["Column", "Role", "Hierarchy", "Warnings", "Type", "Distinct", "Missing"]
+COL_ROLE, COL_HIERARCHY, COL_WARNINGS = 1, 2, 3
+WARN_BRUSH = QBrush(QColor(176, 0, 32))
+
+
+def hierarchy_text(state: WorkbenchState, column: str) -> str:
+    """Where ``column``'s hierarchy comes from, in words."""
+    if column in state.hierarchies:
+        source = state.hierarchy_sources.get(column)
+        if isinstance(source, dict):
+            kind = next(iter(source), "builder")
+            return f"built ({kind})"
+        if source:
+            return Path(str(source)).name
+        return "edited by hand"
+    if column not in state.quasi_identifiers():
+        return "—"
+    if state.column_profile(column)["numeric"]:
+        return "default bands at run time"
+    return "none"
+
+
+def warnings_of(state: WorkbenchState, column: str) -> list[str]:
+    """What a user should look at before a run, for ``column``."""
+    profile = state.column_profile(column)
+    role = state.role(column)
+    out: list[str] = []
+    n = state.n_rows()
+    if n > 1 and profile["distinct"] == n - profile["missing"] and role not in (Role.IDENTIFYING,) \
+            and not (isinstance(state.data, EventLog) and column in (state.data.sequence_id, state.data.event_order)):
+        out.append("looks like an identifier: every value is distinct")
+    if profile["missing"]:
+        out.append(f"{profile['missing']:,} missing cell(s)")
+    if role is Role.QUASI:
+        h = state.hierarchies.get(column)
+        if h is not None:
+            missing = state.missing_values(column)
+            if missing:
+                out.append(f"{len(missing)} value(s) not in its hierarchy")
+        elif not profile["numeric"] and state.method_needs_hierarchies():
+            out.append("needs a hierarchy (Import… or Build… in Hierarchies)")
+    return out
+
+
+class AttributesPane(QWidget):
+    """One row per column: role, type, distinct values, missing cells, hierarchy, warnings.
+
+    Signals
+    -------
+    editHierarchy(str):
+        The user double-clicked a quasi-identifier's hierarchy: open it in the hierarchy editor.
+    """
+
+    editHierarchy = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state: WorkbenchState | None = None
+        self._shown = None  # the data whose rows are shown
+        self._binding = StateBinding(self, self._on_state)
+        self.note = QLabel("Open a table or an event log to set its columns' roles here.")
+        self.note.setWordWrap(True)
+        self.table = QTableWidget(0, len(HEADERS))
+        self.table.setObjectName("attributesTable")
+        self.table.setHorizontalHeaderLabels(HEADERS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        self.table.cellDoubleClicked.connect(self._double_clicked)
+        for i, tip in enumerate([
+            "The column's name in the file",
+            "Identifying columns are dropped; quasi-identifiers are generalized; sensitive values are protected "
+            "by l-diversity or (k,c); insensitive columns are published unchanged",
+            "Where the hierarchy comes from; double-click to edit it",
+            "What to look at before a run",
+            "Detected from the values: numeric columns get interval hierarchies by default",
+            "How many different values the column holds",
+            "Empty cells and missing-value markers ('?', 'NA' …)",
+        ]):
+            self.table.horizontalHeaderItem(i).setToolTip(tip)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.note)
+        layout.addWidget(self.table, 1)
+
+    def set_state(self, state: WorkbenchState) -> None:
+        self.state = state
+        self._binding.bind(state)
+        self.refresh()
+
+    def _on_state(self, what: str) -> None:
+        if what in ("data", "roles", "hierarchies", "method"):
+            self.refresh()
+
+    # -- contents ------------------------------------------------------------------------------------------
+    def columns(self) -> list[str]:
+        return [self.table.item(r, 0).text() for r in range(self.table.rowCount()) if self.table.item(r, 0)]
+
+    def row_of(self, column: str) -> int:
+        return self.columns().index(column)
+
+    def role_box(self, column: str) -> QComboBox:
+        return self.table.cellWidget(self.row_of(column), COL_ROLE)
+
+    def cell(self, column: str, header: str) -> str:
+        return self.table.item(self.row_of(column), HEADERS.index(header)).text()
+
+    def refresh(self) -> None:
+        """Rebuild the rows from the state (data, roles, hierarchies or method changed)."""
+        state = self.state
+        data = state.data if state is not None else None
+        columns = state.columns() if isinstance(data, (Table, EventLog)) else []
+        rebuild = data is not self._shown or columns != self.columns()
+        if rebuild:  # new data: new role boxes (a role change only updates them, so a box is never deleted
+            for r in range(self.table.rowCount()):  # while its own signal runs)
+                self.table.removeCellWidget(r, COL_ROLE)
+            self.table.setRowCount(len(columns))
+            self._shown = data
+        if data is None:
+            self.note.setText("Open a table or an event log to set its columns' roles here.")
+        elif not columns:
+            self.note.setText("Sequences (FASTA) have no columns: their methods work on the letters themselves.")
+        else:
+            self.note.setText(f"{len(columns)} columns. Set each column's role; double-click a hierarchy to edit it.")
+        for r, column in enumerate(columns):
+            profile = state.column_profile(column)
+            attr_type = state.attr_type(column)
+            type_text = attr_type.value if attr_type is not None else ("numeric" if profile["numeric"] else "text")
+            warnings = warnings_of(state, column)
+            cells = [column, "", hierarchy_text(state, column), "; ".join(warnings), type_text,
+                     f"{profile['distinct']:,}", f"{profile['missing']:,}"]
+            for c, text in enumerate(cells):
+                if c == COL_ROLE:
+                    continue
+                item = QTableWidgetItem(text)
+                if c == COL_WARNINGS and warnings:
+                    item.setForeground(WARN_BRUSH)
+                    item.setToolTip("\n".join(warnings))
+                if c == COL_HIERARCHY:
+                    item.setToolTip("Double-click to edit this hierarchy" if state.role(column) is Role.QUASI
+                                    else "Only quasi-identifiers are generalized, so only they need a hierarchy")
+                self.table.setItem(r, c, item)
+            if rebuild:
+                self.table.setCellWidget(r, COL_ROLE, self._role_combo(column))
+            else:
+                box = self.table.cellWidget(r, COL_ROLE)
+                box.blockSignals(True)
+                box.setCurrentIndex(max(0, box.findData(state.role(column).value)))
+                box.blockSignals(False)
+
+    def _role_combo(self, column: str) -> QComboBox:
+        state = self.state
+        box = QComboBox()
+        box.setObjectName(f"role:{column}")
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        events = isinstance(state.data, EventLog)
+        for role, label in ROLES:
+            if events and role is Role.IDENTIFYING:
+                continue
+            box.addItem(label, role.value)
+        fixed = events and column in (state.data.sequence_id, state.data.event_order)
+        if fixed:
+            box.clear()
+            box.addItem("sequence id" if column == state.data.sequence_id else "event order", "")
+            box.setEnabled(False)
+            box.setToolTip("This column identifies sequences or orders their events; its role is fixed")
+        else:
+            box.setCurrentIndex(max(0, box.findData(state.role(column).value)))
+            box.currentIndexChanged.connect(lambda _i, c=column, b=box: self._role_chosen(c, b.currentData()))
+        return box
+
+    def _role_chosen(self, column: str, value: str) -> None:
+        if self.state is not None and value and self.state.role(column).value != value:
+            self.state.set_role(column, value)
+
+    def _double_clicked(self, row: int, col: int) -> None:
+        column = self.table.item(row, 0).text()
+        if col == COL_HIERARCHY and self.state is not None and self.state.role(column) is Role.QUASI:
+            self.editHierarchy.emit(column)

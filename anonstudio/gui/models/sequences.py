@@ -15,6 +15,8 @@ class SequenceRecordsModel(QAbstractTableModel):
     """One row per string: identifier, length, label (if any) and header. Reads the set lazily."""
 
     COLUMNS = ("id", "length", "label", "header")
+    _seqs = None  # empty when the collector cleared the instance (see FrameModel)
+    _lengths = np.zeros(0, dtype=np.int64)
 
     def __init__(self, sequences: SequenceSet | None = None, parent=None) -> None:
         super().__init__(parent)
@@ -67,6 +69,10 @@ class SequenceListModel(QAbstractTableModel):
     """One row per event sequence of an :class:`EventLog`: its id and number of events."""
 
     COLUMNS = ("sequence", "events")
+    _log = None  # empty when the collector cleared the instance (see FrameModel)
+    _ids: list = []
+    _order = np.zeros(0, np.int64)
+    _offsets = np.zeros(1, np.int64)
 
     def __init__(self, log: EventLog | None = None, parent=None) -> None:
         super().__init__(parent)

@@ -44,6 +44,14 @@ class FrameModel(QAbstractTableModel):
         Optional row positions to show (a view on part of the frame, e.g. one sequence's events).
     """
 
+    # What the model shows when its instance dict is gone: the cyclic collector (run on the GUI thread) can
+    # clear a dead pane's model while Qt still asks its view for headers — an empty model, not an
+    # AttributeError inside Qt's event loop (seen once in a fresh-clone CI run).
+    _frame = pd.DataFrame()
+    _rows = None
+    _role_of = None
+    _type_of = None
+
     def __init__(
         self,
         frame: pd.DataFrame | None = None,

@@ -1,0 +1,58 @@
+"""Regenerate the README's screenshots from the ones the GUI suite saves (issue 15, "Done when").
+
+The suite's pytest-qt tests save ``artifacts/screenshots/<name>.png`` (the ``screenshot`` fixture in
+tests/gui/conftest.py) after driving the window as a user would; the README shows copies of some of them under
+``docs/screenshots/``. :data:`SOURCES` says which suite screenshot each README image is. After a suite run::
+
+    python tests/gui/readme_screenshots.py          # copies every source over its README image
+    python tests/gui/readme_screenshots.py --check  # exit 1 if a source is missing (the suite did not save it)
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE = ROOT / "artifacts" / "screenshots"
+README_DIR = ROOT / "docs" / "screenshots"
+
+#: README image (docs/screenshots/…) → suite screenshot (artifacts/screenshots/…), and the test that saves it
+SOURCES: dict[str, tuple[str, str]] = {
+    "workbench-table-mst.png": ("window_1920x1080_mst.png", "tests/gui/test_window_sizes.py"),
+    "workbench-1280x720-compare.png": ("window_1280x720_compare.png", "tests/gui/test_window_sizes.py"),
+    "compare-table.png": ("e2e_table_compare.png", "tests/gui/test_end_to_end.py"),
+    "mst-partition.png": ("mst_partition.png", "tests/gui/test_panes_plots.py"),
+    "metrics-sweep.png": ("metrics.png", "tests/gui/test_panes_plots.py"),
+    "summary-card.png": ("summary_card.png", "tests/gui/test_panes_summary.py"),
+    "privacy-table.png": ("privacy.png", "tests/gui/test_panes_plots.py"),
+    "composition-proteins.png": ("composition.png", "tests/gui/test_panes_plots.py"),
+    "compare-proteins-alignment.png": ("compare_strings.png", "tests/gui/test_panes_compare.py"),
+    "experiments-cd.png": ("experiments_condensation_cd.png", "tests/gui/test_experiments_window.py"),
+    "clusters-cbmsa.png": ("clusters_pane.png", "tests/gui/test_panes_clusters.py"),
+    "data-events-overview.png": ("data_pane_events_overview.png", "tests/gui/test_panes_clusters.py"),
+    "randomization-ra.png": ("randomization_pane.png", "tests/gui/test_panes_randomization.py"),
+    "anatomy-groups.png": ("anatomy_pane.png", "tests/gui/test_panes_randomization.py"),
+    "experiments-ra.png": ("experiments_ra_adult.png", "tests/gui/test_experiments_window.py"),
+    "experiments-cbmsa.png": ("experiments_cbmsa_hhp.png", "tests/gui/test_experiments_window.py"),
+    "history-compare.png": ("history_compare.png", "tests/gui/test_history.py"),
+}
+
+
+def main(argv: list[str]) -> int:
+    missing = [src for src, _ in SOURCES.values() if not (SUITE / src).is_file()]
+    if missing:
+        print(f"not saved by the suite (run it first): {', '.join(missing)}", file=sys.stderr)
+        return 1
+    if "--check" in argv:
+        return 0
+    README_DIR.mkdir(parents=True, exist_ok=True)
+    for image, (src, _test) in SOURCES.items():
+        shutil.copyfile(SUITE / src, README_DIR / image)
+        print(f"{README_DIR / image} ← {SUITE / src}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -28,7 +28,7 @@ from anonstudio.core.io import to_jsonable
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table, is_number
 from anonstudio.core.errors import AnonStudioError, InputError, JobError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.gui.state import WorkbenchState, kind_of
+from anonstudio.gui.state import WorkbenchState, kind_of, profile_columns
 
 FORMAT = "anonstudio-project"
 VERSION = 1
@@ -61,8 +61,14 @@ def read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None
 
     ``options``: for tables ``delimiter``, ``encoding``, ``missing``; for events additionally
     ``sequence_id`` and ``event_order`` (required), ``quasi_identifiers``, ``sensitive``; for FASTA
-    ``alphabet`` (default protein-25) and ``label_pattern``.
+    ``alphabet`` (default protein-25) and ``label_pattern``. The columns of a table or event log are profiled
+    here too (:func:`~anonstudio.gui.state.profile_columns`: distinct values, missing cells), so a reader on a
+    worker thread leaves the window only lookups to do.
     """
+    return profile_columns(_read_data(path, kind, options))
+
+
+def _read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None) -> Table | EventLog | SequenceSet:
     from anonstudio.core import io
 
     path = Path(path)

@@ -439,18 +439,23 @@ def run_method(data: Any, hierarchies: dict[str, Hierarchy], method: str, params
     (:func:`anonstudio.gui.panes._results.prepare_views`): the GUI thread then only draws.
     """
     from anonstudio.core import algorithms, jobs
+    from anonstudio.core.progress import phase, report, subrange
     from anonstudio.gui.panes._results import prepare_views
 
     params = dict(params)
     max_suppression = params.pop("max_suppression", None)  # a pipeline key, not the method's
     algorithm = algorithms.get(method)(**params)
     full, notes = complete_hierarchies(data, hierarchies, required=algorithm.needs_hierarchies)
-    outcome = jobs.run(data, full, algorithm, progress, notes=notes, parameters={"name": method, **algorithm.params},
-                       max_suppression=max_suppression)
+    outcome = jobs.run(data, full, algorithm, subrange(progress, 0.0, 0.9), notes=notes,
+                       parameters={"name": method, **algorithm.params}, max_suppression=max_suppression)
     source = getattr(data, "source", None)
     if source is not None:
         outcome.report["input"]["path"] = str(source)
-    return prepare_views(outcome)
+    with phase(progress, 0.9, "preparing the result views"):  # cancellable between chunks (checkpoint)
+        prepare_views(outcome)
+    # the Run pane reaches 100 % when the panes have drawn the outcome (MainWindow._present_next)
+    report(progress, 0.95, "drawing the results")
+    return outcome
 
 
 def sweep_point(data: Any, hierarchies: dict[str, Hierarchy], method: str, params: dict[str, Any],

@@ -226,6 +226,7 @@ def generalized_output(
     import pandas as pd
 
     from anonstudio.core.data import Table
+    from anonstudio.core.progress import checkpoint
 
     kept = groups >= 0
     g = np.where(kept, groups, 0)
@@ -239,6 +240,7 @@ def generalized_output(
     for column in source.columns:
         if column not in dropped:
             df[column] = published[column] if column in published else source[column].copy()
+            checkpoint()
     roles = {c: r for c, r in data.roles.items() if c in df.columns}
     # generalized QI columns get their type inferred again (interval labels are no longer numbers)
     types = {c: t for c, t in data.types.items() if c in df.columns and c not in packed.attributes}

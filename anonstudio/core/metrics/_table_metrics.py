@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.errors import HierarchyError
+from anonstudio.core.progress import checkpoint
 
 SUPPRESSED = "*"
 
@@ -114,6 +115,7 @@ def equivalence_classes(
         for a in range(keys.shape[1]):
             col = keys[kept, a]
             key = pd.factorize(key * (int(col.max()) + 1) + col)[0].astype(np.int64)
+            checkpoint()
         classes[kept] = key
     return classes, suppressed
 

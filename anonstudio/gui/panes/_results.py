@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import EventLog, SequenceSet, Table
+from anonstudio.core.data._table import text_cells
+from anonstudio.core.progress import checkpoint
 
 #: most nodes the MST pane lays out; above it whole classes are sampled
 MST_MAX_NODES = 1000
@@ -148,9 +150,10 @@ def _changed_mask(original: pd.DataFrame, output: pd.DataFrame) -> np.ndarray:
             continue
         for start in range(0, n, _CHUNK):  # short pandas calls: the worker never holds the lock for long
             stop = min(n, start + _CHUNK)
-            a = original[col].iloc[start:stop].astype("string").fillna("").to_numpy(dtype=object)
-            b = output[col].iloc[start:stop].astype("string").fillna("").to_numpy(dtype=object)
+            a = text_cells(original[col].iloc[start:stop])
+            b = text_cells(output[col].iloc[start:stop])
             mask[start:stop, j] = a != b
+            checkpoint()
     return mask
 
 

@@ -20,6 +20,6 @@ def test_every_readme_image_is_a_copy_of_a_suite_screenshot():
         stem = Path(source).stem
         # saved literally, or by an f-string such as f"window_{w}x{h}_mst" / f"e2e_{kind}_{title}"
         literal = f'"{stem}"' in text or f"'{stem}'" in text
-        pattern = any(re.fullmatch(re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(f)), stem)
-                      for f in re.findall(r"screenshot\([^,]+,\s*f[\"']([^\"']+)[\"']", text))
+        saved = [a or b for a, b in re.findall(r"screenshot\([^,]+,\s*(?:f\"([^\"]+)\"|f'([^']+)')", text)]
+        pattern = any(re.fullmatch(re.sub(r"\\\{.*?\\\}", ".+", re.escape(f)), stem) for f in saved)
         assert literal or pattern, f"{test} does not save the screenshot {stem}"

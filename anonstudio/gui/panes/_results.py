@@ -73,7 +73,9 @@ def prepare_views(outcome: Any) -> Any:
 
 
 def _prepare(outcome: Any) -> None:
-    equivalence_classes(outcome)
+    class_sizes(equivalence_classes(outcome))
+    if getattr(outcome.result, "groups", None) is not None:
+        class_sizes(outcome.result.groups)
     data, output = getattr(outcome, "data", None), getattr(outcome.result, "output", None)
     if data_kind(data) == "table" and data_kind(output) == "table":
         original, published = frame_of(data), frame_of(output)
@@ -281,7 +283,12 @@ def composition(
 # ---------------------------------------------------------------------------------------------------------
 # classes
 def class_sizes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(class_ids, sizes)`` of the equivalence classes (suppressed records, group -1, left out)."""
+    """``(class_ids, sizes)`` of the equivalence classes (suppressed records, group -1, left out); kept for
+    an outcome's arrays by :func:`prepare_views` (a sort of every record: 0.1 s at 1M rows)."""
+    return cached_view("class_sizes", (groups,), lambda: _class_sizes(groups))
+
+
+def _class_sizes(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     g = np.asarray(groups, dtype=np.int64)
     g = g[g >= 0]
     if len(g) == 0:

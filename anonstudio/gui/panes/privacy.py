@@ -234,12 +234,8 @@ class PrivacyPane(OutcomePane):
         rows: list[tuple[str, ...]] = []
         positions: dict[int, np.ndarray] = {}
         if len(order):
-            chosen = set(ids[order].tolist())
-            sort = np.argsort(groups, kind="stable")
-            g_sorted = groups[sort]
-            for g in chosen:
-                lo, hi = np.searchsorted(g_sorted, [g, g + 1])
-                positions[g] = sort[lo:hi]
+            for g in set(ids[order].tolist()):  # a pass per listed class, not a sort of every record
+                positions[g] = np.flatnonzero(groups == g)
         same_rows = output is not None and len(output) == len(groups)
         pseudo_count: dict[int, int] = {}
         if isinstance(outcome.result.output, SequenceSet):

@@ -120,3 +120,11 @@ def test_methods_declare_their_engines():
 
     on_dask = {cls.name for cls in algorithms.available() if "dask" in cls.facts()["engines"]}
     assert on_dask == {"ra", "ra-enhanced", "mondrian"}
+
+
+def test_without_a_scheduler_a_local_cluster_is_started_for_the_run(table, tmp_path):
+    job = write_job(table, tmp_path, 'name = "ra"\nseed = 2\nbias_runs = 0',
+                    '[execution]\nengine = "dask"\nworkers = 1\n')
+    outcome = run_job(load_job(job))
+    assert outcome.report["execution"].startswith("dask (1 workers at tcp://127.0.0.1:")
+    assert outcome.report["verification"]["passed"] and (tmp_path / "out.csv").is_file()

@@ -4,8 +4,8 @@
     local engine and on Dask: seconds each and the speed-up;
 (b) RA, enhanced RA, Mondrian and the k-anonymity verification of Mondrian's output on generated Adult-like
     rows, in this process and on Dask: seconds, whether the outputs are identical, and the peak memory of this
-    process and of each worker (``ru_maxrss``; the workers are restarted before each step, so each figure is
-    that step's own peak).
+    process and of each worker during the Dask run (``VmHWM``, reset before each step, so each figure is that
+    step's own peak).
 
     python tests/benchmarks/bench_dask.py [--rows 10000000] [--sweep-rows 30162] [--skip-sweep] [--skip-rows]
 
@@ -36,8 +36,30 @@ QIS = ["age", "workclass", "sex", "education", "occupation", "marital-status", "
 
 
 def peak_rss_mb() -> float:
-    """This process's peak resident memory (ru_maxrss is in KiB on Linux)."""
+    """This process's peak resident memory since the last :func:`reset_peak` (Linux ``VmHWM``; elsewhere
+    ``ru_maxrss``, the peak since the process started)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def reset_peak() -> None:
+    """Start a new peak: Linux resets ``VmHWM`` to the current RSS when 5 is written to ``clear_refs``."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+
+
+def reset_peaks(client) -> None:
+    reset_peak()
+    client.run(reset_peak)
 
 
 def worker_peaks(client) -> str:
@@ -95,20 +117,21 @@ def rows_bench(client, rows: int) -> None:
                                       ("mondrian", {"k": 10}, mondrian_table, hs)):
         alg = algorithms.get(name)(**params)
         local, t_local = timed(lambda: alg.run(table, hier))
-        client.restart()
+        reset_peaks(client)
         dask, t_dask = timed(lambda: alg.run(table, hier, executor=ex))
         same = local.output.df.equals(dask.output.df)
         print(f"    {name:12s} local {t_local:6.2f} s | dask {t_dask:6.2f} s ({t_local / t_dask:.2f}x) | identical: "
-              f"{same} | peak RSS per worker {worker_peaks(client)}, this process so far {peak_rss_mb():,.0f} MB")
+              f"{same} | peak RSS per worker {worker_peaks(client)}, this process {peak_rss_mb():,.0f} MB")
         if name == "mondrian":
             spec = {"model": "k-anonymity", "k": 10, "quasi_identifiers": QIS, "max_suppression": 0.05}
             v_local, t_local = timed(lambda: privacy.verify_output(spec, mondrian_table, local.output, hs))
-            client.restart()
+            reset_peaks(client)
             v_dask, t_dask = timed(lambda: privacy.verify_output(spec, mondrian_table, local.output, hs,
                                                                  executor=ex))
             print(f"    {'verify (k)':12s} local {t_local:6.2f} s | dask {t_dask:6.2f} s ({t_local / t_dask:.2f}x) | "
                   f"same verdict: {v_local.as_dict() == v_dask.as_dict()} (passed {v_local.passed}, "
-                  f"{v_local.details['classes']:,} classes) | peak RSS per worker {worker_peaks(client)}")
+                  f"{v_local.details['classes']:,} classes) | peak RSS per worker {worker_peaks(client)}, this process "
+                  f"{peak_rss_mb():,.0f} MB")
         del local, dask
 
 

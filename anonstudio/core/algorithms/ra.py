@@ -10,10 +10,15 @@ Expert Systems with Applications 37 (2010) 756–766 (paper 001).
 - Algorithm 2 (enhanced RA, §6): for every record, ``attributes_per_record`` distinct quasi-identifiers are
   chosen uniformly and each is redrawn from its ``Dist``.
 - ``draws = "shuffle"`` (ours, not the paper's): instead of independent draws, the cells chosen in a column
-  exchange their values by a random permutation. Each new value is still a draw from the column's values
-  (those of the chosen cells, a random sample of the column), but the column's multiset of values — its
-  marginal distribution — is published exactly, where independent draws move it by multinomial noise
-  (on Adult with entropy weights, age's total variation 0.014-0.018).
+  exchange their values by a random permutation (within each block of rows, below). Each new value is still a
+  draw from the column's values (those of the chosen cells, a random sample of the column), but the column's
+  multiset of values — its marginal distribution — is published exactly, where independent draws move it by
+  multinomial noise (on Adult with entropy weights, age's total variation 0.014-0.018).
+
+Rows are redrawn in blocks of :data:`BLOCK_ROWS` (131,072), block ``b`` from its own random stream of the
+seed (:func:`block_rng`), so the output depends on the seed only — not on which process redraws which block:
+the Dask engine redraws runs of blocks as tasks and publishes the local engine's bytes. A table of one block
+draws what ``default_rng(seed)`` drew before blocks existed.
 
 Both are vectorised over records with numpy (one draw per redrawn cell, per attribute at once) and
 reproducible from ``seed``; columns that are not quasi-identifiers are never touched. Numeric

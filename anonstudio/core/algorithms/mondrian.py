@@ -5,8 +5,7 @@ K. LeFevre, D. J. DeWitt, R. Ramakrishnan, "Mondrian multidimensional k-anonymit
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (
@@ -14,15 +13,20 @@ from anonstudio.core.algorithms._tabular import (
     tabular_result,
     renumber_by_first_record,
 )
-from anonstudio.core.data import Table
-from anonstudio.core.privacy._models import partition_limits
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    import numpy as np
+
+    from anonstudio.core.data import Table
+
 
 def entropy(counts: np.ndarray) -> float:
     """Shannon entropy (natural log) of a count vector."""
+    import numpy as np
+
     p = counts[counts > 0] / counts.sum()
     return float(-(p * np.log(p)).sum())
 
@@ -105,6 +109,9 @@ class Mondrian(GeneralizingMethod):
         self._sensitive: str | None = None
 
     def _sensitive_codes(self, data: Table) -> tuple[np.ndarray, int, float]:
+        import numpy as np
+        import pandas as pd
+
         l = self.params.get("l")
         n = data.n_rows
         if l is None:
@@ -125,6 +132,8 @@ class Mondrian(GeneralizingMethod):
     def kernel_arguments(self, sub: np.ndarray, packed) -> tuple:
         """The kernel's arrays before the sensitive codes: ``(leaf_nodes, values, split_numeric, span,
         node_anc, node_level, node_leaves)`` for the records' packed leaves ``sub``."""
+        import numpy as np
+
         split_numeric = packed.numeric & (self.params["numeric_split"] == "median")
         values = np.zeros(sub.shape, dtype=np.float64)
         span = np.zeros(packed.d)
@@ -141,8 +150,11 @@ class Mondrian(GeneralizingMethod):
             executor=None) -> Result:
         """Partition and generalize. With an ``executor`` (the Dask engine, see :func:`partition_on`) the
         subtrees below the top splits are partitioned as tasks; the result is the same."""
+        import numpy as np
+
         from anonstudio.core.kernels._generalize import class_lca
         from anonstudio.core.kernels._mondrian import mondrian_partition
+        from anonstudio.core.privacy._models import partition_limits
 
         k = self.params["k"]
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
@@ -206,6 +218,8 @@ def partition_on(executor, arguments: tuple, node_min: np.ndarray,
     numbering differs; the caller renumbers by first record). A task receives its records' leaves and
     sensitive codes and reads their numeric values from ``node_min`` (shared), as :meth:`Mondrian.kernel_arguments`
     does."""
+    import numpy as np
+
     from anonstudio.core.kernels._mondrian import mondrian_top_splits
 
     leaf_nodes, values, *rest = arguments
@@ -231,6 +245,8 @@ def partition_on(executor, arguments: tuple, node_min: np.ndarray,
 
 def _partition_part(item: tuple, shared: tuple, progress=None) -> np.ndarray:
     """One task: strict Mondrian on one part's records (module level: Dask sends it by reference)."""
+    import numpy as np
+
     from anonstudio.core.kernels._mondrian import mondrian_partition
 
     leaf_nodes, sens = item

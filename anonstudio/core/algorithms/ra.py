@@ -241,6 +241,8 @@ class _RandomAnonymization(Algorithm):
         Rows are redrawn in blocks of :data:`BLOCK_ROWS`, each from its own random stream (:func:`block_rng`),
         so a block's draws do not depend on which task, process or machine redraws it: this process block by
         block, or the executor's tasks over runs of consecutive blocks, give the same cells the same values."""
+        import numpy as np
+
         def codes(start: int, stop: int) -> np.ndarray | None:
             # independent draws need no input codes (only the distributions, shared); shuffles do
             return np.stack([c[start:stop] for c in columns], axis=1) if shuffle else None

@@ -226,15 +226,21 @@ def generalized_output(
     import pandas as pd
 
     from anonstudio.core.data import Table
+    from anonstudio.core.progress import checkpoint
 
-    df = data.output_frame().copy()
     kept = groups >= 0
     g = np.where(kept, groups, 0)
+    published: dict[str, np.ndarray] = {}
     for a, attr in enumerate(packed.attributes):
         nodes = class_nodes[g, a] if len(class_nodes) else np.zeros(len(g), dtype=np.int64)
-        values = packed.labels[nodes]
-        values = np.where(kept, values, SUPPRESSED)
-        df[attr] = pd.Series(values, index=df.index, dtype=object)
+        published[attr] = np.where(kept, packed.labels[nodes], SUPPRESSED).astype(object)
+    # built column by column (one short copy each, not the whole table in one call that holds the lock)
+    source, dropped = data.df, set(data.identifying)
+    df = pd.DataFrame(index=source.index)
+    for column in source.columns:
+        if column not in dropped:
+            df[column] = published[column] if column in published else source[column].copy()
+            checkpoint()
     roles = {c: r for c, r in data.roles.items() if c in df.columns}
     # generalized QI columns get their type inferred again (interval labels are no longer numbers)
     types = {c: t for c, t in data.types.items() if c in df.columns and c not in packed.attributes}

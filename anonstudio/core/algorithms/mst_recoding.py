@@ -97,14 +97,16 @@ def prim_tree(
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return SpanningTree(empty, empty, empty, scale)
-    uniq, first, inv = np.unique(leaf_nodes, axis=0, return_index=True, return_inverse=True)
-    inv = inv.reshape(-1)
-    order = np.argsort(first, kind="stable")  # tuples in order of their first record
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    tuples = uniq[order]
-    rep = first[order].astype(np.int64)
-    tuple_of = rank[inv]
+    import pandas as pd
+
+    # tuple id per record in order of first record: a mixed-radix key factorized column by column (short calls;
+    # np.unique(axis=0) held the interpreter lock for seconds at 1M rows and froze the workbench)
+    tuple_of = np.zeros(n, dtype=np.int64)
+    for a in range(d):
+        col = leaf_nodes[:, a].astype(np.int64)
+        tuple_of = pd.factorize(tuple_of * (int(col.max()) + 1) + col)[0].astype(np.int64)
+    rep = np.unique(tuple_of, return_index=True)[1].astype(np.int64)  # first record of each tuple
+    tuples = leaf_nodes[rep]
     m = len(tuples)
     tleaf = np.empty((m, d), dtype=np.int32)
     pres_nodes = []

@@ -31,7 +31,7 @@ from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError,
 from anonstudio.core.execution import Execution
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
 from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION, PIPELINE_PARAMETERS
-from anonstudio.core.progress import ProgressCallback, report, subrange
+from anonstudio.core.progress import ProgressCallback, phase, report, subrange
 
 
 _INPUT_KEYS = {
@@ -499,16 +499,16 @@ def run(
     report(progress, 0.0, f"running {algorithm.name}")
     result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8))
     runtime = time.perf_counter() - start
-    report(progress, 0.8, "verifying")
     if max_suppression is None:
         max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
-    verification = privacy.verify_output(declared_model(algorithm, data, declared, max_suppression), data,
-                                         result.output, hierarchies)
+    with phase(progress, 0.8, "verifying"):  # the verifiers' chunked loops may be cancelled (checkpoint)
+        verification = privacy.verify_output(declared_model(algorithm, data, declared, max_suppression), data,
+                                             result.output, hierarchies)
     if not verification.passed:
         raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
-    report(progress, 0.85, "evaluating")
     metrics = dict(result.metrics)
-    metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(progress, 0.85, 1.0)))
+    with phase(progress, 0.85, "evaluating"):
+        metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(progress, 0.85, 1.0)))
     groups = result.groups[result.groups >= 0]
     sizes = np.bincount(np.unique(groups, return_inverse=True)[1]) if len(groups) else np.zeros(0, dtype=int)
     rep = {

@@ -7,7 +7,9 @@ through. Sub-steps get a slice of the range with :func:`subrange`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -32,3 +34,29 @@ def subrange(progress: ProgressCallback | None, start: float, end: float) -> Pro
         progress(start + span * min(1.0, max(0.0, float(fraction))), message)
 
     return sub
+
+
+_LOCAL = threading.local()
+
+
+@contextmanager
+def phase(progress: ProgressCallback | None, fraction: float, message: str) -> Iterator[None]:
+    """Report ``fraction``/``message`` and, for the block, let :func:`checkpoint` calls on this thread repeat
+    that report — so a step that reports nothing itself (verification, preparing views: code shared by every
+    method, with no progress argument) can still be cancelled between its chunks."""
+    report(progress, fraction, message)
+    previous = getattr(_LOCAL, "hook", None)
+    _LOCAL.hook = None if progress is None else (lambda: report(progress, fraction, message))
+    try:
+        yield
+    finally:
+        _LOCAL.hook = previous
+
+
+def checkpoint() -> None:
+    """A point inside a long loop (one pass per chunk of rows) where a run may stop: calls the progress
+    callback of the enclosing :func:`phase` on this thread, which raises :class:`Cancelled` once the run was
+    cancelled. Without an enclosing phase it does nothing."""
+    hook = getattr(_LOCAL, "hook", None)
+    if hook is not None:
+        hook()

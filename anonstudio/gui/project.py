@@ -28,7 +28,7 @@ from anonstudio.core.io import to_jsonable
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table, is_number
 from anonstudio.core.errors import AnonStudioError, InputError, JobError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.gui.state import WorkbenchState, kind_of
+from anonstudio.gui.state import WorkbenchState, kind_of, profile_columns
 
 FORMAT = "anonstudio-project"
 VERSION = 1
@@ -61,8 +61,14 @@ def read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None
 
     ``options``: for tables ``delimiter``, ``encoding``, ``missing``; for events additionally
     ``sequence_id`` and ``event_order`` (required), ``quasi_identifiers``, ``sensitive``; for FASTA
-    ``alphabet`` (default protein-25) and ``label_pattern``.
+    ``alphabet`` (default protein-25) and ``label_pattern``. The columns of a table or event log are profiled
+    here too (:func:`~anonstudio.gui.state.profile_columns`: distinct values, missing cells), so a reader on a
+    worker thread leaves the window only lookups to do.
     """
+    return profile_columns(_read_data(path, kind, options))
+
+
+def _read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None) -> Table | EventLog | SequenceSet:
     from anonstudio.core import io
 
     path = Path(path)
@@ -433,18 +439,23 @@ def run_method(data: Any, hierarchies: dict[str, Hierarchy], method: str, params
     (:func:`anonstudio.gui.panes._results.prepare_views`): the GUI thread then only draws.
     """
     from anonstudio.core import algorithms, jobs
+    from anonstudio.core.progress import phase, report, subrange
     from anonstudio.gui.panes._results import prepare_views
 
     params = dict(params)
     max_suppression = params.pop("max_suppression", None)  # a pipeline key, not the method's
     algorithm = algorithms.get(method)(**params)
     full, notes = complete_hierarchies(data, hierarchies, required=algorithm.needs_hierarchies)
-    outcome = jobs.run(data, full, algorithm, progress, notes=notes, parameters={"name": method, **algorithm.params},
-                       max_suppression=max_suppression)
+    outcome = jobs.run(data, full, algorithm, subrange(progress, 0.0, 0.9), notes=notes,
+                       parameters={"name": method, **algorithm.params}, max_suppression=max_suppression)
     source = getattr(data, "source", None)
     if source is not None:
         outcome.report["input"]["path"] = str(source)
-    return prepare_views(outcome)
+    with phase(progress, 0.9, "preparing the result views"):  # cancellable between chunks (checkpoint)
+        prepare_views(outcome)
+    # the Run pane reaches 100 % when the panes have drawn the outcome (MainWindow._present_next)
+    report(progress, 0.95, "drawing the results")
+    return outcome
 
 
 def sweep_point(data: Any, hierarchies: dict[str, Hierarchy], method: str, params: dict[str, Any],

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Algorithm, Result
-from anonstudio.core.data import Table
 from anonstudio.core.errors import HierarchyError, ParameterError
-from anonstudio.core.hierarchy import Hierarchy
+
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    import numpy as np
+
+    from anonstudio.core.data import Table
+    from anonstudio.core.hierarchy import Hierarchy
 
 SUPPRESSED = "*"
 
@@ -71,6 +73,8 @@ class PackedHierarchies:
 
     def leaf_nodes(self, a: int) -> np.ndarray:
         """Packed node id of each leaf (in the hierarchy's leaf order) of attribute ``a``."""
+        import numpy as np
+
         return (self.hierarchies[a].arrays.ancestor[:, 0] + self.offsets[a]).astype(np.int32)
 
     def hdist_level_weights(self) -> tuple[np.ndarray, int]:
@@ -80,6 +84,8 @@ class PackedHierarchies:
         leaves (level 0) to the LCA at ``lca_level_a``, each step costing ``1 / H_a`` (Eqs 1-2). Integers keep
         ties exact, so the tie-breaking of the spanning tree is deterministic.
         """
+        import numpy as np
+
         lcm = 1
         for h in self.heights:
             if h > 0:
@@ -95,6 +101,8 @@ class PackedHierarchies:
 
 def pack_hierarchies(attributes: list[str], hierarchies: dict[str, Hierarchy]) -> PackedHierarchies:
     """Pack the hierarchies of ``attributes`` (each must be present) for the kernels."""
+    import numpy as np
+
     if not attributes:
         raise ParameterError("the table has no quasi-identifiers to generalize: name them in input.quasi_identifiers",
                              column="quasi_identifiers")
@@ -165,6 +173,9 @@ def encode_quasi_identifiers(data: Table, packed: PackedHierarchies) -> tuple[np
     in ``missing`` (its codes are 0 and must not be used). A present value that is not a leaf of its
     hierarchy raises :class:`HierarchyError` naming the data file, the line and the column.
     """
+    import numpy as np
+    import pandas as pd
+
     n = data.n_rows
     codes = np.zeros((n, packed.d), dtype=np.int32)
     missing = np.zeros(n, dtype=bool)
@@ -211,14 +222,25 @@ def generalized_output(
 ) -> Table:
     """The published table: input layout (identifying columns dropped), QI cells replaced by the label of
     their class's LCA node per attribute; records with ``groups == -1`` get ``*`` in every QI cell."""
-    df = data.output_frame().copy()
+    import numpy as np
+    import pandas as pd
+
+    from anonstudio.core.data import Table
+    from anonstudio.core.progress import checkpoint
+
     kept = groups >= 0
     g = np.where(kept, groups, 0)
+    published: dict[str, np.ndarray] = {}
     for a, attr in enumerate(packed.attributes):
         nodes = class_nodes[g, a] if len(class_nodes) else np.zeros(len(g), dtype=np.int64)
-        values = packed.labels[nodes]
-        values = np.where(kept, values, SUPPRESSED)
-        df[attr] = pd.Series(values, index=df.index, dtype=object)
+        published[attr] = np.where(kept, packed.labels[nodes], SUPPRESSED).astype(object)
+    # built column by column (one short copy each, not the whole table in one call that holds the lock)
+    source, dropped = data.df, set(data.identifying)
+    df = pd.DataFrame(index=source.index)
+    for column in source.columns:
+        if column not in dropped:
+            df[column] = published[column] if column in published else source[column].copy()
+            checkpoint()
     roles = {c: r for c, r in data.roles.items() if c in df.columns}
     # generalized QI columns get their type inferred again (interval labels are no longer numbers)
     types = {c: t for c, t in data.types.items() if c in df.columns and c not in packed.attributes}
@@ -237,6 +259,8 @@ def generalized_output(
 
 def renumber_by_first_record(labels: np.ndarray) -> np.ndarray:
     """Class ids 0, 1, … in order of each class's first record; -1 stays -1."""
+    import numpy as np
+
     out = np.full(len(labels), -1, dtype=np.int64)
     valid = labels >= 0
     if not valid.any():
@@ -270,6 +294,8 @@ class GeneralizingMethod(Algorithm):
     def encoded(self, data: Table, hierarchies: dict) -> tuple:
         """``(packed, leaf_nodes, missing, idx)``: the hierarchies packed, each record's QI leaf nodes, the
         records with a missing QI (suppressed) and the rows that take part; ``k`` checked against them."""
+        import numpy as np
+
         packed = pack_hierarchies(data.quasi_identifiers, hierarchies)
         leaf_nodes, missing = encode_quasi_identifiers(data, packed)
         idx = np.flatnonzero(~missing)
@@ -297,6 +323,8 @@ def tabular_result(
 ) -> Result:
     """The :class:`Result` of a recoding method: records ``idx`` (those with every QI present) in classes
     ``labels`` generalized to ``class_nodes``; records with a missing QI suppressed and noted."""
+    import numpy as np
+
     groups = np.full(data.n_rows, -1, dtype=np.int64)
     groups[idx] = labels
     n_missing = int(missing.sum())

@@ -19,16 +19,17 @@ the input rows, never from the ST.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Algorithm, Result
-from anonstudio.core.data import Table
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
+
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    import numpy as np
+
+    from anonstudio.core.data import Table
 
 
 def bucketize(sensitive_codes: np.ndarray, l: int, rng: np.random.Generator) -> np.ndarray:
@@ -36,6 +37,8 @@ def bucketize(sensitive_codes: np.ndarray, l: int, rng: np.random.Generator) -> 
 
     Xiao & Tao's group-creation step: repeatedly one record from each of the ``l`` largest buckets; then the
     residue assignment step. Within a bucket records are taken in a random order (``rng``)."""
+    import numpy as np
+
     n = len(sensitive_codes)
     values, inverse = np.unique(sensitive_codes, return_inverse=True)
     buckets = [list(rng.permutation(np.flatnonzero(inverse == v))) for v in range(len(values))]
@@ -84,6 +87,11 @@ class Anatomy(Algorithm):
         self._sensitive: str | None = None
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        import numpy as np
+        import pandas as pd
+
+        from anonstudio.core.data import Table
+
         l = self.params["l"]
         sens = data.sensitive
         if len(sens) != 1:
@@ -126,6 +134,8 @@ class Anatomy(Algorithm):
         return {"model": "anatomy", "l": self.params["l"], "sensitive": self._sensitive, "group_column": "group"}
 
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
+        import numpy as np
+
         sizes = np.bincount(result.groups)
         return {"groups": int(len(sizes)), "group_size": {"min": int(sizes.min()), "max": int(sizes.max()),
                                                           "mean": round(float(sizes.mean()), 3)}}

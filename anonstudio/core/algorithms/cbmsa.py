@@ -32,17 +32,18 @@ lowest cluster index.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.algorithms._tabular import pack_hierarchies
-from anonstudio.core.data import EventLog
 from anonstudio.core.errors import HierarchyError, ParameterError
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
+
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    import numpy as np
+
+    from anonstudio.core.data import EventLog
 
 #: refuse runs whose cached distance matrix would need more than this (float32, n(n-1)/2 pairs)
 MAX_MATRIX_BYTES = 6 * 1024**3
@@ -53,6 +54,9 @@ MAX_TABLE_NODES = 3000
 def encode_events(data: EventLog, hierarchies: dict) -> dict[str, Any]:
     """The event log as kernel arrays: events grouped by sequence in event order, QI cells as packed leaf
     nodes (a missing cell is its attribute's root), Loss Metric fraction of every node."""
+    import numpy as np
+    import pandas as pd
+
     qis = list(data.quasi_identifiers)
     if not qis:
         raise ParameterError("the event log has no quasi-identifiers: name them in input.quasi_identifiers",
@@ -91,6 +95,8 @@ def cost_state(packed, frac: np.ndarray, rep: np.ndarray) -> tuple[tuple, tuple 
     ``tab = (table, roff, loc, fsum, sup)`` with one ``frac[lca(a, b)]`` table per attribute of at most
     :data:`MAX_TABLE_NODES` nodes; ``climb`` (``None`` when every attribute has a table) for the others;
     ``meta = (rep, frac, node_anc, node_level, att_off, base, size)`` for rewriting representatives."""
+    import numpy as np
+
     from anonstudio.core.kernels._cbmsa import lca_fraction_table, set_events
 
     d = len(packed.attributes)
@@ -118,6 +124,8 @@ def cost_state(packed, frac: np.ndarray, rep: np.ndarray) -> tuple[tuple, tuple 
 def information_loss(frac: np.ndarray, leaf: np.ndarray, published: np.ndarray, kept: np.ndarray) -> np.ndarray:
     """Per-event Loss Metric (004 Eqs 3-4): ``Σ_q frac[published] - frac[leaf]`` for kept events and
     ``Σ_q 1 - frac[leaf]`` for suppressed ones (every value generalized to the root)."""
+    import numpy as np
+
     top = np.where(kept[:, None], frac[published], 1.0)
     return (top - frac[leaf]).sum(axis=1)
 
@@ -166,6 +174,8 @@ class CBMSA(Algorithm):
         """``leftover = "merge"``: the last active cluster joins the finished cluster closest to it (Eq. 6, from
         the current representatives) among those with which the union still satisfies (k,c) — counted before
         suppression, which can only lower the share."""
+        import numpy as np
+
         for a in np.flatnonzero(status == kern.ACTIVE):
             frozen = np.flatnonzero((status == kern.FROZEN)
                                     & (high + high[a] <= c * (size + size[a]) + 1e-9)
@@ -185,6 +195,10 @@ class CBMSA(Algorithm):
                          "with which it satisfies (k,c) (leftover = \"merge\"), not removed")
 
     def run(self, data: EventLog, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        import numpy as np
+        import pandas as pd
+
+        from anonstudio.core.data import EventLog
         from anonstudio.core.kernels import _cbmsa as kern
 
         k, c = int(self.params["k"]), float(self.params["c"])

@@ -19,16 +19,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Algorithm, Result
-from anonstudio.core.data import SequenceSet
 from anonstudio.core.errors import ParameterError, PrivacyError
-from anonstudio.core.privacy._strings import DEFAULT_MAX_FRAGMENT
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
+
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    import numpy as np
+
+    from anonstudio.core.data import SequenceSet
 
 _CHUNK_GROUPS = 16
 _MAX_PASSES = 25
@@ -75,6 +76,8 @@ def homogenize_length(lengths: np.ndarray, k: int, epsilon: float, method: str =
     with the same ε and k constraints that suppress as few strings as possible. Empty strings are always
     suppressed.
     """
+    import numpy as np
+
     K = _kernels()
     lengths = np.asarray(lengths, dtype=np.int64)
     seg = np.full(len(lengths), -1, np.int64)
@@ -115,6 +118,8 @@ class Templates:
 
     def dense(self, t: int, n_symbols: int) -> np.ndarray:
         """Template ``t`` as an ``L x n_symbols`` frequency matrix (for inspection and tests)."""
+        import numpy as np
+
         out = np.zeros((self.length, n_symbols))
         for i in range(self.length):
             for c, v in zip(self.symbols[t, i], self.values[t, i]):
@@ -127,6 +132,8 @@ def position_frequencies(codes: np.ndarray, p: float, q: float) -> dict[int, flo
     """Normalised symbol frequencies of the real interval ``[p, q]`` of a string (§3, Fig. 2): string position
     ``m`` (1-based) covers ``[m-1, m]`` and counts with the length of its overlap with ``[p, q]``. With
     ``p = 1.3, q = 5.4`` over ``?DDRED?`` this is D 2.1/4.1, R 1/4.1, E 1/4.1."""
+    import numpy as np
+
     codes = np.asarray(codes)
     width = int(np.ceil(q - p)) + 2
     sym = np.empty(width, np.int32)
@@ -137,6 +144,8 @@ def position_frequencies(codes: np.ndarray, p: float, q: float) -> dict[int, flo
 
 def template_length(lengths: np.ndarray) -> int:
     """``L = ⌈Σ L_j / N⌉`` (§3)."""
+    import numpy as np
+
     return int(math.ceil(float(np.sum(lengths)) / len(lengths) - 1e-12))
 
 
@@ -147,6 +156,8 @@ def convert_length(data: SequenceSet, strings: np.ndarray, length: int | None = 
     ``m`` covers ``[m-1, m]`` and contributes the length of its overlap (fractions at both ends); the frequencies
     are normalised per position to sum to one.
     """
+    import numpy as np
+
     strings = np.asarray(strings, dtype=np.int64)
     lengths = data.lengths[strings]
     L = template_length(lengths) if length is None else int(length)
@@ -171,6 +182,8 @@ class Grouping:
 
 
 def _objective(K, tpl: Templates, labels: np.ndarray, count: int, dense: np.ndarray) -> float:
+    import numpy as np
+
     ptr, mem = K.group_members(labels, count)
     return float(np.mean(K.own_distances(tpl.symbols, tpl.values, ptr, mem, dense)))
 
@@ -206,6 +219,8 @@ def create_groups(
 
     Every group has at least ``k`` templates.
     """
+    import numpy as np
+
     K = _kernels()
     n = len(tpl)
     if n < k:
@@ -308,6 +323,8 @@ def group_statistics(tpl: Templates, members: np.ndarray, order: int, position: 
     """Sparse order-``order`` statistics of a group at 0-based start ``position``: the non-zero
     ``O_s(q_1..q_s, r, G) = Σ_j f_{r q_1}(T_j) ··· f_{(r+s-1) q_s}(T_j)`` (Eq. 4; ``s = 1``: ``Fs`` of Eq. 2,
     ``s = 2``: ``Sc`` of Eq. 1). Returns ``(symbols[n, s], values[n])``."""
+    import numpy as np
+
     if not 0 <= position <= tpl.length - order:
         raise ValueError(f"position {position} out of range for order {order} and length {tpl.length}")
     width = tpl.symbols.shape[2]
@@ -327,6 +344,8 @@ def generation_templates(data: SequenceSet, tpl: Templates, members: np.ndarray,
     strings converted again (ConvertLength, §3) to ``⌈mean length⌉`` of the group. ``"database"``: converted to
     ``database_length``, the mean length of the whole input (the generated length of §5, Figs. 4–7).
     """
+    import numpy as np
+
     if mode == "segment":
         return tpl, members
     strings = tpl.strings[members]
@@ -337,8 +356,10 @@ def generation_templates(data: SequenceSet, tpl: Templates, members: np.ndarray,
 
 
 def generate_group(tpl: Templates, members: np.ndarray, order: int, n_symbols: int, count: int,
-                   rng: np.random.Generator, dtype=np.int32) -> np.ndarray:
+                   rng: np.random.Generator, dtype="int32") -> np.ndarray:
     """``count`` pseudo-strings of length ``L`` from the group's statistics (§4.3; order ``s`` as in §4.6)."""
+    import numpy as np
+
     out = np.zeros((count, tpl.length), np.int32)
     uniforms = rng.random((count, tpl.length))
     _kernels().generate_group(tpl.symbols, tpl.values, np.asarray(members, np.int64), int(order), uniforms,
@@ -377,6 +398,8 @@ def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: 
     shared :class:`~anonstudio.core.privacy.FragmentIndex`. Returns how many strings and symbols changed;
     a string that cannot be repaired in ``max_tries`` draws at one position raises :class:`PrivacyError`.
     """
+    import numpy as np
+
     from anonstudio.core.privacy import FragmentIndex
 
     index = FragmentIndex.of(data)
@@ -495,7 +518,9 @@ class Condensation(Algorithm):
               "length of the pseudo-strings: the mean length of their group (default), of their segment (§4.3 "
               "as printed) or of the whole input (§5, Figs. 4–7)",
               choices=LENGTH_MODES),
-        Param("max_fragment", "int", DEFAULT_MAX_FRAGMENT,
+        # the verifier's DEFAULT_MAX_FRAGMENT (privacy/_strings.py), written out so that declaring the method
+        # imports no verifier (`anonstudio methods` stays light, issue 17); a test keeps the two equal
+        Param("max_fragment", "int", 20,
               "longest run of symbols a pseudo-string may share with fewer than k inputs, minus one: no "
               "substring of this many symbols held by 1..k-1 inputs is published (symbols)", low=2),
     ))
@@ -504,6 +529,10 @@ class Condensation(Algorithm):
         return {"model": "pseudo-strings", "k": self.params["k"], "max_fragment": self.params["max_fragment"]}
 
     def run(self, data: SequenceSet, hierarchies: dict | None = None, progress: ProgressCallback | None = None) -> Result:
+        import numpy as np
+
+        from anonstudio.core.data import SequenceSet
+
         k, eps, order = self.params["k"], self.params["epsilon"], self.params["order"]
         src = getattr(data, "source", None)
         n = len(data)
@@ -633,6 +662,8 @@ class Condensation(Algorithm):
         exact copies and the longest substring shared with an input (against strings drawn from the overall
         composition); with class labels (``label_pattern`` or one file per class) also the k-NN accuracy of §5.1,
         trained on originals and on per-class pseudo-strings, tested on the same held-out 10 % of the originals."""
+        import numpy as np
+
         from anonstudio.core import metrics
 
         out = result.output
@@ -695,6 +726,9 @@ def knn_original_vs_pseudo(
     ``seed``, ``length`` and ``segmentation`` are the condensation's parameters; ``classifier`` is ``"knn"``
     (``n_neighbors``, ``distance``; Figs. 10–11) or ``"wavrule"`` (Aggarwal 2002, Figs. 12–13,
     :mod:`anonstudio.core.metrics._wavrule`)."""
+    import numpy as np
+
+    from anonstudio.core.data import SequenceSet
     from anonstudio.core.metrics._strings import _subset, knn_accuracy
     from anonstudio.core.metrics._wavrule import wavrule_accuracy
 

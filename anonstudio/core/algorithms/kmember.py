@@ -7,8 +7,7 @@ DASFAA 2007, pp. 188-200.
 from __future__ import annotations
 
 import time
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (
@@ -16,9 +15,11 @@ from anonstudio.core.algorithms._tabular import (
     tabular_result,
     renumber_by_first_record,
 )
-from anonstudio.core.data import Table
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
+
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    from anonstudio.core.data import Table
 
 #: seconds of kernel work between two progress reports (a cancel is honoured at the next report)
 _REPORT_EVERY = 0.1
@@ -55,6 +56,8 @@ class KMember(GeneralizingMethod):
     )
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        import numpy as np
+
         from anonstudio.core.kernels._kmember import kmember_clusters, kmember_leftovers
 
         k = self.params["k"]

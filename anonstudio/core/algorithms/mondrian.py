@@ -5,8 +5,7 @@ K. LeFevre, D. J. DeWitt, R. Ramakrishnan, "Mondrian multidimensional k-anonymit
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (
@@ -14,15 +13,20 @@ from anonstudio.core.algorithms._tabular import (
     tabular_result,
     renumber_by_first_record,
 )
-from anonstudio.core.data import Table
-from anonstudio.core.privacy._models import partition_limits
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
 
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    import numpy as np
+
+    from anonstudio.core.data import Table
+
 
 def entropy(counts: np.ndarray) -> float:
     """Shannon entropy (natural log) of a count vector."""
+    import numpy as np
+
     p = counts[counts > 0] / counts.sum()
     return float(-(p * np.log(p)).sum())
 
@@ -104,6 +108,9 @@ class Mondrian(GeneralizingMethod):
         self._sensitive: str | None = None
 
     def _sensitive_codes(self, data: Table) -> tuple[np.ndarray, int, float]:
+        import numpy as np
+        import pandas as pd
+
         l = self.params.get("l")
         n = data.n_rows
         if l is None:
@@ -124,6 +131,8 @@ class Mondrian(GeneralizingMethod):
     def kernel_arguments(self, sub: np.ndarray, packed) -> tuple:
         """The kernel's arrays before the sensitive codes: ``(leaf_nodes, values, split_numeric, span,
         node_anc, node_level, node_leaves)`` for the records' packed leaves ``sub``."""
+        import numpy as np
+
         split_numeric = packed.numeric & (self.params["numeric_split"] == "median")
         values = np.zeros(sub.shape, dtype=np.float64)
         span = np.zeros(packed.d)
@@ -137,8 +146,11 @@ class Mondrian(GeneralizingMethod):
         return sub, values, split_numeric, span, packed.node_anc, packed.node_level, packed.node_leaves
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        import numpy as np
+
         from anonstudio.core.kernels._generalize import class_lca
         from anonstudio.core.kernels._mondrian import mondrian_partition
+        from anonstudio.core.privacy._models import partition_limits
 
         k = self.params["k"]
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)

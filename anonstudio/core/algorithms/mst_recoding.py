@@ -7,8 +7,7 @@ International Journal of Database Management Systems 5(4), 2013 (paper 002 in ``
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (
@@ -17,9 +16,13 @@ from anonstudio.core.algorithms._tabular import (
     tabular_result,
     renumber_by_first_record,
 )
-from anonstudio.core.data import Table
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
+
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    import numpy as np
+
+    from anonstudio.core.data import Table
 
 #: tree vertices added per Prim kernel call between progress reports
 _PRIM_CHUNK = 2048
@@ -48,6 +51,8 @@ class SpanningTree:
 def hdist_matrix(leaf_nodes: np.ndarray, packed: PackedHierarchies) -> np.ndarray:
     """The distance matrix ``D_T`` (002 Eq. 4) of HDist (Eqs 1-3) values, as floats. O(n^2) memory:
     for small inputs only (tests, the GUI's matrix view)."""
+    import numpy as np
+
     from anonstudio.core.kernels._mst import hdist_matrix as kernel
 
     w_level, scale = packed.hdist_level_weights()
@@ -58,6 +63,8 @@ def hdist_matrix(leaf_nodes: np.ndarray, packed: PackedHierarchies) -> np.ndarra
 def kruskal_tree(leaf_nodes: np.ndarray, packed: PackedHierarchies) -> SpanningTree:
     """Kruskal's algorithm on the full distance matrix, as the paper builds the tree (002 §4.2), edges
     taken in order of ``(weight, i, j)``. O(n^2) memory: the reference for small inputs."""
+    import numpy as np
+
     from anonstudio.core.kernels._mst import hdist_matrix as kernel
     from anonstudio.core.kernels._mst import kruskal_edges
 
@@ -81,6 +88,8 @@ def prim_tree(
     ``hi`` the first records of the two tuples: a strict total order, so the minimum spanning tree is unique
     and equals Kruskal's on the full record matrix (ties included).
     """
+    import numpy as np
+
     from anonstudio.core.kernels._mst import prim_chunk
 
     n, d = leaf_nodes.shape
@@ -88,14 +97,16 @@ def prim_tree(
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return SpanningTree(empty, empty, empty, scale)
-    uniq, first, inv = np.unique(leaf_nodes, axis=0, return_index=True, return_inverse=True)
-    inv = inv.reshape(-1)
-    order = np.argsort(first, kind="stable")  # tuples in order of their first record
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    tuples = uniq[order]
-    rep = first[order].astype(np.int64)
-    tuple_of = rank[inv]
+    import pandas as pd
+
+    # tuple id per record in order of first record: a mixed-radix key factorized column by column (short calls;
+    # np.unique(axis=0) held the interpreter lock for seconds at 1M rows and froze the workbench)
+    tuple_of = np.zeros(n, dtype=np.int64)
+    for a in range(d):
+        col = leaf_nodes[:, a].astype(np.int64)
+        tuple_of = pd.factorize(tuple_of * (int(col.max()) + 1) + col)[0].astype(np.int64)
+    rep = np.unique(tuple_of, return_index=True)[1].astype(np.int64)  # first record of each tuple
+    tuples = leaf_nodes[rep]
     m = len(tuples)
     tleaf = np.empty((m, d), dtype=np.int32)
     pres_nodes = []
@@ -138,6 +149,8 @@ def prim_tree(
 
 def removal_order(tree: SpanningTree) -> np.ndarray:
     """Edge indices in priority-queue order (002 Table 2): weight decreasing, then ``(lo, hi)`` increasing."""
+    import numpy as np
+
     return np.lexsort((tree.hi, tree.lo, -tree.weight)).astype(np.int64)
 
 
@@ -147,6 +160,8 @@ def cut_tree(tree: SpanningTree, n: int, k: int, cut: str = "paper") -> np.ndarr
     ``"paper"``: the ``floor(n/k) - 1`` longest edges (002 steps 8-11). ``"k-aware"``: longest first, an
     edge only if both sides keep at least ``k`` records (Laszlo & Mukherjee 2005).
     """
+    import numpy as np
+
     from anonstudio.core.kernels._mst import k_aware_cut
 
     order = removal_order(tree)
@@ -168,6 +183,8 @@ def merge_small_classes(
     """GenEquiClass + steps 15-21: classes (component ids 0..C-1 in ``labels``) get their per-attribute LCA;
     while a class has fewer than ``k`` records it merges with the class minimising NCP of the union.
     Returns ``(final class per record renumbered, LCA nodes per final class, merges)``."""
+    import numpy as np
+
     from anonstudio.core.kernels._generalize import class_lca
     from anonstudio.core.kernels._mst import merge_pass, merge_state
 
@@ -268,6 +285,8 @@ class MSTRecoding(GeneralizingMethod):
     )
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        import numpy as np
+
         k = self.params["k"]
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         n = len(idx)

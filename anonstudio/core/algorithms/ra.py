@@ -30,17 +30,18 @@ of each record differs from the original, every published value is one of the at
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Algorithm, Result
-from anonstudio.core.data import Table
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
 
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    import numpy as np
+    import pandas as pd
+
+    from anonstudio.core.data import Table
 
 
 #: reruns x records the empirical bias may cost (about a second of reruns); larger tables get fewer reruns
@@ -57,6 +58,9 @@ def encode_column(data: Table, attr: str, hierarchies: dict, level: int) -> tupl
     """One quasi-identifier as ``(codes, categories)``: the category of each record and the categories
     themselves (the exact strings read, in the column's own dtype; missing cells a category of their own),
     mapped to the hierarchy ``level`` when one is named. Works on the distinct values only."""
+    import numpy as np
+    import pandas as pd
+
     col = data.df[attr]
     codes, uniques = pd.factorize(col, use_na_sentinel=False)
     codes = codes.astype(np.int64)
@@ -77,6 +81,8 @@ def encode_column(data: Table, attr: str, hierarchies: dict, level: int) -> tupl
 def choice_weights(spec: Any, attributes: list[str], entropies: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """Algorithm 1's ``p``: ``"entropy"`` (Proposition 7), ``"uniform"``, or a table attribute = weight
     (normalised to sum 1, said in the notes). Returns ``(p, notes)``."""
+    import numpy as np
+
     from anonstudio.core.metrics._ra import entropy_weights
 
     m = len(attributes)
@@ -119,6 +125,10 @@ class _RandomAnonymization(Algorithm):
         """``bool[n, m]``: which quasi-identifier cells of each record are redrawn."""
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        import numpy as np
+        import pandas as pd
+
+        from anonstudio.core.data import Table
         from anonstudio.core.metrics._ra import attribute_entropy
 
         qis = list(data.quasi_identifiers)
@@ -268,6 +278,8 @@ class _RandomAnonymization(Algorithm):
 
 def published_original(data: Table, qis: list[str], levels: dict, hierarchies: dict) -> pd.DataFrame:
     """The input's quasi-identifier columns as RA publishes them: at the job's hierarchy level where one is named."""
+    import pandas as pd
+
     original = data.df[qis]
     if levels:
         original = original.copy()
@@ -304,6 +316,8 @@ class RandomAnonymization(_RandomAnonymization):
         return choice_weights(self.params["weights"], qis, entropies)
 
     def _choose(self, rng, n, p):
+        import numpy as np
+
         which = rng.choice(len(p), size=n, p=p)
         chosen = np.zeros((n, len(p)), dtype=bool)
         chosen[np.arange(n), which] = True
@@ -334,6 +348,8 @@ class EnhancedRandomAnonymization(_RandomAnonymization):
         return self.params["attributes_per_record"]
 
     def _weights(self, qis, entropies):
+        import numpy as np
+
         k = self.params["attributes_per_record"]
         if k > len(qis):
             raise ParameterError(f"attributes_per_record = {k} is more than the {len(qis)} quasi-identifiers",
@@ -341,6 +357,8 @@ class EnhancedRandomAnonymization(_RandomAnonymization):
         return np.full(len(qis), k / len(qis)), []  # each attribute's chance of being redrawn (for Pa)
 
     def _choose(self, rng, n, p):
+        import numpy as np
+
         k = self.params["attributes_per_record"]
         keys = rng.random((n, len(p)))
         picked = np.argpartition(keys, k - 1, axis=1)[:, :k] if k < len(p) else np.tile(np.arange(len(p)), (n, 1))

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.errors import InputError
+from anonstudio.core.progress import checkpoint
 
 
 class Role(str, Enum):
@@ -27,6 +28,22 @@ class AttrType(str, Enum):
     CATEGORICAL = "categorical"
     ORDINAL = "ordinal"
     NUMERIC = "numeric"
+
+
+#: rows converted to text per pandas call (:meth:`Table.text_column`)
+_TEXT_CHUNK = 131_072
+
+
+def text_cells(series: pd.Series) -> np.ndarray:
+    """A column's cells as text in an object array, missing cells ``""``: cells already strings (what the
+    readers produce) are taken as they are — half the time of pandas' string dtype, which re-checks every
+    cell — and anything else goes through ``astype("string")``, whose spelling (``39``, ``39.5``) it keeps."""
+    values = series.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+        out = values.copy()
+        out[pd.isna(values)] = ""
+        return out
+    return series.astype("string").fillna("").to_numpy(dtype=object)
 
 
 @dataclass
@@ -171,7 +188,12 @@ class Table:
 
     def text_column(self, column: str) -> np.ndarray:
         """A column as it reads in the file: strings, missing cells in their own spelling ("" if empty)."""
-        values = self.df[column].astype("string").fillna("").to_numpy(dtype=object)
+        series = self.df[column]
+        values = np.empty(len(series), dtype=object)
+        for start in range(0, len(series), _TEXT_CHUNK):  # short calls: a verifier on the workbench's worker
+            part = series.iloc[start : start + _TEXT_CHUNK]  # thread never holds the lock for long
+            values[start : start + len(part)] = text_cells(part)
+            checkpoint()
         tokens = self.missing_text.get(column)
         if tokens is not None and len(tokens):
             positions = self.df.index.get_indexer(tokens.index)

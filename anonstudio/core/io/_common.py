@@ -52,7 +52,10 @@ def check_line_lengths(raw: bytes, path: str | Path, max_line: int, error: type[
     """Raise ``error`` naming the first line longer than ``max_line`` bytes."""
     import numpy as np
 
-    breaks = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+    data = np.frombuffer(raw, dtype=np.uint8)
+    # the line breaks found slice by slice: no single call holds the interpreter lock for long
+    breaks = np.concatenate([np.flatnonzero(data[s : s + SLICE] == 10) + s for s in range(0, len(data), SLICE)]
+                            + [np.zeros(0, dtype=np.int64)])
     ends = np.concatenate([breaks, [len(raw)]])
     starts = np.concatenate([[0], breaks + 1])
     too_long = np.flatnonzero(ends - starts > max_line)
@@ -60,6 +63,24 @@ def check_line_lengths(raw: bytes, path: str | Path, max_line: int, error: type[
         i = int(too_long[0])
         raise error(f"line {i + 1} is {int(ends[i] - starts[i]):,} bytes long, more than the {max_line:,} a record "
                     "may have: is this the right file?", file=path, line=i + 1)
+
+
+#: bytes handled per call when reading large files (decoding, line checks): each call stays short, so a
+#: reader on a worker thread leaves the workbench's window responsive
+SLICE = 1 << 22
+
+
+def _decode_utf8(raw: bytes) -> str:
+    """``raw.decode("utf-8")`` in slices cut after a line break (a break never falls inside a character)."""
+    if len(raw) <= SLICE:
+        return raw.decode("utf-8")
+    parts, start = [], 0
+    while start < len(raw):
+        stop = raw.find(b"\n", min(start + SLICE, len(raw)))
+        stop = len(raw) if stop < 0 else stop + 1
+        parts.append(raw[start:stop].decode("utf-8"))
+        start = stop
+    return "".join(parts)
 
 
 def _line_of_byte(raw: bytes, pos: int) -> int:
@@ -84,8 +105,8 @@ def decode(
                             file=path) from None
         try:
             if raw.startswith(codecs.BOM_UTF8):
-                return raw.decode("utf-8-sig"), "utf-8-sig"
-            return raw.decode("utf-8"), "utf-8"
+                return _decode_utf8(raw[len(codecs.BOM_UTF8):]), "utf-8-sig"
+            return _decode_utf8(raw), "utf-8"
         except UnicodeDecodeError:
             return raw.decode("latin-1"), "latin-1"
     try:

@@ -39,6 +39,10 @@ def _missing_tokens(missing: Sequence[str] | str | None) -> list[str]:
 def _strip_trailing_blank_lines(text: str) -> str:
     """Drop empty lines at the end, keeping one final line break if there was one. (A last line of spaces
     is data, and so a ragged row.)"""
+    tail = text[-64:]
+    end = len(tail.rstrip("\r\n"))
+    if tail[end:] in ("", "\n") and (end > 0 or len(text) <= 64):
+        return text  # nothing to drop (the usual case): no copy of a large text
     stripped = text.rstrip("\r\n")
     return stripped + "\n" if len(stripped) < len(text) else stripped
 
@@ -107,19 +111,30 @@ def _ragged(path: Path, line: int, got: int, expected: int, delimiter: str) -> I
     )
 
 
+#: characters checked at a time and rows parsed per pandas call by the fast reader
+_SLICE = 1 << 22
+_ROWS_PER_PARSE = 65_536
+
+
 def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame | None:
     """pandas' C parser, after a field count per line (exact when the text has no quotes)."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    want = n - 1
-    for i in range(1, len(lines)):
-        got = lines[i].count(delimiter)
-        if got != want:
-            blank = lines[i].rstrip("\r") == ""
-            raise _ragged(path, i + 1, 0 if blank else got + 1, n, delimiter)
-    df = pd.read_csv(
-        io.StringIO(text),
+    want, count, start = n - 1, 0, 0
+    while start < len(text):  # the text in slices of whole lines: no single call holds the lock for long
+        stop = text.find("\n", min(start + _SLICE, len(text)))
+        stop = len(text) if stop < 0 else stop + 1
+        lines = text[start:stop].split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        for line in lines:
+            count += 1
+            got = line.count(delimiter)
+            if got != want and count > 1:
+                blank = line.rstrip("\r") == ""
+                raise _ragged(path, count, 0 if blank else got + 1, n, delimiter)
+        start = stop
+    chunks = pd.read_csv(
+        io.BytesIO(text.encode("utf-8")),  # shared, not copied as a StringIO would (4 bytes a character)
+        encoding="utf-8",
         sep=delimiter,
         header=0,
         dtype=object,
@@ -128,8 +143,11 @@ def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame |
         index_col=False,
         engine="c",
         quoting=csv.QUOTE_NONE,
+        chunksize=_ROWS_PER_PARSE,
     )
-    if df.shape != (len(lines) - 1, n):
+    parts = list(chunks)
+    df = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True, copy=False)
+    if df.shape != (count - 1, n):
         return None  # pandas disagrees with the line count: let the precise pass decide
     return df
 
@@ -166,14 +184,15 @@ def _apply_missing(df: pd.DataFrame, tokens: list[str]) -> tuple[pd.DataFrame, d
     spelled: dict[str, pd.Series] = {}
     if not tokens or df.empty:
         return df, spelled
-    mask = df.isin(tokens)
-    if mask.to_numpy().any():
-        for col in df.columns[mask.to_numpy().any(axis=0)]:
-            hit = df[col][mask[col]]
+    for j, col in enumerate(df.columns):  # column by column: short calls (a reader on a worker thread never
+        column = df.iloc[:, j]            # holds the interpreter lock long enough to freeze the workbench)
+        mask = column.isin(tokens).to_numpy()
+        if mask.any():
+            hit = column[mask]
             hit = hit[hit != ""]
             if len(hit):
                 spelled[col] = hit.astype(object)
-        df = df.astype(object).mask(mask, pd.NA)
+            df.isetitem(j, column.astype(object).mask(mask, pd.NA))
     return df, spelled
 
 
@@ -213,14 +232,17 @@ def read_table(
     raw = read_bytes(path)
     text, enc = decode(raw, path, encoding)
     text = _strip_trailing_blank_lines(text)
-    if text.strip() == "":
+    if not text or text.isspace():
         raise InputError("the file is empty: a header line naming the columns is required", file=path, line=1)
-    first_line = text.split("\n", 1)[0].rstrip("\r")
+    first_line = text[: text.find("\n")] if "\n" in text else text
+    first_line = first_line.rstrip("\r")
     if first_line.strip() == "":
         raise InputError("the first line is blank: it must be the header naming the columns", file=path, line=1)
 
     delim = given if given is not None else (sniff_delimiter(text) or ",")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
+    head_end = text.find("\n", 1 << 20)  # the header is read from the first megabyte (whole lines)
+    head = text if head_end < 0 else text[: head_end + 1]
+    reader = csv.reader(io.StringIO(head, newline=""), delimiter=delim, strict=True)
     try:
         header = next(reader)
     except csv.Error as exc:
@@ -247,7 +269,9 @@ def read_table(
     if df is None:
         df = _parse_precise(text, delim, n, path)
     df.columns = pd.Index(header, dtype=object)
-    df, spelled = _apply_missing(df.reset_index(drop=True), tokens)
+    if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0:
+        df = df.reset_index(drop=True)
+    df, spelled = _apply_missing(df, tokens)
     return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines, missing_text=spelled)
 
 

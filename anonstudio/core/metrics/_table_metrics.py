@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.errors import HierarchyError
+from anonstudio.core.progress import checkpoint
 
 SUPPRESSED = "*"
 
@@ -107,12 +108,15 @@ def equivalence_classes(
     classes = np.full(n, -1, dtype=np.int64)
     kept = ~suppressed
     if kept.any():
-        _, first, inv = np.unique(keys[kept], axis=0, return_index=True, return_inverse=True)
-        inv = inv.reshape(-1)
-        order = np.argsort(first, kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        classes[kept] = rank[inv]
+        # one int64 key per record (mixed radix over the columns' codes, re-factorized after each column so it
+        # never overflows): factorize numbers keys by first appearance, and each call is short — unlike
+        # np.unique(axis=0), which held the interpreter lock for 1.9 s at 1M rows (the workbench froze)
+        key = np.zeros(int(kept.sum()), dtype=np.int64)
+        for a in range(keys.shape[1]):
+            col = keys[kept, a]
+            key = pd.factorize(key * (int(col.max()) + 1) + col)[0].astype(np.int64)
+            checkpoint()
+        classes[kept] = key
     return classes, suppressed
 
 

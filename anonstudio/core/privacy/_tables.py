@@ -17,6 +17,7 @@ import pandas as pd
 from anonstudio.core.data import Role, Table
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.progress import checkpoint
 from anonstudio.core.privacy._models import MODELS, ClassStats, FrequencyLDiversity, KAnonymity
 from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
 
@@ -43,6 +44,7 @@ def _class_ids_of(texts: list[np.ndarray], n: int) -> np.ndarray:
     for text in texts:  # mixed-radix key of the columns' codes, re-factorized so it never overflows
         codes, uniques = pd.factorize(text)
         key = pd.factorize(key * max(len(uniques), 1) + codes)[0].astype(np.int64)
+        checkpoint()
     return key
 
 
@@ -53,6 +55,7 @@ def suppressed_rows(frame: pd.DataFrame, quasi_identifiers: Sequence[str], hiera
     for q in qis:
         roots = [SUPPRESSED] + ([hierarchies[q].root_label] if q in hierarchies else [])
         out &= np.isin(as_text(frame[q]), roots)
+        checkpoint()
     return out
 
 

@@ -42,6 +42,9 @@ class FrameModel(QAbstractTableModel):
         Optional ``column -> AttrType | None`` shown in header tooltips.
     rows:
         Optional row positions to show (a view on part of the frame, e.g. one sequence's events).
+    all_distinct:
+        Optional ``column -> bool``: every record holds a different value (the workbench's column profile,
+        computed once per load); without it the model counts the distinct values itself, once per frame.
     """
 
     # What the model shows when its instance dict is gone: the cyclic collector (run on the GUI thread) can
@@ -59,6 +62,7 @@ class FrameModel(QAbstractTableModel):
         role_of: Callable[[str], Role] | None = None,
         type_of: Callable[[str], object] | None = None,
         rows: np.ndarray | None = None,
+        all_distinct: Callable[[str], bool] | None = None,
         parent=None,
     ) -> None:
         super().__init__(parent)
@@ -66,6 +70,7 @@ class FrameModel(QAbstractTableModel):
         self._rows = rows
         self._role_of = role_of
         self._type_of = type_of
+        self._all_distinct = all_distinct
         self._columns: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._na_font = QFont()
         self._na_font.setItalic(True)
@@ -145,6 +150,8 @@ class FrameModel(QAbstractTableModel):
         distinct counts are computed once per frame."""
         if self._role_of is None or (role_value is not None and getattr(role_value, "value", role_value) != "insensitive"):
             return False  # a view without roles (compare), or a column that has one
+        if self._all_distinct is not None:
+            return bool(self._all_distinct(name))
         cache = getattr(self, "_distinct_cache", None)
         if cache is None or cache[0] is not self._frame:
             cache = (self._frame, {})

@@ -92,9 +92,14 @@ class FrameModel(QtCore.QAbstractTableModel):
     """A read-only view of a DataFrame (cells shown as text) with optional per-cell ``changed`` marks and
     per-row ``highlight`` marks, shown as background colours."""
 
+    _n = 0  # what a model the cyclic collector cleared shows (see gui/models/table.py)
+    _columns: list[str] = []
+
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
-        self._values = np.empty((0, 0), dtype=object)
+        self._frame: pd.DataFrame | None = None
+        self._n = 0
+        self._blocks: dict[int, np.ndarray] = {}
         self._columns: list[str] = []
         self._row_labels: list[str] | None = None
         self._changed: np.ndarray | None = None
@@ -110,22 +115,36 @@ class FrameModel(QtCore.QAbstractTableModel):
         tooltips: list[str] | None = None,
     ) -> None:
         self.beginResetModel()
-        if frame is None:
-            self._values = np.empty((0, 0), dtype=object)
-            self._columns = []
-        else:
-            from anonstudio.gui.panes._results import frame_text
-
-            self._values = frame_text(frame)  # computed once per frame (see _results.prepare_views)
-            self._columns = [str(c) for c in frame.columns]
+        self._frame, self._blocks = frame, {}
+        self._n = 0 if frame is None else len(frame)
+        self._columns = [] if frame is None else [str(c) for c in frame.columns]
         self._changed = changed
         self._row_labels = row_labels
         self._tooltips = tooltips
-        self._highlight = np.zeros(self._values.shape[0], dtype=bool)
+        self._highlight = np.zeros(self._n, dtype=bool)
         self.endResetModel()
 
+    #: rows turned into text at a time, and how many such blocks are kept: only what is on screen is
+    #: formatted (a million-row result costs the GUI thread a few blocks, not 9M strings)
+    BLOCK = 1024
+    MAX_BLOCKS = 64
+
+    def _text(self, block: int) -> np.ndarray:
+        """Rows ``[block*BLOCK, (block+1)*BLOCK)`` as text (missing values empty), as an object array."""
+        hit = self._blocks.get(block)
+        if hit is None:
+            from anonstudio.gui.panes._results import frame_text
+
+            if len(self._blocks) >= self.MAX_BLOCKS:
+                self._blocks.clear()
+            hit = self._blocks[block] = frame_text(self._frame.iloc[block * self.BLOCK : (block + 1) * self.BLOCK])
+        return hit
+
+    def cell_text(self, row: int, col: int) -> str:
+        return self._text(row // self.BLOCK)[row % self.BLOCK, col]
+
     def set_highlight(self, rows: np.ndarray | None) -> None:
-        new = np.zeros(self._values.shape[0], dtype=bool)
+        new = np.zeros(self._n, dtype=bool)
         if rows is not None and len(rows):
             rows = np.asarray(rows, dtype=np.int64)
             new[rows[(rows >= 0) & (rows < len(new))]] = True
@@ -146,21 +165,21 @@ class FrameModel(QtCore.QAbstractTableModel):
     def column_width(self, col: int, metrics: QtGui.QFontMetrics, header: QtGui.QFontMetrics, rows: int = 200) -> int:
         """Pixels column ``col`` needs for its header and its first ``rows`` cells (each distinct text measured
         once: far cheaper than letting Qt ask ``data()`` for every cell and role)."""
-        texts = set(self._values[:rows, col].tolist()) if self._values.shape[0] else set()
+        texts = set(self._text(0)[:rows, col].tolist()) if self._n else set()
         # 80 characters are wider than any column is made (a protein sequence need not be measured whole)
         cells = max((metrics.horizontalAdvance(str(t)[:80]) for t in texts), default=0)
         return max(cells, header.horizontalAdvance(self._columns[col]) + 20) + 12
 
     # -- Qt model interface ------------------------------------------------------------------------------
     def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else self._values.shape[0]
+        return 0 if parent.isValid() else self._n
 
     def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._columns)
 
     def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.DisplayRole) -> Any:
         if role == _DISPLAY or role == _EDIT:
-            return self._values[index.row(), index.column()]
+            return self.cell_text(index.row(), index.column())
         if role == _BACKGROUND:
             r, c = index.row(), index.column()
             changed = self._changed is not None and self._changed[r, c]

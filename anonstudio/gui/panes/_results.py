@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import EventLog, SequenceSet, Table
+from anonstudio.core.data._table import text_cells
+from anonstudio.core.progress import checkpoint
 
 #: most nodes the MST pane lays out; above it whole classes are sampled
 MST_MAX_NODES = 1000
@@ -76,9 +78,7 @@ def _prepare(outcome: Any) -> None:
     if data_kind(data) == "table" and data_kind(output) == "table":
         original, published = frame_of(data), frame_of(output)
         if original is not None and published is not None:
-            changed_mask(original, published)
-            frame_text(original)
-            frame_text(published)
+            changed_mask(original, published)  # the tables format their visible rows only (FrameModel)
     if (getattr(outcome.result, "details", None) or {}).get("mst_edges") is not None:
         mst_view(outcome)
     if data_kind(data) == "fasta" and data_kind(output) == "fasta":
@@ -148,10 +148,17 @@ def _changed_mask(original: pd.DataFrame, output: pd.DataFrame) -> np.ndarray:
     for j, col in enumerate(output.columns):
         if col not in original.columns or n == 0:
             continue
-        a = original[col].iloc[:n].astype("string").fillna("").to_numpy(dtype=object)
-        b = output[col].iloc[:n].astype("string").fillna("").to_numpy(dtype=object)
-        mask[:n, j] = a != b
+        for start in range(0, n, _CHUNK):  # short pandas calls: the worker never holds the lock for long
+            stop = min(n, start + _CHUNK)
+            a = text_cells(original[col].iloc[start:stop])
+            b = text_cells(output[col].iloc[start:stop])
+            mask[start:stop, j] = a != b
+            checkpoint()
     return mask
+
+
+#: rows per pandas call in the views prepared on the worker thread (each call stays well under 100 ms)
+_CHUNK = 131_072
 
 
 def group_members(groups: np.ndarray, record: int) -> np.ndarray:

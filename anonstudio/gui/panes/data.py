@@ -111,7 +111,7 @@ class DataPane(QWidget):
         self.stack.addWidget(self.empty)
 
         # tables
-        self.table_model = FrameModel(role_of=self._role_of, type_of=self._type_of)
+        self.table_model = FrameModel(role_of=self._role_of, type_of=self._type_of, all_distinct=self._all_distinct)
         self.table_view = self._make_view(self.table_model)
         header = self.table_view.horizontalHeader()
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -134,7 +134,7 @@ class DataPane(QWidget):
         self.sequences_model = SequenceListModel()
         self.sequences_view = self._make_view(self.sequences_model)
         self.sequences_view.selectionModel().currentRowChanged.connect(self._show_events)
-        self.events_model = EventsModel(role_of=self._role_of)
+        self.events_model = EventsModel(role_of=self._role_of, all_distinct=self._all_distinct)
         self.events_view = self._make_view(self.events_model)
         self.events_view.horizontalHeader().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.events_view.horizontalHeader().customContextMenuRequested.connect(self._header_menu_events)
@@ -212,6 +212,10 @@ class DataPane(QWidget):
 
     def _role_of(self, column: str) -> Role:
         return self.state.role(column) if self.state is not None else Role.INSENSITIVE
+
+    def _all_distinct(self, column: str) -> bool:
+        return bool(self.state is not None and column in self.state.columns()
+                    and self.state.column_profile(column)["all_distinct"])
 
     def _type_of(self, column: str):
         return self.state.attr_type(column) if self.state is not None else None

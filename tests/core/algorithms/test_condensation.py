@@ -223,6 +223,14 @@ def test_registered_and_declares_its_model():
     assert Condensation(k=7, max_fragment=30).privacy_model()["max_fragment"] == 30
 
 
+def test_the_default_fragment_rule_is_the_verifiers():
+    # the method writes the verifier's default out (declaring it imports no verifier): they must agree
+    from anonstudio.core.privacy import DEFAULT_MAX_FRAGMENT
+
+    assert Condensation.parameters.get("max_fragment").default == DEFAULT_MAX_FRAGMENT
+    assert Condensation().params["max_fragment"] == DEFAULT_MAX_FRAGMENT
+
+
 def test_run_output_contract():
     data = SequenceSet.from_strings(random_strings(120, 30, 80, seed=9), alphabet="protein-25")
     res = Condensation(k=10, epsilon=1.0, seed=3).run(data, {})

@@ -1,0 +1,89 @@
+"""What keeps a million-row table a desktop matter (issue 15 item 10b): columns profiled once, by the reader,
+off the GUI thread; result tables that turn only the rows on screen into text; a reader that works in slices
+(short calls) and reads exactly what the one-piece reader read. tests/benchmarks/bench_gui_scale.py measures
+the freezes at 30k / 300k / 1M rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from PySide6.QtWidgets import QTableView
+
+from anonstudio.core.errors import InputError
+from anonstudio.core.generate import adult_like_table
+
+
+def test_the_reader_profiles_every_column_so_the_window_only_looks_them_up(tmp_path, monkeypatch):
+    from anonstudio.gui import project as proj
+    from anonstudio.gui import state as st
+
+    path = tmp_path / "adult.csv"
+    frame = adult_like_table(3000, 1)
+    frame.insert(0, "id", np.arange(3000))
+    frame.to_csv(path, sep=";", index=False)
+    data = proj.read_data(path, "table")  # what the open-data worker runs
+
+    def recompute(_series):
+        raise AssertionError("a column was profiled again on the GUI thread")
+
+    monkeypatch.setattr(st, "_profile", recompute)
+    state = st.WorkbenchState()
+    state.set_data(data, path)
+    for column in frame.columns:
+        profile = state.column_profile(column)
+        assert profile["distinct"] == frame[column].nunique() and profile["missing"] == 0
+    assert state.column_profile("id")["all_distinct"] and not state.column_profile("sex")["all_distinct"]
+    assert state.column_values("sex") == list(pd.unique(frame["sex"].astype(str)))
+
+
+def test_profiles_in_chunks_equal_profiles_in_one_piece(monkeypatch):
+    from anonstudio.gui import state as st
+
+    series = pd.Series(["b", None, "a", "b", "10", None, "c", "a"] * 5 + ["z"], dtype=object)
+    whole = st._profile(series)
+    monkeypatch.setattr(st, "PROFILE_CHUNK", 3)
+    assert st._profile(series) == whole
+    assert whole["values"] == ["b", "a", "10", "c", "z"] and whole["missing"] == 10 and not whole["numeric"]
+    assert st._profile(pd.Series(["x", None, "y"]))["all_distinct"]  # one missing cell counts as one value
+    assert not st._profile(pd.Series(["x", None, None]))["all_distinct"]
+
+
+def test_a_result_table_turns_only_the_rows_on_screen_into_text(qtbot):
+    from anonstudio.gui.panes._common import FrameModel
+
+    n = 60_000
+    frame = pd.DataFrame({"age": np.arange(n).astype(str), "zip": ["13*"] * n})
+    model = FrameModel()
+    view = QTableView()
+    view.setModel(model)
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    model.set_frame(frame)
+    qtbot.wait(20)
+    assert model.rowCount() == n and len(model._blocks) <= 2  # the first rows only, not 60,000 × 2 strings
+    view.scrollToBottom()
+    qtbot.wait(20)
+    assert model.data(model.index(n - 1, 0)) == str(n - 1) and len(model._blocks) <= 4
+
+
+def test_reading_in_slices_reads_what_one_piece_reads(tmp_path, monkeypatch):
+    from anonstudio.core.io import _common, _table
+    from anonstudio.core.io import read_table
+
+    path = tmp_path / "t.csv"
+    lines = ["name;age;zip"] + [f"p{i};{20 + i % 50};{'?' if i % 7 == 0 else 1000 + i}" for i in range(500)]
+    path.write_text("\n".join(lines) + "\n\n", encoding="utf-8")
+    whole = read_table(path, missing="?")
+    monkeypatch.setattr(_table, "_SLICE", 100)
+    monkeypatch.setattr(_table, "_ROWS_PER_PARSE", 37)
+    monkeypatch.setattr(_common, "SLICE", 64)
+    sliced = read_table(path, missing="?")
+    pd.testing.assert_frame_equal(whole.df, sliced.df)
+    assert whole.df["zip"].isna().sum() == 72 and sliced.missing_text.keys() == whole.missing_text.keys()
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("\n".join(lines[:300] + ["p;1"] + lines[300:]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_table(ragged)
+    assert err.value.line == 301 and "2 fields" in err.value.message

@@ -205,6 +205,7 @@ def methods_text() -> str:
         lines.append(f"{f['name']} — {f['title']}")
         lines += textwrap.wrap(f["description"], 96, initial_indent="  ", subsequent_indent="  ")
         lines.append(f"  input: {f['input']}; output: {f['output']}; verified: {', '.join(f['privacy_models']) or '-'}")
+        lines.append(f"  engines ([execution] engine): {', '.join(f['engines'])}")
         if f["metrics"]:
             lines.append(f"  metrics: {', '.join(f['metrics'])}")
         params = list(cls.parameters) + list(PIPELINE_PARAMETERS.get(cls.data_kind, ()))

@@ -110,11 +110,17 @@ class Executor(ABC):
 
     @abstractmethod
     def map(self, func: Callable[..., Any], items: Sequence[Any], *, shared: Any = None,
-            progress: ProgressCallback | None = None, label: str = "task") -> list[Any]:
+            progress: ProgressCallback | None = None, label: str = "task", scatter: bool = False) -> list[Any]:
         """``[func(item, shared, task_progress) for item in items]``. ``func`` must be a module-level
         function (Dask sends it to other processes by reference). Progress is reported as tasks finish;
         ``task_progress`` is the task's own slice of it in this process (so a long task can be cancelled
-        midway) and ``None`` on a cluster, where tasks are cancelled between tasks."""
+        midway) and ``None`` on a cluster, where tasks are cancelled between tasks. ``scatter``: the items are
+        data (row blocks, parts of a table): on a cluster each is sent to one worker ahead of its task rather
+        than inside the task graph."""
+
+    def workers(self) -> int:
+        """How many workers run the tasks at once."""
+        return 1
 
     def describe(self) -> str:
         return self.name
@@ -125,7 +131,7 @@ class LocalExecutor(Executor):
 
     name = "local"
 
-    def map(self, func, items, *, shared=None, progress=None, label="task"):
+    def map(self, func, items, *, shared=None, progress=None, label="task", scatter=False):
         results = []
         n = len(items)
         for i, item in enumerate(items):
@@ -150,14 +156,16 @@ class DaskExecutor(Executor):
     def workers(self) -> int:
         return len(self.client.scheduler_info().get("workers", {}))
 
-    def map(self, func, items, *, shared=None, progress=None, label="task"):
+    def map(self, func, items, *, shared=None, progress=None, label="task", scatter=False):
         distributed = _import_distributed()
         n = len(items)
         if n == 0:
             return []
         # scattered inside a list: a dict would be scattered value by value under its own keys
         shared_ref = self.client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
-        futures = [self.client.submit(func, item, shared_ref, None, pure=False) for item in items]
+        # data items go to the workers round robin, and each task runs where its item is
+        refs = self.client.scatter(list(items), hash=False) if scatter else items
+        futures = [self.client.submit(func, item, shared_ref, None, pure=False) for item in refs]
         report(progress, 0.0, f"0/{n} {label}s done on {self.workers()} Dask workers")
         done = 0
         try:

@@ -483,9 +483,14 @@ def run(
     parameters: dict | None = None,
     declared: InputSpec | None = None,
     max_suppression: float | None = None,
+    executor=None,
 ) -> Outcome:
     """Anonymize in memory, verify independently and evaluate; raises :class:`PrivacyError` if the
     verifier refuses. Nothing is written here (see :func:`write_outputs`).
+
+    ``executor`` (:class:`~anonstudio.core.execution.DaskExecutor`, from ``Execution.session()``): the method
+    splits its work into tasks on it (methods whose ``engines`` name "dask"; the output is the local one) and
+    the verifier counts classes on it; the verifier's checks and verdict are the same code as without it.
 
     ``declared`` is the job's ``[input]``: the verifier then checks the roles the job asked for, not the
     ones the data container ended up with. ``max_suppression``: the share of records that may be
@@ -497,13 +502,16 @@ def run(
                        file=getattr(data, "source", None), key="algorithm.name")
     start = time.perf_counter()
     report(progress, 0.0, f"running {algorithm.name}")
-    result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8))
+    if executor is not None and "dask" in algorithm.engines:
+        result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8), executor=executor)
+    else:
+        result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8))
     runtime = time.perf_counter() - start
     if max_suppression is None:
         max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
     with phase(progress, 0.8, "verifying"):  # the verifiers' chunked loops may be cancelled (checkpoint)
         verification = privacy.verify_output(declared_model(algorithm, data, declared, max_suppression), data,
-                                             result.output, hierarchies)
+                                             result.output, hierarchies, executor=executor)
     if not verification.passed:
         raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
     metrics = dict(result.metrics)
@@ -528,6 +536,8 @@ def run(
             "max_size": int(sizes.max()) if len(sizes) else 0,
         },
         "runtime_s": round(runtime, 4),
+        # which engine ran the method and the verifier's counts: "local", or "dask (2 workers at tcp://…)"
+        "execution": executor.describe() if executor is not None else "local",
         "verification": verification.as_dict(),
         "metrics": to_jsonable(metrics),
         "notes": list(notes or []) + list(result.notes),
@@ -723,13 +733,8 @@ def _second_release(outcome: Outcome, output_path: Path) -> list[str]:
 
 
 def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
-    """Read, anonymize, verify, evaluate and write one job."""
-    if job.execution.engine != "local":
-        # Experiment sweeps run on Dask (``anonstudio experiment … --engine dask``); a single job's method
-        # does not yet, and saying so beats running it locally behind the user's back.
-        raise NotAvailableError(
-            f"method '{job.algorithm}' does not run on the Dask engine in this version: set execution.engine = "
-            "\"local\" (experiment sweeps run on Dask with --engine dask)", file=job.file, key="execution.engine")
+    """Read, anonymize, verify, evaluate and write one job, on the engine its ``[execution]`` names."""
+    check_engine(job)
     report(progress, 0.0, f"reading {job.input.path.name}")
     data = load_data(job.input)
     hierarchies, notes = load_hierarchies(job.hierarchies, data, source=job.file,
@@ -739,19 +744,38 @@ def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
     if "seed" in job.params and "seed" not in params:
         params["seed"] = job.params["seed"]
     notes = job.notes() + notes
-    try:
-        outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes, parameters=params,
-                      declared=job.input, max_suppression=job.max_suppression)
-    except AnonStudioError as exc:
-        if exc.file is None and (exc.key or "").startswith("algorithm."):
-            exc.file = str(job.file)  # a parameter the data contradicts: name the job file it came from
-        raise
+    distributed = job.execution.engine != "local"
+    if distributed:
+        report(progress, 0.04, "connecting to the Dask scheduler" if job.execution.scheduler
+               else f"starting a Dask LocalCluster of {job.execution.workers} workers")
+    with job.execution.session() as executor:
+        try:
+            outcome = run(data, hierarchies, algorithm, subrange(progress, 0.05, 0.95), notes=notes,
+                          parameters=params, declared=job.input, max_suppression=job.max_suppression,
+                          executor=executor if distributed else None)
+        except AnonStudioError as exc:
+            if exc.file is None and (exc.key or "").startswith("algorithm."):
+                exc.file = str(job.file)  # a parameter the data contradicts: name the job file it came from
+            raise
     outcome.report["input"]["path"] = str(job.input.path)
     outcome.report["warnings"] = hierarchy_warnings(job.hierarchies, data, hierarchies) + outcome.report["warnings"]
     write_outputs(outcome, job.output_path, job.report_path, reads=job.reads(), shuffle_rows=job.shuffle_rows,
                   shuffle_seed=job.shuffle_seed)
     report(progress, 1.0, f"wrote {job.output_path.name}")
     return outcome
+
+
+def check_engine(job: Job) -> None:
+    """Refuse a job whose method does not run on the engine it names (the method declares its ``engines``):
+    saying so beats running it locally behind the user's back."""
+    engine = job.execution.engine
+    if engine in algorithms.get(job.algorithm).engines:
+        return
+    on_it = [cls.name for cls in algorithms.available() if engine in cls.engines]
+    raise NotAvailableError(
+        f"method '{job.algorithm}' does not run on the Dask engine: set execution.engine = \"local\" (single jobs "
+        f"run on Dask for {', '.join(on_it)}; experiment sweeps run on Dask with --engine dask)",
+        file=job.file, key="execution.engine")
 
 
 def verify_job(job: Job):

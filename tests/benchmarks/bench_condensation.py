@@ -5,7 +5,9 @@ Run:  /work/venv/bin/python tests/benchmarks/bench_condensation.py [--large]
 Prints medians of warm runs (the numba cache is warmed first):
 - yeast 1,000 proteins, k = 20, ε = 1.5: condense, evaluate (CD, ordering, fragments) and both (target ≤ 2 s);
 - Quest T20 D10K, k = 40 (target ≤ 2 s); with ``--large`` T20 D100K in a child process with its peak RSS
-  (targets ≤ 60 s, ≤ 2 GB);
+  (targets ≤ 60 s, ≤ 2 GB), the method and the whole job (verification, metrics) with its progress reports;
+- the whole ``anonstudio run`` process on yeast 6,049 proteins, k = 20, with verification and metrics (median
+  of 5, target ≤ 6 s) and its split by phase (``--whole``, or ``--only-whole`` for that alone);
 - time vs number of strings D and vs average length T (Figs. 14–15 growth);
 - unit-cost NW cells per second next to Biopython's PairwiseAligner (score only) on the same pairs.
 """
@@ -29,6 +31,7 @@ from anonstudio.core.algorithms.condensation import Condensation  # noqa: E402
 from anonstudio.core.data import SequenceSet  # noqa: E402
 
 YEAST = ROOT.parent / "shared" / "data" / "proteins" / "yeast_swissprot_1000.fasta"
+YEAST_ALL = ROOT.parent / "shared" / "data" / "proteins" / "yeast_swissprot_6049.fasta"
 
 
 def median_time(fn, repeat=3):
@@ -93,13 +96,23 @@ def bench_quest():
 def large_child():
     import resource
 
+    from anonstudio.core import jobs
+
     data = quest(100000, 20)
     alg = Condensation(k=40, epsilon=1.5, seed=1)
     t, c = time.perf_counter(), time.process_time()
     res = alg.run(data, {})
     seconds, cpu = time.perf_counter() - t, time.process_time() - c
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mb": peak, "groups": int(res.groups.max() + 1)}))
+    reports = []
+    t = time.perf_counter()
+    outcome = jobs.run(data, {}, alg, progress=lambda f, msg="": reports.append((time.perf_counter() - t, f)))
+    job_seconds = time.perf_counter() - t
+    gaps = np.diff([0.0] + [r[0] for r in reports])
+    peak_job = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mb": peak, "groups": int(res.groups.max() + 1),
+                      "job_seconds": job_seconds, "job_peak_mb": peak_job, "passed": outcome.verification.passed,
+                      "reports": len(reports), "longest_silence": float(gaps.max()) if len(gaps) else None}))
 
 
 def bench_large():
@@ -107,6 +120,22 @@ def bench_large():
     r = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"Quest T20 D100K, k=40: {r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, peak RSS {r['peak_mb']:.0f} MB, {r['groups']} groups "
           "(targets <= 60 s, <= 2048 MB)")
+    print(f"  whole job in-process (method, verification, metrics): {r['job_seconds']:.1f} s, peak RSS "
+          f"{r['job_peak_mb']:.0f} MB, verification passed {r['passed']}, {r['reports']} progress reports, longest "
+          f"silence {r['longest_silence']:.1f} s (target <= 30 s, <= 2 GB, with progress)")
+
+
+def bench_whole_yeast():
+    import tempfile
+
+    from tests.benchmarks._whole_process import print_report
+
+    with tempfile.TemporaryDirectory() as tmp:
+        job = Path(tmp) / "job.toml"
+        job.write_text(f'[input]\npath = "{YEAST_ALL}"\nalphabet = "protein-20"\n\n[algorithm]\nname = "condensation"\n'
+                       'k = 20\nseed = 1\n\n[output]\npath = "out.fasta"\nreport = "out.json"\n')
+        print("Condensation, yeast 6,049 proteins, k = 20, seed 1, with verification and metrics:")
+        print_report(job, 5, target=6.0, label="anonstudio run (warm kernel cache)")
 
 
 def bench_nw():
@@ -167,10 +196,15 @@ def bench_nw():
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--large", action="store_true", help="also run T20 D100K (about a minute)")
+    p.add_argument("--whole", action="store_true", help="also the whole anonstudio run on yeast 6,049 (about 1.5 min)")
+    p.add_argument("--only-whole", action="store_true", help="only the whole run on yeast 6,049")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
         large_child()
+        return
+    if args.only_whole:
+        bench_whole_yeast()
         return
     bench_nw()
     if YEAST.exists():
@@ -178,6 +212,8 @@ def main():
     bench_quest()
     if args.large:
         bench_large()
+    if args.whole and YEAST_ALL.exists():
+        bench_whole_yeast()
 
 
 if __name__ == "__main__":

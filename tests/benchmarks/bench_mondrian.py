@@ -8,7 +8,7 @@ Adult (../shared/data/adult, 30,162 rows) with 8 quasi-identifiers, k = 10:
   appearance, no hierarchy) on the same rows and QIs: time of ``partition`` (one run, it takes ~20 s) and
   its DM (sum of squared partition sizes; its labels are per-partition ranges and value sets, so partitions
   are its classes) — skipped with ``--no-peer`` or when anonypy is not installed (``bench`` extra);
-- the whole ``anonstudio run`` process for the Mondrian job (medians of 5);
+- the whole ``anonstudio run`` process for the Mondrian job (median of 5) and its split by phase;
 - k-member (Byun et al.) with 5 and 8 QIs, k = 10, in-process (median of 3).
 
     PYTHONPATH=. python tests/benchmarks/bench_mondrian.py [--no-peer] [--no-kmember]
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -94,12 +93,11 @@ def anonypy_row(table, dm_ours: float) -> None:
 
 
 def cli_row() -> None:
+    from tests.benchmarks._whole_process import print_report
+
     with tempfile.TemporaryDirectory() as tmp:
         job = adult_job(Path(tmp), DATA, QIS8, f'name = "mondrian"\nk = {K}')
-        cmd = [sys.executable, "-m", "anonstudio", "run", str(job), "--quiet"]
-        env_cmd = lambda: subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)  # noqa: E731
-        sec = median_time(env_cmd)
-    print(f"  anonstudio run (whole process, Mondrian job, warm kernel cache): median {sec:.2f} s (target <= 1 s)")
+        print_report(job, 5, target=1.0, label="anonstudio run (Mondrian job, warm kernel cache)")
 
 
 def kmember_rows() -> None:

@@ -85,6 +85,9 @@ class Algorithm(ABC):
     #: the workbench pane that shows what only this method produces ("" = the common panes suffice); the
     #: window brings it to the front after a run
     result_view: ClassVar[str] = ""
+    #: the engines a single job of this method runs on (``[execution] engine``): "local", and "dask" for the
+    #: methods whose ``run`` takes ``executor=`` and splits its work into tasks with the same output
+    engines: ClassVar[tuple[str, ...]] = ("local",)
 
     @classmethod
     def facts(cls) -> dict[str, Any]:
@@ -99,6 +102,7 @@ class Algorithm(ABC):
             "metrics": list(cls.reported_metrics),
             "reference": cls.reference,
             "result_view": cls.result_view,
+            "engines": list(cls.engines),
             "parameters": [
                 {"name": p.name, "kind": p.kind, "default": p.default, "range": p.describe_range(), "help": p.help,
                  "required": p.required}

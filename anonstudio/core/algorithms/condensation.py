@@ -544,6 +544,12 @@ class Condensation(Algorithm):
         n_symbols = len(data.alphabet)
         lengths = data.lengths
         length_mode = self.params["length"]
+        if self.params["max_fragment"]:
+            # the inputs' fragment index (shared with the verifier and the metric): its suffix automaton builds
+            # on the other core while the groups form, ready when the rare fragments are broken
+            from anonstudio.core.privacy import FragmentIndex
+
+            FragmentIndex.of(data, prefetch=True)
         report(progress, 0.0, "segmenting by length")
         segs = {m: homogenize_length(lengths, k, eps, m) for m in ("greedy", "optimal")}
         seg = segs[self.params["segmentation"]]

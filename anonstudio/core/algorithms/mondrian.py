@@ -15,7 +15,7 @@ from anonstudio.core.algorithms._tabular import (
 )
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import Param, ParamSet
-from anonstudio.core.progress import ProgressCallback, report
+from anonstudio.core.progress import ProgressCallback, report, subrange
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
     import numpy as np
@@ -61,6 +61,7 @@ class Mondrian(GeneralizingMethod):
     """
 
     name = "mondrian"
+    engines = ("local", "dask")
     title = "Mondrian multidimensional k-anonymity"
     reference = "K. LeFevre, D. J. DeWitt, R. Ramakrishnan: Mondrian multidimensional k-anonymity. ICDE 2006"
     description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
@@ -145,7 +146,10 @@ class Mondrian(GeneralizingMethod):
                 span[a] = packed.node_leaves[root]
         return sub, values, split_numeric, span, packed.node_anc, packed.node_level, packed.node_leaves
 
-    def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+    def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None, *,
+            executor=None) -> Result:
+        """Partition and generalize. With an ``executor`` (the Dask engine, see :func:`partition_on`) the
+        subtrees below the top splits are partitioned as tasks; the result is the same."""
         import numpy as np
 
         from anonstudio.core.kernels._generalize import class_lca
@@ -178,8 +182,12 @@ class Mondrian(GeneralizingMethod):
                 )
         sub = np.ascontiguousarray(leaf_nodes[idx])
         report(progress, 0.0, "partitioning")
-        labels = mondrian_partition(*self.kernel_arguments(sub, packed), sens, n_sens, log_l, min_distinct, k,
-                                    self.params["cut"] == "nearest")
+        arguments = (*self.kernel_arguments(sub, packed), sens, n_sens, log_l, min_distinct, k,
+                     self.params["cut"] == "nearest")
+        if executor is None:
+            labels = mondrian_partition(*arguments)
+        else:
+            labels = partition_on(executor, arguments, packed.node_min, subrange(progress, 0.0, 0.9))
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1
         class_nodes = class_lca(sub, labels, n_groups, packed.node_anc, packed.node_level)
@@ -192,3 +200,59 @@ class Mondrian(GeneralizingMethod):
             model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
         return model
 
+
+
+#: top-level parts per worker the Dask engine aims for (more parts even out the workers' loads)
+PARTS_PER_WORKER = 2
+
+
+def partition_on(executor, arguments: tuple, node_min: np.ndarray,
+                 progress: ProgressCallback | None = None) -> np.ndarray:
+    """:func:`~anonstudio.core.kernels._mondrian.mondrian_partition` with its subtrees run as tasks.
+
+    The top splits are made on the whole table, level by level, until there are at least
+    ``PARTS_PER_WORKER`` × workers parts (:func:`~anonstudio.core.kernels._mondrian.mondrian_top_splits`: the
+    splits the recursion itself makes first); each part that can still be split is partitioned by the same
+    kernel as one task, and the parts' partitions are joined. A partition is a set of records that depends
+    only on the records of the part it comes from, so the join is the whole-table partition (the labels'
+    numbering differs; the caller renumbers by first record). A task receives its records' leaves and
+    sensitive codes and reads their numeric values from ``node_min`` (shared), as :meth:`Mondrian.kernel_arguments`
+    does."""
+    import numpy as np
+
+    from anonstudio.core.kernels._mondrian import mondrian_top_splits
+
+    leaf_nodes, values, *rest = arguments
+    sens = rest[5]
+    workers = executor.workers() if hasattr(executor, "workers") else 1
+    report(progress, 0.0, "top splits")
+    idx, starts, ends, final = mondrian_top_splits(*arguments, PARTS_PER_WORKER * max(int(workers), 1))
+    labels = np.full(len(leaf_nodes), -1, dtype=np.int64)
+    nxt = 0
+    for s, e in zip(starts[final], ends[final]):
+        labels[idx[s:e]] = nxt
+        nxt += 1
+    open_parts = [(int(s), int(e)) for s, e in zip(starts[~final], ends[~final])]
+    items = [(leaf_nodes[idx[s:e]], sens[idx[s:e]]) for s, e in open_parts]
+    shared = (node_min, rest[0], rest[1], rest[2], rest[3], rest[4], *rest[6:])
+    parts = executor.map(_partition_part, items, shared=shared, progress=subrange(progress, 0.05, 1.0),
+                         label="Mondrian part", scatter=True)
+    for (s, e), part_labels in zip(open_parts, parts):
+        labels[idx[s:e]] = part_labels + nxt
+        nxt += int(part_labels.max()) + 1 if len(part_labels) else 0
+    return labels
+
+
+def _partition_part(item: tuple, shared: tuple, progress=None) -> np.ndarray:
+    """One task: strict Mondrian on one part's records (module level: Dask sends it by reference)."""
+    import numpy as np
+
+    from anonstudio.core.kernels._mondrian import mondrian_partition
+
+    leaf_nodes, sens = item
+    node_min, split_numeric, span, node_anc, node_level, node_leaves, n_sens, log_l, min_distinct, k, nearest = shared
+    values = np.zeros(leaf_nodes.shape, dtype=np.float64)
+    for a in np.flatnonzero(split_numeric):
+        values[:, a] = node_min[leaf_nodes[:, a]]
+    return mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens,
+                              n_sens, log_l, min_distinct, k, nearest)

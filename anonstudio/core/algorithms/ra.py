@@ -10,10 +10,15 @@ Expert Systems with Applications 37 (2010) 756–766 (paper 001).
 - Algorithm 2 (enhanced RA, §6): for every record, ``attributes_per_record`` distinct quasi-identifiers are
   chosen uniformly and each is redrawn from its ``Dist``.
 - ``draws = "shuffle"`` (ours, not the paper's): instead of independent draws, the cells chosen in a column
-  exchange their values by a random permutation. Each new value is still a draw from the column's values
-  (those of the chosen cells, a random sample of the column), but the column's multiset of values — its
-  marginal distribution — is published exactly, where independent draws move it by multinomial noise
-  (on Adult with entropy weights, age's total variation 0.014-0.018).
+  exchange their values by a random permutation (within each block of rows, below). Each new value is still a
+  draw from the column's values (those of the chosen cells, a random sample of the column), but the column's
+  multiset of values — its marginal distribution — is published exactly, where independent draws move it by
+  multinomial noise (on Adult with entropy weights, age's total variation 0.014-0.018).
+
+Rows are redrawn in blocks of :data:`BLOCK_ROWS` (131,072), block ``b`` from its own random stream of the
+seed (:func:`block_rng`), so the output depends on the seed only — not on which process redraws which block:
+the Dask engine redraws runs of blocks as tasks and publishes the local engine's bytes. A table of one block
+draws what ``default_rng(seed)`` drew before blocks existed.
 
 Both are vectorised over records with numpy (one draw per redrawn cell, per attribute at once) and
 reproducible from ``seed``; columns that are not quasi-identifiers are never touched. Numeric
@@ -35,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.params import Param, ParamSet
-from anonstudio.core.progress import ProgressCallback, report
+from anonstudio.core.progress import ProgressCallback, report, subrange
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
     import numpy as np
@@ -52,6 +57,52 @@ DRAWS = Param("draws", "choice", "independent", "independent: each redrawn cell 
               "distribution (the paper's Algorithms 1 and 2); shuffle: the redrawn cells of a column swap their "
               "values at random, so every column's marginal distribution is kept exactly",
               choices=("independent", "shuffle"))
+
+
+#: rows of one random block: every block draws from its own stream of the seed (:func:`block_rng`)
+BLOCK_ROWS = 1 << 17
+#: runs of blocks per worker on the Dask engine
+TASKS_PER_WORKER = 4
+
+
+def block_rng(seed: int, block: int) -> np.random.Generator:
+    """The random stream of block ``block`` of rows: ``SeedSequence(seed)`` itself for the first block (so a
+    table of up to :data:`BLOCK_ROWS` rows draws exactly what ``default_rng(seed)`` draws, as before blocks),
+    its spawned child ``block`` (``SeedSequence(seed).spawn(…)[block]``) for the others."""
+    import numpy as np
+
+    seq = np.random.SeedSequence(seed) if block == 0 else np.random.SeedSequence(seed, spawn_key=(block,))
+    return np.random.Generator(np.random.PCG64(seq))
+
+
+def redraw_blocks(item: tuple, shared: tuple, progress=None) -> tuple[np.ndarray, list[np.ndarray]]:
+    """One task: redraw a run of consecutive blocks (module level: Dask sends it by reference).
+
+    ``item``: ``(blocks, codes)`` with ``blocks`` a list of ``(index, start, stop)`` and ``codes`` the run's input
+    codes (``int[rows, m]``; only ``draws = "shuffle"`` needs them, else None). ``shared``: ``(method, seed, p,
+    dists, shuffle)``. Returns the run's ``chosen`` cells and, per attribute, the new codes of its chosen cells
+    in row order. Within a block: the cells are chosen (:meth:`_choose`), then each attribute's chosen cells are
+    redrawn from its distribution (or, shuffling, permuted among themselves: the block's values are kept)."""
+    import numpy as np
+
+    blocks, codes = item
+    method, seed, p, dists, shuffle = shared
+    m = len(p)
+    chosen_parts, drawn_parts = [], [[] for _ in range(m)]
+    base = blocks[0][1] if blocks else 0
+    for b, start, stop in blocks:
+        rng = block_rng(seed, b)
+        chosen = method._choose(rng, stop - start, p)
+        for a in range(m):
+            rows = np.flatnonzero(chosen[:, a])
+            if len(rows):
+                if shuffle:
+                    drawn_parts[a].append(rng.permutation(codes[start - base + rows, a]))
+                else:
+                    drawn_parts[a].append(rng.choice(len(dists[a]), size=len(rows), p=dists[a]))
+        chosen_parts.append(chosen)
+    chosen = np.concatenate(chosen_parts) if chosen_parts else np.zeros((0, m), dtype=bool)
+    return chosen, [np.concatenate(d).astype(np.int64) if d else np.zeros(0, dtype=np.int64) for d in drawn_parts]
 
 
 def encode_column(data: Table, attr: str, hierarchies: dict, level: int) -> tuple[np.ndarray, Any]:
@@ -108,6 +159,7 @@ def choice_weights(spec: Any, attributes: list[str], entropies: np.ndarray) -> t
 
 class _RandomAnonymization(Algorithm):
     data_kind = "table"
+    engines = ("local", "dask")
     output_kind = "table"
     reference = ("W. Yang, S. Qiao: A novel anonymization algorithm: Privacy protection and knowledge preservation. "
                  "Expert Systems with Applications 37:756-766, 2010")
@@ -124,7 +176,10 @@ class _RandomAnonymization(Algorithm):
     def _choose(self, rng: np.random.Generator, n: int, p: np.ndarray) -> np.ndarray:
         """``bool[n, m]``: which quasi-identifier cells of each record are redrawn."""
 
-    def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+    def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None, *,
+            executor=None) -> Result:
+        """Redraw the cells (see the module). With an ``executor`` (the Dask engine) the blocks of rows are
+        redrawn as tasks; the output is the same (:func:`redraw_blocks`)."""
         import numpy as np
         import pandas as pd
 
@@ -150,24 +205,18 @@ class _RandomAnonymization(Algorithm):
         if constant:
             notes.append(f"{', '.join(constant)} has one value only (entropy 0): redrawing it changes nothing, and it "
                          "adds no anonymity")
-        rng = np.random.default_rng(self.params["seed"])
-        report(progress, 0.2, "choosing the cells to redraw")
-        chosen = self._choose(rng, n, p)
+        report(progress, 0.2, "redrawing")
+        chosen, drawn = self._redraw([c for c, _ in encoded], n, p, dists, executor, subrange(progress, 0.2, 0.8))
         # identifying columns dropped; the other columns are shared, not copied (only QI columns are replaced)
         out = data.output_frame().copy(deep=False)
-        report(progress, 0.4, "redrawing")
         for a, attr in enumerate(qis):
-            codes, cats = encoded[a]
-            rows = np.flatnonzero(chosen[:, a])
-            if len(rows):
-                codes = codes.copy()
-                if self.params.get("draws") == "shuffle":
-                    codes[rows] = rng.permutation(codes[rows])  # the same multiset of values: marginal kept
-                else:
-                    codes[rows] = rng.choice(len(cats), size=len(rows), p=dists[a])
+            column, cats = encoded[a]
+            if len(drawn[a]):
+                column = column.copy()
+                column[chosen[:, a]] = drawn[a]
             # every cell is one of the column's own strings (unchanged cells their exact text), in its dtype
-            out[attr] = pd.Series(cats.take(codes), index=out.index)
-            report(progress, 0.4 + 0.5 * (a + 1) / m, f"redrew {len(rows):,} cells of {attr}")
+            out[attr] = pd.Series(cats.take(column), index=out.index)
+            report(progress, 0.8 + 0.2 * (a + 1) / m, f"redrew {len(drawn[a]):,} cells of {attr}")
         output = Table(out, roles={c: r for c, r in data.roles.items() if c in out.columns},
                        # a redrawn value is one of the column's own: its type stays (not re-inferred)
                        types={c: t for c, t in data.types.items() if c in out.columns and not levels.get(c)},
@@ -184,6 +233,37 @@ class _RandomAnonymization(Algorithm):
                      "entropies": entropies},
             notes=notes,
         )
+
+    def _redraw(self, columns: list[np.ndarray], n: int, p: np.ndarray, dists: list[np.ndarray], executor,
+                progress: ProgressCallback | None) -> tuple[np.ndarray, list[np.ndarray]]:
+        """``(chosen bool[n, m], drawn)``: the cells redrawn and, per attribute, their new codes in row order.
+
+        Rows are redrawn in blocks of :data:`BLOCK_ROWS`, each from its own random stream (:func:`block_rng`),
+        so a block's draws do not depend on which task, process or machine redraws it: this process block by
+        block, or the executor's tasks over runs of consecutive blocks, give the same cells the same values."""
+        import numpy as np
+
+        def codes(start: int, stop: int) -> np.ndarray | None:
+            # independent draws need no input codes (only the distributions, shared); shuffles do
+            return np.stack([c[start:stop] for c in columns], axis=1) if shuffle else None
+
+        blocks = [(b, b * BLOCK_ROWS, min(n, (b + 1) * BLOCK_ROWS)) for b in range(max(1, -(-n // BLOCK_ROWS)))]
+        shuffle = self.params.get("draws") == "shuffle"
+        shared = (self, int(self.params["seed"]), p, dists, shuffle)
+        if executor is None:
+            parts = []
+            for i, block in enumerate(blocks):
+                report(progress, i / len(blocks), f"redrawing block {i + 1} of {len(blocks)}")
+                parts.append(redraw_blocks(([block], codes(block[1], block[2])), shared))
+        else:
+            tasks = max(1, min(len(blocks), TASKS_PER_WORKER * executor.workers()))
+            runs = [blocks[len(blocks) * t // tasks: len(blocks) * (t + 1) // tasks] for t in range(tasks)]
+            items = [(run, codes(run[0][1], run[-1][2])) for run in runs]
+            parts = executor.map(redraw_blocks, items, shared=shared, progress=progress, label="block of rows",
+                                 scatter=shuffle)
+        chosen = np.concatenate([c for c, _ in parts]) if parts else np.zeros((0, len(p)), dtype=bool)
+        drawn = [np.concatenate([d[a] for _, d in parts]) for a in range(len(p))]
+        return chosen, drawn
 
     @abstractmethod
     def _weights(self, qis: list[str], entropies: np.ndarray) -> tuple[np.ndarray, list[str]]:

@@ -125,6 +125,100 @@ def _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
 
 
 @njit(cache=True, nogil=True)
+def _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens,
+                   log_l, min_distinct, k, nearest, counts, width, lca, buf, keys, cuts):
+    """Split the segment ``idx[s:e]`` the way strict Mondrian splits a partition.
+
+    Returns the number of parts ``p`` (0: no allowable cut, the segment is final). When ``p > 0``, ``idx[s:e]``
+    is reordered so every part is contiguous and ``cuts[0..p]`` holds their bounds (``cuts[0] = s``,
+    ``cuts[p] = e``), parts in order (numeric: ``<= v`` then ``> v``; categorical: by child key, pool last).
+    Which records go to which part depends only on the segment's *set* of records, never on their order in
+    ``idx`` (cuts fall between distinct values or between hierarchy children), so a segment split here on its
+    own gives the parts the whole-table recursion gives it.
+    """
+    d = leaf_nodes.shape[1]
+    size = e - s
+    if size < 2 * k:
+        return 0
+    for a in range(d):
+        if split_numeric[a]:
+            mn = np.inf
+            mx = -np.inf
+            for t in range(s, e):
+                v = values[idx[t], a]
+                if v < mn:
+                    mn = v
+                if v > mx:
+                    mx = v
+            width[a] = (mx - mn) / span[a] if span[a] > 0 else 0.0
+        else:
+            node = leaf_nodes[idx[s], a]
+            for t in range(s + 1, e):
+                node = lca_node(node, leaf_nodes[idx[t], a], node_anc, node_level)
+            lca[a] = node
+            width[a] = (node_leaves[node] / span[a]) if node_level[node] > 0 else 0.0
+    order = np.argsort(-width, kind="mergesort")
+    for oi in range(d):
+        a = order[oi]
+        if width[a] <= 0.0:
+            break
+        if split_numeric[a]:
+            for t in range(s, e):
+                buf[t - s] = values[idx[t], a]
+            perm = np.argsort(buf[:size], kind="mergesort")
+            seg = idx[s:e].copy()
+            for t in range(size):
+                idx[s + t] = seg[perm[t]]
+            sv = buf[:size][perm]
+            mid = (size - 1) // 2
+            # boundaries: after the last record equal to sv[mid] (lo side <= median), or before its first
+            up = mid
+            while up + 1 < size and sv[up + 1] == sv[mid]:
+                up += 1
+            down = mid
+            while down - 1 >= 0 and sv[down - 1] == sv[mid]:
+                down -= 1
+            cands = np.empty(2, dtype=np.int64)
+            cands[0] = up + 1  # left size with '<= median'
+            cands[1] = down  # left size with '< median'
+            if abs(cands[1] - size / 2) < abs(cands[0] - size / 2):
+                cands[0], cands[1] = cands[1], cands[0]
+            left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct)
+            if left > 0:
+                cuts[0] = s
+                cuts[1] = s + left
+                cuts[2] = e
+                return 2
+        else:
+            lv = node_level[lca[a]] - 1
+            for t in range(s, e):
+                keys[t - s] = node_anc[leaf_nodes[idx[t], a], lv]
+            perm = np.argsort(keys[:size], kind="mergesort")
+            seg = idx[s:e].copy()
+            for t in range(size):
+                idx[s + t] = seg[perm[t]]
+            sk = keys[:size][perm]
+            ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
+            if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
+                # the pooled children share key -1: sort again so each part is contiguous
+                perm = np.argsort(sk, kind="mergesort")
+                seg = idx[s:e].copy()
+                for t in range(size):
+                    idx[s + t] = seg[perm[t]]
+                sk = sk[perm]
+                ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
+            if ok:
+                p = 0
+                cuts[0] = s
+                for t in range(1, size + 1):
+                    if t == size or sk[t - 1] != sk[t]:
+                        p += 1
+                        cuts[p] = s + t
+                return p
+    return 0
+
+
+@njit(cache=True, nogil=True)
 def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens, log_l,
                        min_distinct, k, nearest):
     """Partition ids (int64[n], numbered in creation order) of strict Mondrian.
@@ -146,7 +240,6 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
     counts = np.zeros(max(n_sens, 1), dtype=np.int64)
     st_s = np.empty(n + 1, dtype=np.int64)
     st_e = np.empty(n + 1, dtype=np.int64)
-    top = 0
     st_s[0] = 0
     st_e[0] = n
     top = 1
@@ -155,97 +248,85 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
     nxt = 0
     buf = np.empty(n)
     keys = np.empty(n, dtype=np.int64)
+    cuts = np.empty(n + 1, dtype=np.int64)
     while top > 0:
         top -= 1
         s = st_s[top]
         e = st_e[top]
-        size = e - s
-        for a in range(d):
-            if split_numeric[a]:
-                mn = np.inf
-                mx = -np.inf
-                for t in range(s, e):
-                    v = values[idx[t], a]
-                    if v < mn:
-                        mn = v
-                    if v > mx:
-                        mx = v
-                width[a] = (mx - mn) / span[a] if span[a] > 0 else 0.0
-            else:
-                node = leaf_nodes[idx[s], a]
-                for t in range(s + 1, e):
-                    node = lca_node(node, leaf_nodes[idx[t], a], node_anc, node_level)
-                lca[a] = node
-                width[a] = (node_leaves[node] / span[a]) if node_level[node] > 0 else 0.0
-        order = np.argsort(-width, kind="mergesort")
-        done = False
-        if size >= 2 * k:
-            for oi in range(d):
-                a = order[oi]
-                if width[a] <= 0.0:
-                    break
-                if split_numeric[a]:
-                    for t in range(s, e):
-                        buf[t - s] = values[idx[t], a]
-                    perm = np.argsort(buf[:size], kind="mergesort")
-                    seg = idx[s:e].copy()
-                    for t in range(size):
-                        idx[s + t] = seg[perm[t]]
-                    sv = buf[:size][perm]
-                    mid = (size - 1) // 2
-                    # boundaries: after the last record equal to sv[mid] (lo side <= median), or before its first
-                    up = mid
-                    while up + 1 < size and sv[up + 1] == sv[mid]:
-                        up += 1
-                    down = mid
-                    while down - 1 >= 0 and sv[down - 1] == sv[mid]:
-                        down -= 1
-                    cands = np.empty(2, dtype=np.int64)
-                    cands[0] = up + 1  # left size with '<= median'
-                    cands[1] = down  # left size with '< median'
-                    if abs(cands[1] - size / 2) < abs(cands[0] - size / 2):
-                        cands[0], cands[1] = cands[1], cands[0]
-                    left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct)
-                    if left > 0:
-                        st_s[top] = s + left
-                        st_e[top] = e
-                        top += 1
-                        st_s[top] = s
-                        st_e[top] = s + left
-                        top += 1
-                        done = True
-                else:
-                    lv = node_level[lca[a]] - 1
-                    for t in range(s, e):
-                        keys[t - s] = node_anc[leaf_nodes[idx[t], a], lv]
-                    perm = np.argsort(keys[:size], kind="mergesort")
-                    seg = idx[s:e].copy()
-                    for t in range(size):
-                        idx[s + t] = seg[perm[t]]
-                    sk = keys[:size][perm]
-                    ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
-                    if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
-                        # the pooled children share key -1: sort again so each part is contiguous
-                        perm = np.argsort(sk, kind="mergesort")
-                        seg = idx[s:e].copy()
-                        for t in range(size):
-                            idx[s + t] = seg[perm[t]]
-                        sk = sk[perm]
-                        ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
-                    if ok:
-                        # push the groups in reverse so that they pop in key order
-                        end = size
-                        for t in range(size - 1, -1, -1):
-                            if t == 0 or sk[t - 1] != sk[t]:
-                                st_s[top] = s + t
-                                st_e[top] = s + end
-                                top += 1
-                                end = t
-                        done = True
-                if done:
-                    break
-        if not done:
+        p = _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves,
+                           sens, log_l, min_distinct, k, nearest, counts, width, lca, buf, keys, cuts)
+        if p == 0:
             for t in range(s, e):
                 labels[idx[t]] = nxt
             nxt += 1
+        else:
+            # push the parts in reverse so that they pop in order
+            for q in range(p - 1, -1, -1):
+                st_s[top] = cuts[q]
+                st_e[top] = cuts[q + 1]
+                top += 1
     return labels
+
+
+@njit(cache=True, nogil=True)
+def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens,
+                        log_l, min_distinct, k, nearest, min_parts):
+    """The first levels of :func:`mondrian_partition`'s recursion, for running its subtrees apart.
+
+    Splits level by level (every open segment of a level once) until there are at least ``min_parts``
+    segments or none can be split. Returns ``(idx, starts, ends, final)``: the records reordered so that each
+    segment is ``idx[starts[j]:ends[j]]``, and whether the segment is already final (no allowable cut). The
+    splits are exactly the recursion's (see :func:`_split_segment`), so :func:`mondrian_partition` run on
+    each open segment's records, with the final segments kept whole, gives the whole-table partition.
+    """
+    n, d = leaf_nodes.shape
+    idx = np.arange(n)
+    counts = np.zeros(max(n_sens, 1), dtype=np.int64)
+    width = np.empty(d)
+    lca = np.empty(d, dtype=np.int64)
+    buf = np.empty(n)
+    keys = np.empty(n, dtype=np.int64)
+    cuts = np.empty(n + 1, dtype=np.int64)
+    open_s = np.empty(n + 1, dtype=np.int64)
+    open_e = np.empty(n + 1, dtype=np.int64)
+    fin_s = np.empty(n + 1, dtype=np.int64)
+    fin_e = np.empty(n + 1, dtype=np.int64)
+    open_s[0] = 0
+    open_e[0] = n
+    n_open = 1
+    n_fin = 0
+    new_s = np.empty(n + 1, dtype=np.int64)
+    new_e = np.empty(n + 1, dtype=np.int64)
+    while n_open > 0 and n_open + n_fin < min_parts:
+        n_new = 0
+        for j in range(n_open):
+            s = open_s[j]
+            e = open_e[j]
+            p = _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc, node_level,
+                               node_leaves, sens, log_l, min_distinct, k, nearest, counts, width, lca, buf, keys,
+                               cuts)
+            if p == 0:
+                fin_s[n_fin] = s
+                fin_e[n_fin] = e
+                n_fin += 1
+            else:
+                for q in range(p):
+                    new_s[n_new] = cuts[q]
+                    new_e[n_new] = cuts[q + 1]
+                    n_new += 1
+        for j in range(n_new):
+            open_s[j] = new_s[j]
+            open_e[j] = new_e[j]
+        n_open = n_new
+    m = n_open + n_fin
+    starts = np.empty(m, dtype=np.int64)
+    ends = np.empty(m, dtype=np.int64)
+    final = np.zeros(m, dtype=np.bool_)
+    for j in range(n_fin):
+        starts[j] = fin_s[j]
+        ends[j] = fin_e[j]
+        final[j] = True
+    for j in range(n_open):
+        starts[n_fin + j] = open_s[j]
+        ends[n_fin + j] = open_e[j]
+    return idx, starts, ends, final

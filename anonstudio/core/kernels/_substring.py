@@ -13,7 +13,7 @@ look-ups without a dense table for every state.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit(cache=True, nogil=True)
@@ -49,11 +49,21 @@ def build_suffix_automaton(text, sigma, dense_from, max_dense):
     tuple
         ``(length, link, head, e_sym, e_to, e_next, dense_row, dense)``: per-state longest-substring
         length and suffix link, the sparse edge lists and the dense rows (``dense_row[s]`` = -1 when sparse).
+        :func:`build_suffix_automaton_prefixes` also returns, per text position, the state of the text's
+        prefix ending there.
     """
+    return build_suffix_automaton_prefixes(text, sigma, dense_from, max_dense)[:8]
+
+
+@njit(cache=True, nogil=True)
+def build_suffix_automaton_prefixes(text, sigma, dense_from, max_dense):
+    """:func:`build_suffix_automaton`, and ``int32[n]``: the state created for each text position (the state
+    whose end positions include that position and every one of whose suffix-link ancestors does too)."""
     n = text.shape[0]
     max_states = 2 * n + 2
     max_edges = 3 * n + 8
     length = np.zeros(max_states, np.int32)
+    prefix_state = np.empty(n, np.int32)
     link = np.full(max_states, -1, np.int32)
     head = np.full(max_states, -1, np.int32)
     degree = np.zeros(max_states, np.int32)
@@ -156,7 +166,9 @@ def build_suffix_automaton(text, sigma, dense_from, max_dense):
                 link[q] = clone
                 link[cur] = clone
         last = cur
-    return length, link, head, e_sym, e_to, e_next, dense_row, dense[:used_rows]
+        prefix_state[i] = cur
+    return (length[:n_states], link[:n_states], head[:n_states], e_sym[:n_edges], e_to[:n_edges], e_next[:n_edges],
+            dense_row[:n_states], dense[:used_rows], prefix_state)
 
 
 @njit(cache=True, nogil=True)
@@ -246,3 +258,190 @@ def longest_shared(length, link, head, e_sym, e_to, e_next, dense_row, dense, co
     no_counts = np.zeros(1, np.int32)
     return rare_fragments(length, link, head, e_sym, e_to, e_next, dense_row, dense, no_counts, codes, offsets,
                           np.iinfo(np.int64).max, 0)[4]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The compact layout the scans read: one 16-byte row per state and each state's edges side by side, so a
+# transition costs about two cache misses instead of five (the automaton of yeast's 2.9M residues has 5.9M
+# states, far larger than the caches: the scans are bound by memory latency).
+
+
+@njit(cache=True, nogil=True)
+def document_counts_from_prefixes(link, prefix_state, starts, ends):
+    """:func:`document_counts` from the build's prefix states: the states whose end positions include text
+    position ``i`` are the suffix-link ancestors of ``prefix_state[i]``, so no transition is followed. States
+    whose substrings all span a separator get counts too (no query reaches them); every other state gets the
+    count :func:`document_counts` gives it (a state's substrings share their end positions)."""
+    n_states = link.shape[0]
+    count = np.zeros(n_states, np.int32)
+    mark = np.full(n_states, -1, np.int32)
+    for d in range(starts.shape[0]):
+        for i in range(starts[d], ends[d]):
+            p = prefix_state[i]
+            while p > 0 and mark[p] != d:
+                mark[p] = d
+                count[p] += 1
+                p = link[p]
+    return count
+
+
+@njit(cache=True, nogil=True)
+def compact_automaton(length, link, head, e_sym, e_to, e_next, dense_row):
+    """``(node, edges)``: ``node[s] = (length, link, first edge, degree)`` with the first edge ``-(row + 1)``
+    for a state with a dense row, and ``edges`` = ``symbol << 32 | target`` grouped by state."""
+    n_states = length.shape[0]
+    node = np.empty((n_states, 4), np.int32)
+    edges = np.empty(e_sym.shape[0], np.int64)
+    n_edges = 0
+    for s in range(n_states):
+        node[s, 0] = length[s]
+        node[s, 1] = link[s]
+        r = dense_row[s]
+        if r >= 0:
+            node[s, 2] = -(r + 1)
+            node[s, 3] = 0
+            continue
+        node[s, 2] = n_edges
+        e = head[s]
+        while e != -1:
+            edges[n_edges] = (np.int64(e_sym[e]) << 32) | np.int64(e_to[e])
+            n_edges += 1
+            e = e_next[e]
+        node[s, 3] = n_edges - node[s, 2]
+    return node, edges[:n_edges]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _go(node, edges, dense, v, c):
+    r = node[v, 2]
+    if r < 0:
+        return dense[-r - 1, c]
+    key = np.int64(c)
+    for e in range(r, r + node[v, 3]):
+        x = edges[e]
+        if (x >> 32) == key:
+            return np.int32(x & 0xFFFFFFFF)
+    return np.int32(-1)
+
+
+@njit(cache=True, nogil=True)
+def _scan_one(node, edges, dense, doc_count, codes, lo, hi, min_length, k, out, qi):
+    sigma = dense.shape[1]
+    v = 0
+    cur = 0
+    longest = 0
+    for j in range(lo, hi):
+        c = codes[j]
+        if c < 0 or c >= sigma:
+            v = 0
+            cur = 0
+            continue
+        t = _go(node, edges, dense, v, c)
+        while t == -1 and v != 0:
+            v = node[v, 1]
+            cur = node[v, 0]
+            t = _go(node, edges, dense, v, c)
+        if t == -1:
+            v = 0
+            cur = 0
+            continue
+        v = t
+        cur += 1
+        if cur > longest:
+            longest = cur
+        if cur >= min_length:
+            u = v  # the state of the match itself: walk up while the match is too short for u
+            while node[u, 1] > 0 and node[node[u, 1], 0] >= cur:
+                u = node[u, 1]
+            texts = doc_count[u]
+            if texts < k:
+                out[3, qi] += 1
+                if out[2, qi] < 0:
+                    out[2, qi] = j - lo
+                if cur > out[0, qi]:
+                    out[0, qi] = cur
+                    out[1, qi] = texts
+    out[4, qi] = longest
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def rare_fragments_compact(node, edges, dense, doc_count, codes, offsets, min_length, k):
+    """:func:`rare_fragments` on the compact layout, query strings spread over the cores: ``int64[5, n]``
+    rows ``longest_leak, texts_of_longest_leak, first_leak_end, leaking_positions, longest_match``."""
+    nq = offsets.shape[0] - 1
+    out = np.zeros((5, nq), np.int64)
+    out[2, :] = -1
+    for qi in prange(nq):
+        _scan_one(node, edges, dense, doc_count, codes, offsets[qi], offsets[qi + 1], min_length, k, out, qi)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The k-mer side of the index: every text position's next ``w`` symbols packed into one integer and sorted.
+# The longest common prefix of a query window with any text window is its common prefix with one of its two
+# neighbours in that order, so one merge of the sorted query windows with the sorted text windows gives every
+# query position's longest match starting there, capped at ``w`` — exact below the cap.
+
+
+@njit(cache=True, nogil=True)
+def pack_windows(values, starts, ends, bits, w, pad):
+    """``int64[sum(ends - starts)]``: for each position ``i`` of each range ``values[starts[d]:ends[d]]``,
+    ``values[i], values[i+1], …`` (``w`` of them, ``pad`` past the range's end) packed ``bits`` bits each,
+    first symbol highest. ``bits * w`` must be ≤ 63."""
+    total = 0
+    for d in range(starts.shape[0]):
+        total += ends[d] - starts[d]
+    out = np.empty(total, np.int64)
+    mask = (np.int64(1) << (bits * w)) - 1
+    o = 0
+    for d in range(starts.shape[0]):
+        lo, hi = starts[d], ends[d]
+        if hi <= lo:
+            continue
+        p = np.int64(0)
+        for t in range(w):
+            v = values[lo + t] if lo + t < hi else pad
+            p = (p << bits) | v
+        out[o] = p
+        o += 1
+        for i in range(lo + 1, hi):
+            v = values[i + w - 1] if i + w - 1 < hi else pad
+            p = ((p << bits) & mask) | v
+            out[o] = p
+            o += 1
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _common_symbols(a, b, bits, w):
+    x = a ^ b
+    if x == 0:
+        return w
+    sym = (np.int64(1) << bits) - 1
+    for t in range(w):
+        if (x >> (bits * (w - 1 - t))) & sym:
+            return t
+    return w
+
+
+@njit(cache=True, nogil=True)
+def capped_longest_match(sorted_text, query_windows, positions, query_string, n_queries, bits, w):
+    """``int64[n_queries]``: per query string, its longest substring found in the text, capped at ``w``
+    (exact when below ``w``). ``positions[i]`` is where window ``i`` would be inserted in ``sorted_text``
+    (``np.searchsorted``); ``query_string[i]`` is the string of window ``i``."""
+    best = np.zeros(n_queries, np.int64)
+    n = sorted_text.shape[0]
+    for i in range(query_windows.shape[0]):
+        x = query_windows[i]
+        p = positions[i]
+        m = 0
+        if p < n:
+            m = _common_symbols(x, sorted_text[p], bits, w)
+        if p > 0:
+            m2 = _common_symbols(x, sorted_text[p - 1], bits, w)
+            if m2 > m:
+                m = m2
+        s = query_string[i]
+        if m > best[s]:
+            best[s] = m
+    return best

@@ -100,7 +100,7 @@ def combine(parts: list[Verification], title: str) -> Verification:
                         details, [p for part in parts for p in part.problems][:20])
 
 
-def _table(spec, models, original, output, hierarchies):
+def _table(spec, models, original, output, hierarchies, executor=None):
     if not isinstance(original, Table):
         raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
     frame = frame_of(output)
@@ -110,20 +110,20 @@ def _table(spec, models, original, output, hierarchies):
         if isinstance(model, KAnonymity):  # also checks the release is a faithful generalization
             parts.append(verify_k_anonymity(original, output if isinstance(output, Table) else frame, hierarchies,
                                             model.params["k"], quasi_identifiers=qis,
-                                            max_suppression=spec.get("max_suppression")))
+                                            max_suppression=spec.get("max_suppression"), executor=executor))
         else:
             kind = model.name.split()[0]
             # fully suppressed records are one class ('*' everywhere) and are NOT exempt from l-diversity: a
             # large suppressed block whose sensitive values are all alike would disclose them
             ld = verify_l_diversity(frame, list(qis) if qis is not None else original.quasi_identifiers,
                                     spec.get("sensitive") or original.sensitive, model.params["l"], kind=kind,
-                                    suppressed=np.zeros(len(frame), dtype=bool))
+                                    suppressed=np.zeros(len(frame), dtype=bool), executor=executor)
             ld.details.update(l_kind=kind, l_violations=ld.details.get("violations", 0))
             parts.append(ld)
     return combine(parts, " + ".join(m.name for m in models))
 
 
-def _events(spec, models, original, output, hierarchies):
+def _events(spec, models, original, output, hierarchies, executor=None):
     if not isinstance(original, EventLog):
         raise TypeError(f"(k,c)-privacy is verified on event logs, got {type(original).__name__}")
     model = models[0]
@@ -131,17 +131,17 @@ def _events(spec, models, original, output, hierarchies):
                              spec.get("highly_sensitive") or [])
 
 
-def _strings(spec, models, original, output, hierarchies):
+def _strings(spec, models, original, output, hierarchies, executor=None):
     return verify_pseudo_strings(original, output, k=spec.get("k"), max_fragment=spec.get("max_fragment"))
 
 
-def _anatomy(spec, models, original, output, hierarchies):
+def _anatomy(spec, models, original, output, hierarchies, executor=None):
     return verify_anatomy(original, frame_of(output), models[0].params["l"],
                           quasi_identifiers=spec.get("quasi_identifiers"), sensitive=spec.get("sensitive"),
                           group_column=spec.get("group_column", "group"))
 
 
-def _random(spec, models, original, output, hierarchies):
+def _random(spec, models, original, output, hierarchies, executor=None):
     if not isinstance(original, Table):
         raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
     return verify_random_anonymization(
@@ -155,7 +155,8 @@ SPECS = {"k-anonymity": _table, "(k,c)-privacy": _events, "pseudo-strings": _str
          "random-anonymization": _random}
 
 
-def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies: dict | None = None) -> Verification:
+def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies: dict | None = None, *,
+                  executor=None) -> Verification:
     """Verify ``output`` against ``original`` under the privacy ``spec`` a method declared.
 
     ``spec["model"]`` names the spec; :func:`models_of` turns it into the privacy models judged:
@@ -171,9 +172,13 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     - ``"random-anonymization"``: ``max_changed``; optional ``quasi_identifiers``, ``levels``.
 
     ``output`` may be a :class:`Table`, a DataFrame, an :class:`EventLog` or a :class:`SequenceSet`.
+
+    ``executor`` (the Dask engine, an object with ``map`` and ``workers``): k-anonymity's and l-diversity's
+    class counts are computed by its tasks and summed (:mod:`._counts`); the checks and the judgement are the
+    same code either way, so is the verdict. The other specs run here whatever the engine.
     """
     check = SPECS.get(spec.get("model"))
     if check is None:
         raise NotAvailableError(f"no independent verifier for privacy model '{spec.get('model')}' "
                                 f"(known: {', '.join(SPECS)})")
-    return check(spec, models_of(spec), original, output, hierarchies or {})
+    return check(spec, models_of(spec), original, output, hierarchies or {}, executor=executor)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from typing import Any
@@ -49,34 +50,98 @@ _INDEXES: dict[int, tuple[Any, FragmentIndex]] = {}
 
 class FragmentIndex:
     """What the input strings contain, built once per input set and shared by the condensation run (which
-    avoids leaks), the verifier (which checks them) and the fragment metric: a suffix automaton of the
-    inputs with, per state, the number of inputs holding its substrings
-    (:mod:`anonstudio.core.kernels._substring`).
+    avoids leaks), the verifier (which checks them) and the fragment metric. Built from the original strings
+    only, never from a method's output or bookkeeping; every scan is exact.
 
-    Built from the original strings only, never from a method's output or bookkeeping."""
+    Two parts (:mod:`anonstudio.core.kernels._substring`):
+
+    - the *k-mer side*: every input position's next ``w`` symbols packed into one integer, sorted (``w`` =
+      12 for proteins, 21 for DNA). One merge of a query's sorted windows with it gives each query string's
+      longest match capped at ``w``, exact below ``w``: a string whose matches all stay below
+      ``min(w, max_fragment)`` can hold no rare fragment and needs nothing more (nearly every pseudo-string);
+    - a *suffix automaton* of the inputs with, per state, the number of inputs holding its substrings, built
+      on first need (or in the background from :meth:`prefetch`), which scans the remaining strings exactly.
+    """
 
     def __init__(self, original: SequenceSet) -> None:
-        from anonstudio.core.kernels._substring import build_suffix_automaton, document_counts
+        import threading
+
+        from anonstudio.core.kernels._substring import pack_windows
 
         self.original = original
-        self.sigma = len(original.alphabet) + 1
+        n_symbols = len(original.alphabet)
+        self.sigma = n_symbols + 1
         sep = self.sigma - 1
         codes = original.codes.astype(np.int32)
         lengths = np.diff(original.offsets)
         text = np.full(len(codes) + len(lengths), sep, dtype=np.int32)
         shift = np.repeat(np.arange(len(lengths)), lengths)
         text[np.arange(len(codes)) + shift] = codes
-        self.automaton = build_suffix_automaton(text, self.sigma, DENSE_FROM, max(1, DENSE_BUDGET // self.sigma))
-        starts = (original.offsets[:-1] + np.arange(len(lengths))).astype(np.int64)
-        self.doc_count = document_counts(*self.automaton, text, starts, starts + lengths)
+        self._text = text
+        self._starts = (original.offsets[:-1] + np.arange(len(lengths))).astype(np.int64)
+        self._ends = self._starts + lengths
+        # k-mer side: input symbols are 1..n, 0 pads past an input's end, n + 1 ("never") stands for a query
+        # symbol absent from the inputs and pads past a query's end, so neither matches anything
+        self._never = n_symbols + 1
+        self._bits = max(1, int(self._never).bit_length())
+        self._w = max(1, 63 // self._bits)
+        offsets = original.offsets.astype(np.int64)
+        self._windows = np.sort(pack_windows(codes.astype(np.int64) + 1, offsets[:-1], offsets[1:], self._bits,
+                                             self._w, 0))
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._automaton: tuple | None = None
+        self._doc_count: np.ndarray | None = None
+        self._memo: dict[bytes, dict] = {}
+
+    def _build(self) -> None:
+        from anonstudio.core.kernels._substring import (
+            build_suffix_automaton_prefixes,
+            compact_automaton,
+            document_counts_from_prefixes,
+        )
+
+        built = build_suffix_automaton_prefixes(self._text, self.sigma, DENSE_FROM, max(1, DENSE_BUDGET // self.sigma))
+        length, link, head, e_sym, e_to, e_next, dense_row, dense, prefix_state = built
+        doc_count = document_counts_from_prefixes(link, prefix_state, self._starts, self._ends)
+        node, edges = compact_automaton(length, link, head, e_sym, e_to, e_next, dense_row)
+        self._automaton, self._doc_count = (node, edges, dense), doc_count
+
+    def _ensure_automaton(self) -> tuple:
+        with self._lock:  # a prefetch in flight holds the lock: wait for it
+            if self._automaton is None:
+                self._build()
+        return self._automaton
+
+    def prefetch(self) -> FragmentIndex:
+        """Start building the suffix automaton in a background thread (its kernels release the GIL), so that
+        the first exact scan finds it ready; returns ``self``."""
+        import threading
+
+        if self._automaton is None and self._thread is None:
+            self._thread = threading.Thread(target=self._ensure_automaton, name="fragment-index", daemon=True)
+            self._thread.start()
+        return self
+
+    @property
+    def automaton(self) -> tuple:
+        """``(node, edges, dense)``: the inputs' suffix automaton, compact layout (built on first use)."""
+        return self._ensure_automaton()
+
+    @property
+    def doc_count(self) -> np.ndarray:
+        """Per automaton state, the number of inputs holding its substrings."""
+        self._ensure_automaton()
+        return self._doc_count
 
     @classmethod
-    def of(cls, original: SequenceSet) -> FragmentIndex:
-        """The index of ``original`` (cached while that object lives: one build per run)."""
+    def of(cls, original: SequenceSet, prefetch: bool = False) -> FragmentIndex:
+        """The index of ``original`` (cached while that object lives: one build per run); ``prefetch`` starts
+        the automaton's build in the background."""
         key = id(original)
         hit = _INDEXES.get(key)
         if hit is not None and hit[0]() is original:
-            return hit[1]
+            return hit[1].prefetch() if prefetch else hit[1]
         import weakref
 
         index = cls(original)
@@ -86,16 +151,14 @@ class FragmentIndex:
             _INDEXES[key] = (weakref.ref(original), index)
         except TypeError:  # not weak-referenceable: do not cache
             pass
-        return index
+        return index.prefetch() if prefetch else index
 
     def _codes(self, output: SequenceSet) -> np.ndarray:
         return _translate(self.original, output)[1]
 
     def longest_shared(self, output: SequenceSet) -> np.ndarray:
         """Per output string, the longest substring it shares with any input."""
-        from anonstudio.core.kernels._substring import longest_shared
-
-        return longest_shared(*self.automaton, self._codes(output), output.offsets.astype(np.int64))
+        return self.rare_fragments_of(self._codes(output), output.offsets.astype(np.int64), None, 0)["shared"]
 
     def rare_fragments(self, output: SequenceSet, min_length: int, k: int) -> dict[str, np.ndarray]:
         """Per output string: the longest substring of ≥ ``min_length`` symbols held by 1..k-1 inputs
@@ -104,13 +167,71 @@ class FragmentIndex:
         substring of any kind (``shared``)."""
         return self.rare_fragments_of(self._codes(output), output.offsets.astype(np.int64), min_length, k)
 
-    def rare_fragments_of(self, codes: np.ndarray, offsets: np.ndarray, min_length: int, k: int) -> dict[str, np.ndarray]:
-        from anonstudio.core.kernels._substring import rare_fragments
+    def capped_longest(self, codes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Per query string, its longest substring found in an input, capped at the window ``w`` (exact
+        below it): the k-mer side alone."""
+        from anonstudio.core.kernels._substring import capped_longest_match, pack_windows
 
-        longest, inputs, first_end, positions, shared = rare_fragments(
-            *self.automaton, self.doc_count, np.asarray(codes, np.int32), np.asarray(offsets, np.int64),
-            int(min_length), int(k))
-        return {"longest": longest, "inputs": inputs, "first_end": first_end, "positions": positions, "shared": shared}
+        codes = np.asarray(codes, np.int64)
+        offsets = np.asarray(offsets, np.int64)
+        values = np.where((codes >= 0) & (codes < self.sigma - 1), codes + 1, self._never)
+        windows = pack_windows(values, offsets[:-1], offsets[1:], self._bits, self._w, self._never)
+        string = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        if len(windows) * 64 < len(self._windows):  # a few strings: binary searches
+            positions = np.searchsorted(self._windows, windows)
+        else:  # many: sorted needles walk the sorted windows in order (far fewer cache misses)
+            order = np.argsort(windows)
+            positions = np.empty(len(windows), np.int64)
+            positions[order] = np.searchsorted(self._windows, windows[order])
+        return capped_longest_match(self._windows, windows, positions, string, len(offsets) - 1, self._bits, self._w)
+
+    def rare_fragments_of(self, codes: np.ndarray, offsets: np.ndarray, min_length: int | None,
+                          k: int) -> dict[str, np.ndarray]:
+        """:meth:`rare_fragments` of the strings ``codes[offsets[i]:offsets[i + 1]]`` (codes in the inputs'
+        alphabet, -1 for a symbol they lack); ``min_length = None``: only ``shared``."""
+        codes = np.asarray(codes, np.int32)
+        offsets = np.asarray(offsets, np.int64)
+        nq = len(offsets) - 1
+        if k <= 0:  # no input count is below k: no rule to check
+            min_length = None
+        # the same strings scanned again (the verifier's output, then the metric's): the answer is a function
+        # of the inputs and the strings' content alone, so it is kept under a digest of that content
+        digest = hashlib.blake2b(codes.tobytes() + b"|" + offsets.tobytes(), digest_size=20).digest()
+        done = self._memo.get(digest, {})
+        if (min_length, k) in done:
+            return {key: v.copy() for key, v in done[(min_length, k)].items()}
+        if min_length is None and done:
+            return {"shared": next(iter(done.values()))["shared"].copy()}
+        result = self._scan(codes, offsets, min_length, k)
+        if len(self._memo) >= 4 and digest not in self._memo:
+            self._memo.pop(next(iter(self._memo)))
+        self._memo.setdefault(digest, {})[(min_length, k)] = result
+        return {key: v.copy() for key, v in result.items()}
+
+    def _scan(self, codes: np.ndarray, offsets: np.ndarray, min_length: int | None, k: int) -> dict[str, np.ndarray]:
+        from anonstudio.core.kernels._substring import rare_fragments_compact
+
+        nq = len(offsets) - 1
+        capped = self.capped_longest(codes, offsets)
+        # exact already: strings whose every match is shorter than w, and (for the rule) than min_length
+        limit = self._w if min_length is None else min(self._w, int(min_length))
+        todo = np.flatnonzero(capped >= limit)
+        out = np.zeros((5, nq), np.int64)
+        out[2] = -1
+        out[4] = capped
+        if len(todo):
+            node, edges, dense = self.automaton
+            sub_offsets = np.zeros(len(todo) + 1, np.int64)
+            np.cumsum(offsets[todo + 1] - offsets[todo], out=sub_offsets[1:])
+            chosen = np.zeros(nq, bool)
+            chosen[todo] = True
+            sub_codes = codes[offsets[0]:offsets[-1]][np.repeat(chosen, np.diff(offsets))]
+            no_rule = min_length is None
+            scan = rare_fragments_compact(node, edges, dense, self.doc_count, sub_codes, sub_offsets,
+                                          np.iinfo(np.int64).max if no_rule else int(min_length),
+                                          0 if no_rule else int(k))
+            out[:, todo] = scan
+        return {"longest": out[0], "inputs": out[1], "first_end": out[2], "positions": out[3], "shared": out[4]}
 
 
 def longest_shared_substrings(original: SequenceSet, output: SequenceSet) -> np.ndarray:

@@ -17,6 +17,7 @@ import pandas as pd
 from anonstudio.core.data import Role, Table
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.privacy._counts import class_sizes, pair_counts
 from anonstudio.core.progress import checkpoint
 from anonstudio.core.privacy._models import MODELS, ClassStats, FrequencyLDiversity, KAnonymity
 from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
@@ -111,11 +112,14 @@ def verify_k_anonymity(
     *,
     quasi_identifiers: Sequence[str] | None = None,
     max_suppression: float | None = None,
+    executor=None,
 ) -> Verification:
     """Check from scratch that a published table is a k-anonymous generalization of ``original``.
 
     ``max_suppression`` (a share of the records, ARX's suppression limit): more fully suppressed records
     than that fail the check — they are exempt from the class-size test, so the exemption has a bound.
+    ``executor`` (the Dask engine): the class sizes are counted by its tasks (:mod:`._counts`); every check
+    and the judgement stay here, so the verdict and details are the ones computed without it.
 
     k-anonymity (Samarati & Sweeney; 002 Definitions 2–3): every equivalence class — the records with
     identical quasi-identifier tuples — holds at least ``k`` records. Checked, in order:
@@ -169,11 +173,16 @@ def verify_k_anonymity(
                        lambda i: f": {show(p[i])} is neither the original value {show(o[i])} nor {what}")
 
     kept = np.flatnonzero(~suppressed_all)
-    classes = _class_ids_of([pub_text[q][kept] for q in qi_present], len(kept))
-    sizes = np.bincount(classes) if len(kept) else np.zeros(0, dtype=np.int64)
+    if executor is None or not len(kept):
+        classes = _class_ids_of([pub_text[q][kept] for q in qi_present], len(kept))
+        sizes = np.bincount(classes) if len(kept) else np.zeros(0, dtype=np.int64)
+    else:  # the same sizes in the same order, counted by the executor's tasks (``_counts``)
+        sizes, _ = class_sizes(executor, [pub_text[q][kept] for q in qi_present])
     small = KAnonymity(k=k).failing(ClassStats(sizes))
     small_records = int(sizes[small].sum()) if len(small) else 0
     if len(small):
+        if executor is not None:  # the rows of the small classes, to name them
+            classes = _class_ids_of([pub_text[q][kept] for q in qi_present], len(kept))
         order = np.argsort(classes, kind="stable")
         starts = np.concatenate(([0], np.cumsum(sizes)))
         for cls in small[:10]:
@@ -234,8 +243,12 @@ def verify_l_diversity(
     kind: str = "distinct",
     *,
     suppressed: np.ndarray | None = None,
+    executor=None,
 ) -> Verification:
     """Check l-diversity of every equivalence class of a published table (Machanavajjhala et al. 2007).
+
+    ``executor`` (the Dask engine): the class sizes and (class, value) counts are counted by its tasks
+    (:mod:`._counts`), in the order computed here without it; the model judges them here.
 
     ``kind="distinct"``: each class holds at least ``l`` distinct sensitive values. ``kind="entropy"``: the
     entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Records with every
@@ -271,21 +284,34 @@ def verify_l_diversity(
         for q in qis:
             suppressed &= as_text(pub[q]) == SUPPRESSED
     kept = np.flatnonzero(~np.asarray(suppressed, dtype=bool))
-    classes = _class_ids(pub.iloc[kept], qis)
-    n_classes = int(classes.max()) + 1 if len(classes) else 0
+    if executor is None or not len(kept):
+        classes = _class_ids(pub.iloc[kept], qis)
+        n_classes = int(classes.max()) + 1 if len(classes) else 0
+    else:  # the same statistics in the same order, counted by the executor's tasks (``_counts``)
+        qi_text = [as_text(pub[q].iloc[kept]) for q in qis]
+        class_counts, class_tuples = class_sizes(executor, qi_text)
+        n_classes = len(class_counts)
+        classes = None
     worst = np.inf
     for s in sens:
         vals = as_text(pub[s].iloc[kept])
         present = vals != NA_TOKEN
-        codes = pd.factorize(vals)[0]
-        pairs = pd.DataFrame({"c": classes[present], "v": codes[present]})
-        counts = pairs.groupby(["c", "v"], sort=False).size()
-        sizes = np.bincount(classes, minlength=n_classes)
-        stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
+        if classes is None:
+            value_class, value_count = pair_counts(executor, class_tuples, qi_text, vals, present)
+            stats = ClassStats(class_counts, value_class, value_count.astype(float))
+        else:
+            codes = pd.factorize(vals)[0]
+            pairs = pd.DataFrame({"c": classes[present], "v": codes[present]})
+            counts = pairs.groupby(["c", "v"], sort=False).size()
+            sizes = np.bincount(classes, minlength=n_classes)
+            stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
+        sizes = stats.sizes
         score, failing = model.score(stats), model.failing(stats)
         if len(score):
             worst = min(worst, float(score.min()))
-        order = np.argsort(classes, kind="stable")
+        if len(failing) and classes is None:  # the rows of the failing classes, to name them
+            classes = _class_ids(pub.iloc[kept], qis)
+        order = np.argsort(classes, kind="stable") if len(failing) else None
         starts = np.concatenate(([0], np.cumsum(sizes)))
         for c_id in failing[:10]:
             first = int(kept[order[starts[c_id]]])

@@ -1,0 +1,139 @@
+"""Issue 17 item 5: the inputs' fragment index is built once a run and shared by the condensation run, the
+verifier and the fragment metric. Sharing it (and the scans it keeps per query content) must not change a
+verdict: the shared index answers exactly as one built afresh, and a pseudo-string that copies a rare fragment
+is refused either way."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from anonstudio.core.algorithms import get
+from anonstudio.core.data import SequenceSet
+from anonstudio.core.metrics import fragment_leak
+from anonstudio.core.privacy import FragmentIndex, verify_pseudo_strings
+
+AA = "ACDEFGHIKLMNPQRSTVWY"
+
+
+def _random_strings(rng, n, lo, hi, letters=AA):
+    return ["".join(rng.choice(list(letters), int(m))) for m in rng.integers(lo, hi, n)]
+
+
+def _tagged(strings, groups):
+    out = SequenceSet.from_strings(strings, ids=[f"pseudo_{i + 1}" for i in range(len(strings))], alphabet="protein-20")
+    out.headers = [f"pseudo_{i + 1} segment=0 group={g}" for i, g in enumerate(groups)]
+    return out
+
+
+def _fresh(original: SequenceSet) -> SequenceSet:
+    """The same strings in a new object: :meth:`FragmentIndex.of` builds a new index for it."""
+    return copy.deepcopy(original)
+
+
+def _same_scan(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+
+
+@pytest.fixture(scope="module")
+def inputs():
+    rng = np.random.default_rng(7)
+    strings = _random_strings(rng, 60, 40, 200)
+    common = "WWHHCCMMWWHHCCMMWWHHCCMMWW"  # 26 residues held by 6 inputs
+    strings = [s + common if i % 10 == 0 else s for i, s in enumerate(strings)]
+    return SequenceSet.from_strings(strings, alphabet="protein-20")
+
+
+def test_shared_index_gives_the_fresh_verdict_and_refuses_a_copied_rare_fragment(inputs):
+    rng = np.random.default_rng(3)
+    clean = _random_strings(rng, 12, 40, 200)
+    rare = inputs.sequence(5)[10:40]  # 30 residues of one input: a rare fragment for k = 4, L = 20
+    leaking = list(clean)
+    leaking[7] = leaking[7][:15] + rare + leaking[7][15:]
+    groups = [i // 4 for i in range(12)]
+    shared = FragmentIndex.of(inputs)
+    # the run scans first (as condensation does), then the verifier and the metric use the same index
+    shared.rare_fragments(_tagged(clean, groups), 20, 4)
+    for strings, passes in ((clean, True), (leaking, False)):
+        out = _tagged(strings, groups)
+        v_shared = verify_pseudo_strings(inputs, out, k=4, max_fragment=20)
+        v_fresh = verify_pseudo_strings(_fresh(inputs), _tagged(strings, groups), k=4, max_fragment=20)
+        assert v_shared.passed is v_fresh.passed is passes
+        assert v_shared.problems == v_fresh.problems
+        assert v_shared.details == v_fresh.details
+        _same_scan(shared.rare_fragments(out, 20, 4), FragmentIndex(inputs).rare_fragments(out, 20, 4))
+    v = verify_pseudo_strings(inputs, _tagged(leaking, groups), k=4, max_fragment=20)
+    assert v.details["rare_fragment_strings"] == 1
+    assert v.details["longest_shared_max"] >= 30
+    assert any("pseudo_8" in p and "fewer than k = 4" in p for p in v.problems)
+    # a fragment held by 6 inputs is allowed at k = 4, refused at k = 7, shared index or not
+    common = _tagged(["WWHHCCMMWWHHCCMMWWHHCCMMWW" + clean[0][:10]] + clean[1:], groups)  # inputs end with it
+    assert verify_pseudo_strings(inputs, common, k=4, max_fragment=20).passed
+    assert not verify_pseudo_strings(inputs, common, k=7, max_fragment=20).passed
+    assert not verify_pseudo_strings(_fresh(inputs), common, k=7, max_fragment=20).passed
+
+
+def test_kept_scans_follow_the_content_not_the_object(inputs):
+    """The index keeps scans under a digest of the query's content: changing one residue in place of an
+    already scanned output must be seen."""
+    rng = np.random.default_rng(11)
+    strings = _random_strings(rng, 8, 50, 120)
+    out = _tagged(strings, [0] * 4 + [1] * 4)
+    assert verify_pseudo_strings(inputs, out, k=4, max_fragment=20).passed
+    rare = SequenceSet.from_strings([inputs.sequence(9)[:25]], alphabet="protein-20").codes
+    out.codes[out.offsets[2]:out.offsets[2] + 25] = rare  # same object, same lengths, new content
+    v = verify_pseudo_strings(inputs, out, k=4, max_fragment=20)
+    assert not v.passed and v.details["rare_fragment_strings"] == 1
+    assert v.details == verify_pseudo_strings(_fresh(inputs), out, k=4, max_fragment=20).details
+
+
+@pytest.mark.parametrize("n_letters", [4, 20, 300])
+def test_every_path_of_the_index_matches_a_fresh_automaton_scan(n_letters):
+    """Small alphabets (long k-mer windows), proteins and item alphabets (windows of a few symbols, so most
+    strings go to the automaton): the k-mer side plus the automaton give what the automaton alone gives."""
+    from anonstudio.core.kernels import _substring as S
+
+    rng = np.random.default_rng(n_letters)
+    letters = [f"i{j}" for j in range(n_letters)] if n_letters > 26 else list(AA[:n_letters])
+    inputs = [list(rng.choice(letters, int(m))) for m in rng.integers(5, 80, 40)]
+    queries = [list(rng.choice(letters, int(m))) for m in rng.integers(1, 60, 30)]
+    queries += [inputs[3][2:30], inputs[5] + inputs[6][:4], inputs[7][::-1]]
+    original = SequenceSet.from_strings(inputs)
+    query = SequenceSet.from_strings(queries)  # its own alphabet, mapped into the inputs' one
+    index = FragmentIndex(original)
+    text = index._text
+    auto = S.build_suffix_automaton(text, index.sigma, 3, 1000)
+    counts = S.document_counts(*auto, text, index._starts, index._ends)
+    codes = index._codes(query)
+    for L, k in ((1, 2), (3, 2), (5, 3), (20, 2)):
+        want = S.rare_fragments(*auto, counts, codes, query.offsets.astype(np.int64), L, k)
+        got = index.rare_fragments(query, L, k)
+        for key, w in zip(("longest", "inputs", "first_end", "positions", "shared"), want):
+            assert np.array_equal(got[key], w), (L, k, key)
+    assert np.array_equal(index.longest_shared(query), want[4])
+
+
+def test_condensation_run_verifier_and_metric_share_one_index(monkeypatch):
+    import sys
+
+    P = sys.modules["anonstudio.core.privacy._strings"]  # the package exports a function of that name
+
+    rng = np.random.default_rng(5)
+    data = SequenceSet.from_strings(_random_strings(rng, 80, 30, 60), alphabet="protein-20")
+    builds = []
+    real = P.FragmentIndex.__init__
+
+    def counting(self, original):
+        builds.append(id(original))
+        real(self, original)
+
+    monkeypatch.setattr(P.FragmentIndex, "__init__", counting)
+    alg = get("condensation")(k=5, seed=1)
+    res = alg.run(data, {})
+    assert verify_pseudo_strings(data, res.output, k=5, max_fragment=20).passed
+    fragment_leak(data, res.output)
+    assert builds == [id(data)]

@@ -515,8 +515,8 @@ def run(
     if not verification.passed:
         raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
     metrics = dict(result.metrics)
-    with phase(progress, 0.85, "evaluating"):
-        metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(progress, 0.85, 1.0)))
+    with phase(progress, 0.85, "evaluating") as evaluating:
+        metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(evaluating, 0.85, 1.0)))
     groups = result.groups[result.groups >= 0]
     sizes = np.bincount(np.unique(groups, return_inverse=True)[1]) if len(groups) else np.zeros(0, dtype=int)
     rep = {

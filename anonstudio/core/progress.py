@@ -40,15 +40,23 @@ _LOCAL = threading.local()
 
 
 @contextmanager
-def phase(progress: ProgressCallback | None, fraction: float, message: str) -> Iterator[None]:
+def phase(progress: ProgressCallback | None, fraction: float, message: str) -> Iterator[ProgressCallback | None]:
     """Report ``fraction``/``message`` and, for the block, let :func:`checkpoint` calls on this thread repeat
-    that report — so a step that reports nothing itself (verification, preparing views: code shared by every
-    method, with no progress argument) can still be cancelled between its chunks."""
+    the latest report — so a step that reports nothing itself (verification, preparing views: code shared by
+    every method, with no progress argument) can still be cancelled between its chunks. Yields a callback to
+    hand to the step's own reporting (a sub-step's later fractions are then what a checkpoint repeats, so the
+    bar never moves back)."""
     report(progress, fraction, message)
+    latest = [float(fraction), message]
+
+    def tracked(f: float, m: str = "") -> None:
+        latest[0], latest[1] = max(latest[0], float(f)), m or latest[1]
+        report(progress, latest[0], latest[1])
+
     previous = getattr(_LOCAL, "hook", None)
-    _LOCAL.hook = None if progress is None else (lambda: report(progress, fraction, message))
+    _LOCAL.hook = None if progress is None else (lambda: report(progress, latest[0], latest[1]))
     try:
-        yield
+        yield None if progress is None else tracked
     finally:
         _LOCAL.hook = previous
 

@@ -55,3 +55,13 @@ def test_progress_never_reaches_100_percent_before_the_window_has_drawn_the_resu
     fractions: list[float] = []
     run_method(_table(), adult_hierarchies(QIS), "mondrian", {"k": 5}, lambda f, m: fractions.append(f))
     assert fractions == sorted(fractions) and max(fractions) == 0.95  # the Run pane sets 100 % after drawing
+
+
+def test_a_checkpoint_repeats_the_latest_report_so_the_bar_never_moves_back():
+    seen = []
+    with phase(lambda f, m: seen.append((f, m)), 0.85, "evaluating") as evaluating:
+        evaluating(0.9, "k-NN accuracy")
+        checkpoint()
+        evaluating(0.88, "")  # a sub-step's lower figure does not move the bar back either
+        checkpoint()
+    assert [f for f, _ in seen] == [0.85, 0.9, 0.9, 0.9, 0.9] and seen[2] == (0.9, "k-NN accuracy")

@@ -146,7 +146,7 @@ def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame |
         chunksize=_ROWS_PER_PARSE,
     )
     parts = list(chunks)
-    df = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True, copy=False)
+    df = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
     if df.shape != (count - 1, n):
         return None  # pandas disagrees with the line count: let the precise pass decide
     return df

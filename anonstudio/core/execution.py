@@ -97,7 +97,8 @@ class Execution:
         # bookkeeping do not. One thread each, so a worker's numba kernels do not fight over the cores.
         with (
             distributed.LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                     dashboard_address=None, silence_logs=logging.CRITICAL) as cluster,
+                                     dashboard_address=":0",  # any free port: None still tried 8787
+                                     silence_logs=logging.CRITICAL) as cluster,
             distributed.Client(cluster) as client,
         ):
             yield DaskExecutor(client)

@@ -146,7 +146,7 @@ def main() -> None:
     args = ap.parse_args()
     import distributed
 
-    with (distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with (distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                    silence_logs=logging.CRITICAL) as cluster,
           distributed.Client(cluster) as client):
         print(f"LocalCluster: 2 worker processes x 1 thread at {cluster.scheduler_address}; numpy {np.__version__}")

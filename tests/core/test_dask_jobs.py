@@ -22,7 +22,7 @@ ROWS = 12_000
 def cluster():
     import logging
 
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0",
                                   silence_logs=logging.CRITICAL) as c:
         yield c.scheduler_address
 

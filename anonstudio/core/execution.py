@@ -111,13 +111,16 @@ class Executor(ABC):
 
     @abstractmethod
     def map(self, func: Callable[..., Any], items: Sequence[Any], *, shared: Any = None,
-            progress: ProgressCallback | None = None, label: str = "task", scatter: bool = False) -> list[Any]:
+            progress: ProgressCallback | None = None, label: str = "task", scatter: bool = False,
+            cost: Callable[[Any], float] | None = None) -> list[Any]:
         """``[func(item, shared, task_progress) for item in items]``. ``func`` must be a module-level
         function (Dask sends it to other processes by reference). Progress is reported as tasks finish;
         ``task_progress`` is the task's own slice of it in this process (so a long task can be cancelled
         midway) and ``None`` on a cluster, where tasks are cancelled between tasks. ``scatter``: the items are
         data (row blocks, parts of a table): on a cluster each is sent to one worker ahead of its task rather
-        than inside the task graph."""
+        than inside the task graph. ``cost``: an item's expected work (any scale); on a cluster the costliest
+        tasks start first, so no long task is left for the end while the other workers idle (longest
+        processing time first). Results are in the order of ``items`` either way."""
 
     def workers(self) -> int:
         """How many workers run the tasks at once."""
@@ -132,7 +135,7 @@ class LocalExecutor(Executor):
 
     name = "local"
 
-    def map(self, func, items, *, shared=None, progress=None, label="task", scatter=False):
+    def map(self, func, items, *, shared=None, progress=None, label="task", scatter=False, cost=None):
         results = []
         n = len(items)
         for i, item in enumerate(items):
@@ -157,7 +160,7 @@ class DaskExecutor(Executor):
     def workers(self) -> int:
         return len(self.client.scheduler_info().get("workers", {}))
 
-    def map(self, func, items, *, shared=None, progress=None, label="task", scatter=False):
+    def map(self, func, items, *, shared=None, progress=None, label="task", scatter=False, cost=None):
         distributed = _import_distributed()
         n = len(items)
         if n == 0:
@@ -166,7 +169,10 @@ class DaskExecutor(Executor):
         shared_ref = self.client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
         # data items go to the workers round robin, and each task runs where its item is
         refs = self.client.scatter(list(items), hash=False) if scatter else items
-        futures = [self.client.submit(func, item, shared_ref, None, pure=False) for item in refs]
+        # Dask runs ready tasks of higher priority first: the expected cost, as a rank
+        rank = {i: r for r, i in enumerate(sorted(range(n), key=lambda i: cost(items[i])))} if cost else {}
+        futures = [self.client.submit(func, item, shared_ref, None, pure=False, priority=rank.get(i, 0))
+                   for i, item in enumerate(refs)]
         report(progress, 0.0, f"0/{n} {label}s done on {self.workers()} Dask workers")
         done = 0
         try:

@@ -128,3 +128,25 @@ def test_without_a_scheduler_a_local_cluster_is_started_for_the_run(table, tmp_p
     outcome = run_job(load_job(job))
     assert outcome.report["execution"].startswith("dask (1 workers at tcp://127.0.0.1:")
     assert outcome.report["verification"]["passed"] and (tmp_path / "out.csv").is_file()
+
+
+def _slow_square(item, shared, progress=None):
+    import time
+
+    time.sleep(0.01 * item)  # the costliest item takes longest
+    return item * item
+
+
+def test_costliest_tasks_start_first_and_results_keep_the_items_order(cluster):
+    import distributed
+
+    from anonstudio.core.execution import DaskExecutor
+    from anonstudio.core.experiments._mst_adult import point_cost
+
+    items = [1, 5, 2, 8, 3]
+    with distributed.Client(cluster) as client:
+        assert DaskExecutor(client).map(_slow_square, items, cost=float) == [i * i for i in items]
+    # k-member at 5 quasi-identifiers first, Mondrian at 3 last (what the sweep's order follows)
+    points = [(3, 5, "mondrian"), (5, 5, "kmember"), (3, 5, "mst"), (5, 5, "mst")]
+    assert sorted(points, key=point_cost, reverse=True)[0] == (5, 5, "kmember")
+    assert sorted(points, key=point_cost)[0] == (3, 5, "mondrian")

@@ -49,8 +49,9 @@ class AnonStudioError(Exception):
         self.column = column
         self.key = key
 
-    def location(self) -> str:
-        """``file:line`` / ``file, record R`` / ``column 'c'`` — whatever is known, joined."""
+    def location(self, *, column: bool = True, key: bool = True) -> str:
+        """``file:line`` / ``file, record R`` / ``column 'c'`` — whatever is known, joined (``column`` and
+        ``key`` False: without those parts, for callers that word them themselves)."""
         parts: list[str] = []
         if self.file is not None:
             parts.append(self.file + (f":{self.line}" if self.line is not None else ""))
@@ -58,9 +59,9 @@ class AnonStudioError(Exception):
             parts.append(f"line {self.line}")
         if self.record is not None:
             parts.append(f"record {self.record}")
-        if self.column is not None:
+        if column and self.column is not None:
             parts.append(f"column '{self.column}'")
-        if self.key is not None:
+        if key and self.key is not None:
             parts.append(f"key '{self.key}'")
         return ", ".join(parts)
 

@@ -54,22 +54,15 @@ def error_text(exc: BaseException) -> str:
     """The dialog text of an error: which file, line or record, and what is wrong, in the words on screen (a
     parameter by its label, never a job-file key)."""
     if isinstance(exc, AnonStudioError):
-        parts = []
-        if exc.file is not None:
-            parts.append(exc.file + (f":{exc.line}" if exc.line is not None else ""))
-        elif exc.line is not None:
-            parts.append(f"line {exc.line}")
-        if exc.record is not None:
-            parts.append(f"record {exc.record}")
         key = (exc.key or "").removeprefix("algorithm.")
         param = key if key in TITLES else (exc.column if isinstance(exc, ParameterError) and exc.column in TITLES
                                            else None)
-        if exc.column is not None and exc.column != param:
-            parts.append(f"column '{exc.column}'")
+        # where, without the job-file key; a parameter's column is named by its label instead
+        where = exc.location(column=exc.column != param, key=False)
         message = in_screen_words(exc.message)
         if param is not None and not message.startswith(label_of(param)):
             message = f"{label_of(param)}: {message}"
-        return f"{', '.join(parts)}: {message}" if parts else message
+        return f"{where}: {message}" if where else message
     if isinstance(exc, OSError) and exc.filename:
         return f"{exc.filename}: {exc.strerror or exc}"
     return f"{type(exc).__name__}: {exc}"

@@ -34,16 +34,17 @@ class AttrType(str, Enum):
 _TEXT_CHUNK = 131_072
 
 
-def text_cells(series: pd.Series) -> np.ndarray:
-    """A column's cells as text in an object array, missing cells ``""``: cells already strings (what the
-    readers produce) are taken as they are — half the time of pandas' string dtype, which re-checks every
-    cell — and anything else goes through ``astype("string")``, whose spelling (``39``, ``39.5``) it keeps."""
+def text_cells(series: pd.Series, missing: str = "") -> np.ndarray:
+    """A column's cells as text in an object array, missing cells ``missing``: cells already strings (what
+    the readers produce) are taken as they are — half the time of pandas' string dtype, which re-checks every
+    cell — and anything else goes through ``astype("string")``, whose spelling (``39``, ``39.5``) it keeps.
+    Never the caller's array: the result may be changed."""
     values = series.to_numpy(dtype=object)
     if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
         out = values.copy()
-        out[pd.isna(values)] = ""
+        out[pd.isna(values)] = missing
         return out
-    return series.astype("string").fillna("").to_numpy(dtype=object)
+    return series.astype("string").fillna(missing).to_numpy(dtype=object)
 
 
 @dataclass

@@ -171,6 +171,16 @@ def build_suffix_automaton_prefixes(text, sigma, dense_from, max_dense):
             dense_row[:n_states], dense[:used_rows], prefix_state)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _count_ancestors(p, d, link, mark, count):
+    """Count text ``d`` once for state ``p`` and its suffix-link ancestors, stopping at the first one already
+    marked by ``d`` (its ancestors are marked too)."""
+    while p > 0 and mark[p] != d:
+        mark[p] = d
+        count[p] += 1
+        p = link[p]
+
+
 @njit(cache=True, nogil=True)
 def document_counts(length, link, head, e_sym, e_to, e_next, dense_row, dense, text, starts, ends):
     """``int32[n_states]``: in how many of the texts ``text[starts[d]:ends[d]]`` each state's substrings
@@ -186,11 +196,7 @@ def document_counts(length, link, head, e_sym, e_to, e_next, dense_row, dense, t
         v = 0
         for i in range(starts[d], ends[d]):
             v = _step(v, text[i], head, e_sym, e_to, e_next, dense_row, dense)
-            p = v
-            while p > 0 and mark[p] != d:
-                mark[p] = d
-                count[p] += 1
-                p = link[p]
+            _count_ancestors(v, d, link, mark, count)
     return count
 
 
@@ -277,11 +283,7 @@ def document_counts_from_prefixes(link, prefix_state, starts, ends):
     mark = np.full(n_states, -1, np.int32)
     for d in range(starts.shape[0]):
         for i in range(starts[d], ends[d]):
-            p = prefix_state[i]
-            while p > 0 and mark[p] != d:
-                mark[p] = d
-                count[p] += 1
-                p = link[p]
+            _count_ancestors(prefix_state[i], d, link, mark, count)
     return count
 
 

@@ -19,6 +19,7 @@ Defs. 3.3 and 4.1); (k,c)-privacy (Sehatkar & Matwin, paper 004, Def. 3).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -62,7 +63,7 @@ class ClassStats:
         return top
 
 
-class PrivacyModel:
+class PrivacyModel(ABC):
     """Base: ``name``, declared ``parameters``; subclasses implement :meth:`score`, :meth:`failing`,
     :meth:`measure` and :meth:`partition_limits`."""
 
@@ -72,17 +73,17 @@ class PrivacyModel:
     def __init__(self, **params: Any) -> None:
         self.params = self.parameters.validate(params)
 
+    @abstractmethod
     def score(self, stats: ClassStats) -> np.ndarray:
         """The model's measure of every class (size, distinct values, entropy …)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def failing(self, stats: ClassStats) -> np.ndarray:
         """Indices of the classes that break the model."""
-        raise NotImplementedError
 
+    @abstractmethod
     def measure(self, stats: ClassStats, i: int, of: str = "") -> str:
         """Why class ``i`` fails, in words (``of``: the sensitive column measured, e.g. ``"'disease'"``)."""
-        raise NotImplementedError
 
     def partition_limits(self) -> dict[str, float]:
         """What every part of a partitioning method must keep."""

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonstudio.core.data import text_cells
 from anonstudio.core.io import to_jsonable
 
 #: How many problem sentences and violation records a verdict keeps in all, and per kind of violation
@@ -111,14 +112,7 @@ def frame_of(output: Any, what: str = "a table or event log") -> pd.DataFrame:
 
 def as_text(series: pd.Series) -> np.ndarray:
     """A column as an object array of strings, missing cells as :data:`NA_TOKEN`."""
-    values = series.to_numpy(dtype=object)
-    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):  # cells read as text: no conversion
-        missing = pd.isna(values)
-        if missing.any():
-            values = values.copy()
-            values[missing] = NA_TOKEN
-        return values
-    return series.astype("string").fillna(NA_TOKEN).to_numpy(dtype=object)
+    return text_cells(series, NA_TOKEN)
 
 
 def show(value: Any) -> str:

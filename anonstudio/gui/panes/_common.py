@@ -295,14 +295,23 @@ class ViewPane(OutcomePane):
         self.empty = placeholder(empty_text)
         self.stack = self._stack(self.empty, column(self.info, (content, 1)))
 
-    def make_view(self, outcome: Any) -> Any:  # pragma: no cover - every subclass overrides it
-        raise NotImplementedError
+    #: what every subclass implements (Qt's metaclass rules out ``abc``: checked when a subclass is defined)
+    _HOOKS = ("make_view", "_present", "_reset")
 
-    def _present(self, view: Any, outcome: Any) -> None:  # pragma: no cover - every subclass overrides it
-        raise NotImplementedError
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        missing = [name for name in ViewPane._HOOKS if getattr(cls, name) is getattr(ViewPane, name)]
+        if missing:
+            raise TypeError(f"{cls.__name__} must implement {', '.join(missing)}")
 
-    def _reset(self) -> None:  # pragma: no cover - every subclass overrides it
-        raise NotImplementedError
+    def make_view(self, outcome: Any) -> Any:
+        """The Qt-free view of ``outcome``, or ``None`` for an outcome of another kind."""
+
+    def _present(self, view: Any, outcome: Any) -> None:
+        """Show ``view`` in the subclass's widgets."""
+
+    def _reset(self) -> None:
+        """Empty the subclass's widgets."""
 
     def clear(self) -> None:
         self.view = None

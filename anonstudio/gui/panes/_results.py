@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonstudio.core.data import EventLog, SequenceSet, Table
-from anonstudio.core.data._table import text_cells
+from anonstudio.core.data import EventLog, SequenceSet, Table, text_cells
 from anonstudio.core.progress import checkpoint
 
 #: most nodes the MST pane lays out; above it whole classes are sampled

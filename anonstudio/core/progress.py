@@ -2,7 +2,8 @@
 
 A long engine function takes ``progress=None``: a callable ``(fraction, message) -> None`` with
 ``fraction`` in [0, 1]. Cancelling is the callback raising :class:`Cancelled`; nothing else is threaded
-through. Sub-steps get a slice of the range with :func:`subrange`.
+through. Sub-steps get a slice of the range with :func:`subrange`; a long ``nogil`` kernel polls the flag
+of :func:`cancel_flag`, which a watcher thread sets when the callback raises.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -68,3 +70,49 @@ def checkpoint() -> None:
     hook = getattr(_LOCAL, "hook", None)
     if hook is not None:
         hook()
+
+
+@contextmanager
+def cancel_flag(progress: ProgressCallback | None, fraction: float, message: str, *, total: int = 0,
+                end: float | None = None, interval: float = 0.02) -> Iterator[Any]:
+    """A cancel flag (and progress counter) for a ``nogil`` kernel that runs longer than a user should wait
+    for Cancel.
+
+    Yields ``flag``, an ``int64[2]`` array: the kernel polls ``flag[0]`` in its main loop and stops early
+    when it is not 0; it may count the units of work it has done (records, …) in ``flag[1]``. While the
+    block runs, a watcher thread reports ``(fraction, message)`` every ``interval`` seconds — the kernel
+    holds no interpreter lock, so it can — moved towards ``end`` as ``flag[1]`` approaches ``total`` (when
+    both are given), and sets ``flag[0] = 1`` when that report raises (:class:`Cancelled`, or a stop signal
+    the callback raises). After the block the same exception is raised on the caller's thread, so a
+    stopped kernel's partial output is never used. Without a ``progress`` callback the flag stays 0 and no
+    thread is started.
+    """
+    import numpy as np
+
+    flag = np.zeros(2, dtype=np.int64)
+    report(progress, fraction, message)
+    if progress is None:
+        yield flag
+        return
+    stop = threading.Event()
+    raised: list[BaseException] = []
+    share = (end - fraction) / total if end is not None and total > 0 else 0.0
+
+    def watch() -> None:
+        while not stop.wait(interval):
+            try:
+                report(progress, fraction + share * min(int(flag[1]), total), message)
+            except BaseException as exc:  # noqa: BLE001 — handed to the caller's thread below
+                raised.append(exc)
+                flag[0] = 1
+                return
+
+    watcher = threading.Thread(target=watch, name="anonstudio-cancel-watch", daemon=True)
+    watcher.start()
+    try:
+        yield flag
+    finally:
+        stop.set()
+        watcher.join()
+    if raised:
+        raise raised[0]

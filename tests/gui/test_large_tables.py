@@ -87,3 +87,59 @@ def test_reading_in_slices_reads_what_one_piece_reads(tmp_path, monkeypatch):
     with pytest.raises(InputError) as err:
         read_table(ragged)
     assert err.value.line == 301 and "2 fields" in err.value.message
+
+
+def test_cancel_inside_the_mondrian_kernel_returns_at_once_and_keeps_the_previous_result(window, tmp_path, qtbot,
+                                                                                         monkeypatch):
+    """Cancel pressed while the nogil Mondrian kernel partitions a large table: the kernel sees its flag and
+    stops (it leaves most records unlabelled), the window says "Cancelled" well before the kernel would have
+    finished, and the previous run's result, history and export stay as they were."""
+    import time
+
+    from anonstudio.core.kernels import _mondrian
+
+    qis = ["age", "workclass", "education", "sex", "native-country"]
+    path = tmp_path / "adult.csv"
+    adult_like_table(200_000, 5).to_csv(path, sep=";", index=False)
+    assert window.open_data(path, "table")
+    for q in qis:
+        window.state.set_role(q, "quasi-identifying")
+    from anonstudio.core.generate import adult_hierarchies
+
+    for attr, h in adult_hierarchies(qis).items():
+        window.panes["Hierarchies"].set_hierarchy(attr, h, None)
+    with qtbot.waitSignal(window.runFinished, timeout=300_000):
+        window.start_run("mondrian", {"k": 10})
+    previous = window.state.outcome
+    assert previous is not None and len(window.state.history) == 1 and window.act_export_data.isEnabled()
+    summary = window.panes["Summary"].text()
+
+    kernel = _mondrian.mondrian_partition_until
+    stops: list[tuple[int, int, int]] = []
+
+    def watched(*args):  # the real kernel; what it did is kept for the assertions below
+        labels = kernel(*args)
+        flag = args[-1]
+        stops.append((int(flag[0]), int(flag[1]), len(labels)))
+        return labels
+
+    monkeypatch.setattr(_mondrian, "mondrian_partition_until", watched)
+    finished: list = []
+    window.runFinished.connect(finished.append)
+    window.start_run("mondrian", {"k": 10})
+    # the kernel has labelled its first partitions: the Run pane's bar moves inside it
+    qtbot.waitUntil(lambda: "partitioning" in window.statusBar().currentMessage()
+                    and "(0%)" not in window.statusBar().currentMessage(), timeout=120_000)
+    pressed = time.perf_counter()
+    window.act_cancel.trigger()
+    qtbot.waitUntil(lambda: bool(finished), timeout=60_000)
+    waited = time.perf_counter() - pressed
+    print(f"\ncancel inside the Mondrian kernel (200,000 records): 'Cancelled' after {waited * 1000:.0f} ms")
+    assert finished == [None] and "Cancelled" in window.statusBar().currentMessage()
+    [(flag, labelled, n)] = stops
+    assert flag == 1 and 0 < labelled < n  # stopped by its flag, records left unlabelled
+    assert waited < 2.0  # target 0.5 s (a loaded 2-core machine gets slack); the whole kernel is never awaited
+    assert window.state.outcome is previous and len(window.state.history) == 1
+    assert window.panes["Summary"].text() == summary and window.act_export_data.isEnabled()
+    qtbot.waitUntil(lambda: not window.runner.busy)
+    assert window.act_run.isEnabled()

@@ -15,7 +15,7 @@ from anonstudio.core.algorithms._tabular import (
 )
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import Param, ParamSet
-from anonstudio.core.progress import ProgressCallback, report, subrange
+from anonstudio.core.progress import ProgressCallback, cancel_flag, report, subrange
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
     import numpy as np
@@ -153,7 +153,7 @@ class Mondrian(GeneralizingMethod):
         import numpy as np
 
         from anonstudio.core.kernels._generalize import class_lca
-        from anonstudio.core.kernels._mondrian import mondrian_partition
+        from anonstudio.core.kernels._mondrian import mondrian_partition_until
         from anonstudio.core.privacy._models import partition_limits
 
         k = self.params["k"]
@@ -181,12 +181,15 @@ class Mondrian(GeneralizingMethod):
                     column=self._sensitive,
                 )
         sub = np.ascontiguousarray(leaf_nodes[idx])
-        report(progress, 0.0, "partitioning")
         arguments = (*self.kernel_arguments(sub, packed), sens, n_sens, log_l, min_distinct, k,
                      self.params["cut"] == "nearest")
         if executor is None:
-            labels = mondrian_partition(*arguments)
+            # the kernel polls a flag that a watcher thread sets on Cancel: it stops within a segment's split
+            # instead of the whole partitioning (2.7 s at 1M records); its partial labels are never used
+            with cancel_flag(progress, 0.0, "partitioning", total=len(sub), end=0.9) as flag:
+                labels = mondrian_partition_until(*arguments, flag)
         else:
+            report(progress, 0.0, "partitioning")
             labels = partition_on(executor, arguments, packed.node_min, subrange(progress, 0.0, 0.9))
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1

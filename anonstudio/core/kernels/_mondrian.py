@@ -126,7 +126,7 @@ def _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
 
 @njit(cache=True, nogil=True)
 def _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens,
-                   log_l, min_distinct, k, nearest, counts, width, lca, buf, keys, cuts):
+                   log_l, min_distinct, k, nearest, counts, width, lca, buf, keys, cuts, cancel):
     """Split the segment ``idx[s:e]`` the way strict Mondrian splits a partition.
 
     Returns the number of parts ``p`` (0: no allowable cut, the segment is final). When ``p > 0``, ``idx[s:e]``
@@ -135,6 +135,9 @@ def _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc,
     Which records go to which part depends only on the segment's *set* of records, never on their order in
     ``idx`` (cuts fall between distinct values or between hierarchy children), so a segment split here on its
     own gives the parts the whole-table recursion gives it.
+
+    ``cancel[0] != 0`` (set by another thread) stops it before the next attribute is tried: it returns 0 and
+    the caller, which polls the same flag, stops too (a large segment sorts once per attribute tried).
     """
     d = leaf_nodes.shape[1]
     size = e - s
@@ -160,7 +163,7 @@ def _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc,
     order = np.argsort(-width, kind="mergesort")
     for oi in range(d):
         a = order[oi]
-        if width[a] <= 0.0:
+        if width[a] <= 0.0 or cancel[0] != 0:
             break
         if split_numeric[a]:
             for t in range(s, e):
@@ -221,6 +224,14 @@ def _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc,
 @njit(cache=True, nogil=True)
 def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens, log_l,
                        min_distinct, k, nearest):
+    """:func:`mondrian_partition_until` that is never cancelled."""
+    return mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens,
+                                    n_sens, log_l, min_distinct, k, nearest, np.zeros(2, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens,
+                             log_l, min_distinct, k, nearest, cancel):
     """Partition ids (int64[n], numbered in creation order) of strict Mondrian.
 
     ``nearest`` False: LeFevre's cuts only — a numeric attribute at its median value (either side of the
@@ -233,6 +244,11 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
     ``split_numeric[a]``); span: float64[d] domain width (numeric range, or leaf count of the root);
     sens: int32[n] sensitive codes in 0..n_sens-1 (-1 missing); log_l: ln(l) of entropy l-diversity, 0 for none;
     min_distinct: l of distinct l-diversity, 1 for none.
+
+    cancel: int64[2], shared with another thread (:func:`anonstudio.core.progress.cancel_flag`). ``cancel[0]``
+    is polled before each segment and each attribute tried on it: once it is non-zero the kernel stops and
+    returns the labels so far (records not yet labelled keep -1), which the caller discards. ``cancel[1]``
+    counts the records labelled so far (the progress a watcher reports).
     """
     n, d = leaf_nodes.shape
     idx = np.arange(n)
@@ -250,15 +266,20 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
     keys = np.empty(n, dtype=np.int64)
     cuts = np.empty(n + 1, dtype=np.int64)
     while top > 0:
+        if cancel[0] != 0:
+            break
         top -= 1
         s = st_s[top]
         e = st_e[top]
         p = _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves,
-                           sens, log_l, min_distinct, k, nearest, counts, width, lca, buf, keys, cuts)
+                           sens, log_l, min_distinct, k, nearest, counts, width, lca, buf, keys, cuts, cancel)
+        if cancel[0] != 0:
+            break
         if p == 0:
             for t in range(s, e):
                 labels[idx[t]] = nxt
             nxt += 1
+            cancel[1] += e - s
         else:
             # push the parts in reverse so that they pop in order
             for q in range(p - 1, -1, -1):
@@ -297,6 +318,7 @@ def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_
     n_fin = 0
     new_s = np.empty(n + 1, dtype=np.int64)
     new_e = np.empty(n + 1, dtype=np.int64)
+    never = np.zeros(2, dtype=np.int64)
     while n_open > 0 and n_open + n_fin < min_parts:
         n_new = 0
         for j in range(n_open):
@@ -304,7 +326,7 @@ def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_
             e = open_e[j]
             p = _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc, node_level,
                                node_leaves, sens, log_l, min_distinct, k, nearest, counts, width, lca, buf, keys,
-                               cuts)
+                               cuts, never)
             if p == 0:
                 fin_s[n_fin] = s
                 fin_e[n_fin] = e

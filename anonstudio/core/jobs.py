@@ -502,10 +502,9 @@ def run(
                        file=getattr(data, "source", None), key="algorithm.name")
     start = time.perf_counter()
     report(progress, 0.0, f"running {algorithm.name}")
-    if executor is not None and "dask" in algorithm.engines:
-        result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8), executor=executor)
-    else:
-        result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8))
+    # the method's own work (and RA's reruns in evaluate) on the executor when it can run there
+    on = {"executor": executor} if executor is not None and "dask" in algorithm.engines else {}
+    result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8), **on)
     runtime = time.perf_counter() - start
     if max_suppression is None:
         max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
@@ -516,7 +515,7 @@ def run(
         raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
     metrics = dict(result.metrics)
     with phase(progress, 0.85, "evaluating") as evaluating:
-        metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(evaluating, 0.85, 1.0)))
+        metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(evaluating, 0.85, 1.0), **on))
     groups = result.groups[result.groups >= 0]
     sizes = np.bincount(np.unique(groups, return_inverse=True)[1]) if len(groups) else np.zeros(0, dtype=int)
     rep = {

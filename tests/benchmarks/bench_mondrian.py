@@ -8,7 +8,8 @@ Adult (../shared/data/adult, 30,162 rows) with 8 quasi-identifiers, k = 10:
   appearance, no hierarchy) on the same rows and QIs: time of ``partition`` (one run, it takes ~20 s) and
   its DM (sum of squared partition sizes; its labels are per-partition ranges and value sets, so partitions
   are its classes) — skipped with ``--no-peer`` or when anonypy is not installed (``bench`` extra);
-- the whole ``anonstudio run`` process for the Mondrian job (median of 5) and its split by phase;
+- the whole ``anonstudio run`` process for the Mondrian job (median of 5) and its split by phase, beside the
+  floor: a process that imports numpy, pandas and numba and calls one cached kernel;
 - k-member (Byun et al.) with 5 and 8 QIs, k = 10, in-process (median of 3).
 
     PYTHONPATH=. python tests/benchmarks/bench_mondrian.py [--no-peer] [--no-kmember]
@@ -17,7 +18,9 @@ Adult (../shared/data/adult, 30,162 rows) with 8 quasi-identifiers, k = 10:
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -98,6 +101,19 @@ def cli_row() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         job = adult_job(Path(tmp), DATA, QIS8, f'name = "mondrian"\nk = {K}')
         print_report(job, 5, target=1.0, label="anonstudio run (Mondrian job, warm kernel cache)")
+    floor = median_time(import_floor, 5)
+    print(f"  floor: a process that only imports numpy, pandas and numba and calls one cached kernel: median "
+          f"{floor:.2f} s (what any numba + pandas command pays before reading a byte)")
+
+
+#: the least a process pays that reads with pandas and runs one cached numba kernel
+FLOOR = ("import numpy as np, pandas; from anonstudio.core.kernels._generalize import lca_node; "
+         "lca_node(0, 0, np.zeros((1, 1), np.int32), np.zeros(1, np.int32))")
+
+
+def import_floor() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    subprocess.run([sys.executable, "-c", FLOOR], check=True, env=env)
 
 
 def kmember_rows() -> None:

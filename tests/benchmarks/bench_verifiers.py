@@ -1,9 +1,10 @@
 """Benchmark of the independent verifiers on real data (run on demand, not collected by the suite).
 
-    /work/venv/bin/python tests/benchmarks/bench_verifiers.py [--repeat 5]
+    python tests/benchmarks/bench_verifiers.py [--repeat 5]
 
 Prints medians: k-anonymity, distinct and entropy l-diversity on Adult (30,162 rows, 5 QIs, ARX hierarchies;
-pycanon beside them when it is installed), (k,c)-privacy on a synthetic
+pycanon 1.3.6 beside them, run in a venv of its own made on first use — its exact pins clash with
+ours), (k,c)-privacy on a synthetic
 event log (10,000 sequences, ~50,000 events) and pseudo-strings on yeast
 proteins (1,000 and 6,049 sequences: shuffled-letter pseudo-strings against the originals).
 """
@@ -62,15 +63,47 @@ def adult(repeat: int) -> None:
         lv = verify_l_diversity(out, QIS, "salary-class", 2, kind)
         print(f"{kind} l-diversity (l = 2, salary-class), same release: median {d * 1000:.0f} ms  (target ≤ 50 ms; "
               f"{'passed' if lv.passed else 'fails'}, lowest {lv.details['lowest_diversity']}, all-'*' records exempt)")
-    try:  # the peer a user would pick: pycanon (its own pins clash with ours, so not a bench extra)
-        from pycanon import anonymity
-    except ImportError:
-        print("pycanon: not installed (pip install pycanon to print it beside ours)")
+    pycanon_row(out, repeat)
+
+
+#: run in pycanon's own interpreter: the same release read from a CSV, medians of its three measures
+PYCANON = """
+import json, statistics, sys, time
+import pandas as pd
+from pycanon import anonymity
+out = pd.read_csv(sys.argv[1], dtype=str, keep_default_na=False)
+qis, repeat = json.loads(sys.argv[2]), int(sys.argv[3])
+rows = []
+for name, fn in (("k-anonymity", lambda: anonymity.k_anonymity(out, qis)),
+                 ("distinct l-diversity", lambda: anonymity.l_diversity(out, qis, ["salary-class"])),
+                 ("entropy l-diversity", lambda: anonymity.entropy_l_diversity(out, qis, ["salary-class"]))):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter(); value = fn(); times.append(time.perf_counter() - t)
+    rows.append([name, statistics.median(times), str(value)])
+import pycanon
+print(json.dumps({"version": getattr(pycanon, "__version__", "?"), "rows": rows}))
+"""
+
+
+def pycanon_row(out: pd.DataFrame, repeat: int) -> None:
+    """The peer a user would pick, pycanon, on the same release. Its exact pins clash with ours (pandas 2.3.3,
+    numpy 2.0.2), so it runs in a venv of its own (``_peer_env``), made on first use."""
+    import json
+    import tempfile
+
+    from tests.benchmarks._peer_env import peer_python, run_peer
+
+    python = peer_python("pycanon", "pycanon==1.3.6")
+    if python is None:
         return
-    for name, fn in (("k-anonymity", lambda: anonymity.k_anonymity(out, QIS)),
-                     ("distinct l-diversity", lambda: anonymity.l_diversity(out, QIS, ["salary-class"])),
-                     ("entropy l-diversity", lambda: anonymity.entropy_l_diversity(out, QIS, ["salary-class"]))):
-        print(f"pycanon {name}, same release: median {median_time(fn, repeat) * 1000:.0f} ms  (its value {fn()})")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "release.csv"
+        out.to_csv(path, index=False)
+        got = json.loads(run_peer(python, PYCANON, str(path), json.dumps(QIS), str(repeat)))
+    for name, sec, value in got["rows"]:
+        print(f"pycanon {got['version']} {name}, same release (its own venv): median {sec * 1000:.0f} ms  "
+              f"(its value {value})")
 
 
 def fasta(path: Path) -> tuple[list[str], list[str]]:

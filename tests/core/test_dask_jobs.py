@@ -83,6 +83,17 @@ def test_a_job_on_dask_writes_the_bytes_the_local_engine_writes(cluster, table, 
     assert local.report["metrics"] == dask.report["metrics"]
 
 
+def test_ra_bias_reruns_are_tasks_on_the_cluster(cluster, table, tmp_path):
+    """RA's empirical bias (reruns with the next seeds) runs on the workers, one task per rerun, and measures
+    what the local reruns measure (default block size: a rerun on a worker draws with the worker's own)."""
+    with distributed.Client(cluster) as client, distributed.get_task_stream(client) as stream:
+        both = run_both(table, tmp_path, 'name = "ra"\nseed = 9\nbias_runs = 4', cluster)
+    assert both["local"][0].report["metrics"] == both["dask"][0].report["metrics"]
+    assert both["dask"][0].report["metrics"]["bias_combinations"] > 0
+    reruns = [t for t in stream.data if str(t["key"]).startswith("rerun_output")]
+    assert len(reruns) == 4
+
+
 def test_the_verifier_counts_classes_on_dask_with_the_local_verdict(cluster, table, small_blocks):
     """The verdict and every detail equal the local verifier's, passing or failing (the failing classes are
     still named by row)."""

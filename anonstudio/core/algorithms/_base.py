@@ -129,6 +129,8 @@ class Algorithm(ABC):
         e.g. ``{"model": "k-anonymity", "k": 5}`` or ``{"model": "(k,c)-privacy", "k": 5, "c": 0.7, ...}``."""
         return {"model": "k-anonymity", "k": self.params.get("k")}
 
-    def evaluate(self, data: Any, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
-        """The report's ``metrics``: computed from the input, the output and the hierarchies."""
+    def evaluate(self, data: Any, result: Result, hierarchies: dict, progress: ProgressCallback | None = None,
+                 *, executor=None) -> dict:
+        """The report's ``metrics``: computed from the input, the output and the hierarchies. ``executor`` is
+        given only to methods whose ``engines`` name "dask", on that engine (RA spreads its reruns on it)."""
         return {}

@@ -284,7 +284,7 @@ class GeneralizingMethod(Algorithm):
     output_kind = "table"
     reported_metrics = ("NCP", "GCP", "DM", "CAVG")
 
-    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress=None) -> dict:
+    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress=None, *, executor=None) -> dict:
         return table_metrics_for(self, data, result, hierarchies)
 
     def models(self) -> list:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.errors import ParameterError
+from anonstudio.core.execution import Executor, LocalExecutor
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
@@ -273,7 +274,8 @@ class _RandomAnonymization(Algorithm):
         return {"model": "random-anonymization", "max_changed": self._per_record(),
                 "levels": dict(self.params.get("level") or {})}
 
-    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None) -> dict:
+    def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None,
+                 *, executor: Executor | None = None) -> dict:
         """Pa at the weights used (Eq. 1), its maximum (Proposition 7) and the uniform estimate (Eq. 3); cells
         redrawn per attribute; the total-variation distance of each attribute's marginal before and after."""
         from anonstudio.core.metrics._ra import (
@@ -296,7 +298,7 @@ class _RandomAnonymization(Algorithm):
         top = list(published.value_counts().index[:10])
         breaches = breach_measures(original, qis, top)
         report(progress, 0.3, "relative bias of frequent combinations")
-        bias = self._bias(data, result, original, hierarchies, qis, progress)
+        bias = self._bias(data, result, original, hierarchies, qis, progress, executor)
         result.details["bias"] = bias
         return {
             "bias_combinations": len(bias),
@@ -315,19 +317,21 @@ class _RandomAnonymization(Algorithm):
 
 
     def _bias(self, data: Table, result: Result, original: pd.DataFrame, hierarchies: dict, qis: list[str],
-              progress: ProgressCallback | None) -> pd.DataFrame:
+              progress: ProgressCallback | None, executor: Executor | None = None) -> pd.DataFrame:
         """§5.2 for the 20 most frequent values and pairs (one table for the result view, ``details["bias"]``)."""
         from anonstudio.core.metrics._ra_bias import frequent_combinations
 
         combos = frequent_combinations(original, qis, 1, 20) + (
             frequent_combinations(original, qis, 2, 20) if len(qis) > 1 else [])
-        return self.bias_of(data, result, hierarchies, combos, progress, original=original)
+        return self.bias_of(data, result, hierarchies, combos, progress, original=original, executor=executor)
 
     def bias_of(self, data: Table, result: Result, hierarchies: dict, combos: list[dict],
-                progress: ProgressCallback | None = None, *, original: pd.DataFrame | None = None) -> pd.DataFrame:
+                progress: ProgressCallback | None = None, *, original: pd.DataFrame | None = None,
+                executor: Executor | None = None) -> pd.DataFrame:
         """The exact E R(q) and sd (Eq. 10 and its variance) of each combination in ``combos`` (``{attribute:
         value}``, values as published) beside R(q) measured over ``bias_runs`` reruns with the next seeds (fewer
-        on large tables, said in the notes). The workbench calls it for a combination the user types."""
+        on large tables, said in the notes). The workbench calls it for a combination the user types. The reruns
+        are tasks of ``executor`` (the Dask engine spreads them over its workers; default: this process)."""
         from anonstudio.core.metrics._ra_bias import bias_table
 
         qis, weights = result.details["attributes"], result.details["weights"]
@@ -341,11 +345,11 @@ class _RandomAnonymization(Algorithm):
             if note not in result.notes:
                 result.notes.append(note)
             runs = budget
-        outputs = []
-        for r in range(runs):
-            again = type(self)(**{**self.params, "seed": self.params["seed"] + 1 + r, "bias_runs": 0})
-            outputs.append(again.run(data, hierarchies).output.df)
-            report(progress, 0.3 + 0.65 * (r + 1) / runs, f"rerun {r + 1} of {runs} for the empirical bias")
+        # one task per rerun: in this process one after another, or spread over a Dask cluster's workers
+        seeds = [self.params["seed"] + 1 + r for r in range(runs)]
+        outputs = (executor or LocalExecutor()).map(
+            rerun_output, seeds, shared=(type(self), self.params, data, hierarchies),
+            progress=subrange(progress, 0.3, 0.95), label="rerun for the empirical bias")
         if self.params.get("draws") == "shuffle":
             note = ("draws = shuffle: the analytic E R(q) and sd are those of independent draws (the paper's); "
                     "shuffled draws keep single values exact (R = 0) and vary less")
@@ -354,6 +358,13 @@ class _RandomAnonymization(Algorithm):
         if self.name == "ra":
             return bias_table(original, outputs, combos, qis, weights=dict(zip(qis, weights)))
         return bias_table(original, outputs, combos, qis, per_record=self._per_record())
+
+
+def rerun_output(seed: int, shared: tuple, progress: ProgressCallback | None) -> pd.DataFrame:
+    """One rerun of the empirical bias: the method with parameters ``shared[1]`` and the next ``seed`` on the
+    same input, its published table (a module-level function, so Dask can send it to a worker)."""
+    cls, params, data, hierarchies = shared
+    return cls(**{**params, "seed": seed, "bias_runs": 0}).run(data, hierarchies, progress).output.df
 
 
 def published_original(data: Table, qis: list[str], levels: dict, hierarchies: dict) -> pd.DataFrame:
@@ -446,8 +457,8 @@ class EnhancedRandomAnonymization(_RandomAnonymization):
         np.put_along_axis(chosen, picked, True, axis=1)
         return chosen
 
-    def evaluate(self, data, result, hierarchies, progress=None):
-        out = super().evaluate(data, result, hierarchies, progress)
+    def evaluate(self, data, result, hierarchies, progress=None, *, executor=None):
+        out = super().evaluate(data, result, hierarchies, progress, executor=executor)
         # Pa of Eq. 1 assumes one attribute per record; for several the paper analyses prior knowledge (§6)
         out.pop("probabilistic_anonymity", None)
         out["attributes_per_record"] = self.params["attributes_per_record"]

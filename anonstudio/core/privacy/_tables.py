@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import Role, Table
+from anonstudio.core.data._chunks import factorize, row_classes
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._counts import class_sizes, pair_counts
@@ -41,12 +42,7 @@ def _class_ids(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
 
 def _class_ids_of(texts: list[np.ndarray], n: int) -> np.ndarray:
     """:func:`_class_ids` of columns already as text: ids in order of first appearance."""
-    key = np.zeros(n, dtype=np.int64)
-    for text in texts:  # mixed-radix key of the columns' codes, re-factorized so it never overflows
-        codes, uniques = pd.factorize(text)
-        key = pd.factorize(key * max(len(uniques), 1) + codes)[0].astype(np.int64)
-        checkpoint()
-    return key
+    return row_classes(texts, n)
 
 
 def suppressed_rows(frame: pd.DataFrame, quasi_identifiers: Sequence[str], hierarchies: dict[str, Hierarchy]) -> np.ndarray:
@@ -79,8 +75,8 @@ def _check_int(name: str, value: Any, low: int) -> int:
 def _cell_validity(orig: np.ndarray, pub: np.ndarray, h: Hierarchy | None) -> tuple[np.ndarray, np.ndarray]:
     """Per row: is the published cell the original value or one of its ancestors? and is it suppressed?"""
     roots = {SUPPRESSED} | ({h.root_label} if h is not None else set())
-    o_codes, o_uniques = pd.factorize(orig)
-    p_codes, p_uniques = pd.factorize(pub)
+    o_codes, o_uniques = factorize(orig)  # in slices of rows (the worker never holds the lock long)
+    p_codes, p_uniques = factorize(pub)
     codes, pairs = pd.factorize(o_codes.astype(np.int64) * max(len(p_uniques), 1) + p_codes)  # one code per pair
     ok = np.empty(len(pairs), dtype=bool)
     for u, pair in enumerate(pairs.tolist()):

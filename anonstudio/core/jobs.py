@@ -582,15 +582,21 @@ def release_warnings(data: Any, output: Any) -> list[str]:
     warnings: list[str] = [ORDER_WARNING]  # removed at publication when the rows are shuffled
     frame = output.df
     n = len(frame)
+    # column by column, in slices of rows (core.data._chunks): on the workbench's worker thread no pandas call
+    # holds the interpreter lock long enough to freeze the window
+    from anonstudio.core.data import _chunks, text_cells
+
     unroled = [c for c in frame.columns if data.role(c).value == "insensitive" and c in data.df.columns]
     for c in unroled:
-        if n > 1 and data.df[c].nunique(dropna=False) == n:
-            warnings.append(f"column '{c}' has no role and a different value in every record: it looks like an "
-                            "identifier and is published as it is (mark it identifying to drop it)")
+        if n > 1:
+            codes, uniques = _chunks.factorize(data.df[c])
+            if len(uniques) + bool((codes < 0).any()) == n:  # distinct values, a missing cell counting as one
+                warnings.append(f"column '{c}' has no role and a different value in every record: it looks like "
+                                "an identifier and is published as it is (mark it identifying to drop it)")
     qis = [q for q in data.quasi_identifiers if q in frame.columns]
     if qis and unroled and n:
-        counts = frame[qis + unroled].astype("string").fillna("").value_counts(sort=False, dropna=False)
-        unique = int((counts == 1).sum())
+        key = _chunks.row_classes([text_cells(frame[c], "") for c in qis + unroled], n)  # missing = empty
+        unique = int((np.bincount(key) == 1).sum())
         if unique / n > UNIQUE_WARNING_SHARE:
             warnings.append(
                 f"{unique} records ({unique / n:.1%}) are unique on the quasi-identifiers together with the columns "

@@ -51,7 +51,8 @@ def make_application(argv: list[str] | None = None):
     app.setWindowIcon(application_icon())
     from anonstudio.gui.workers import collect_garbage_in_gui_thread
 
-    collect_garbage_in_gui_thread()  # Qt objects are destroyed in the GUI thread only (see there)
+    # Qt objects are destroyed in the GUI thread only; the engine's modules are frozen once imported (see there)
+    collect_garbage_in_gui_thread(freeze_after_preload=True)
     return app
 
 

@@ -409,13 +409,14 @@ def complete_hierarchies(data: Any, hierarchies: dict[str, Hierarchy], *,
     """The hierarchies a run needs: the given ones for the quasi-identifiers (checked to cover the data),
     and the engine's default interval hierarchy for a numeric quasi-identifier without one."""
     from anonstudio.core import hierarchy as hmod
+    from anonstudio.core.data._chunks import distinct
     from anonstudio.core.jobs import hierarchy_attributes
 
     out: dict[str, Hierarchy] = {}
     notes: list[str] = []
     frame = data.df if isinstance(data, (Table, EventLog)) else None
     for attr in hierarchy_attributes(data):
-        values = frame[attr].dropna().astype(str).unique().tolist()
+        values = [str(v) for v in distinct(frame[attr])]  # in slices: a worker never holds the lock long
         h = hierarchies.get(attr)
         if h is None and not required:
             continue  # the method publishes this column's values as they are

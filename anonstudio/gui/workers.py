@@ -41,9 +41,11 @@ from anonstudio.core.progress import Cancelled
 
 #: the GUI-thread garbage collector, once installed (see :func:`collect_garbage_in_gui_thread`)
 _COLLECTOR: Any = None
+#: whether the start-up preload ends with ``gc.freeze()`` (see :func:`collect_garbage_in_gui_thread`)
+_FREEZE_AFTER_PRELOAD = False
 
 
-def collect_garbage_in_gui_thread(interval: float = 0.5) -> Any:
+def collect_garbage_in_gui_thread(interval: float = 0.5, *, freeze_after_preload: bool = False) -> Any:
     """Let Python's cyclic garbage collector run only in the GUI thread, on a timer (pyqtgraph's
     ``GarbageCollector``: automatic collection off, ``gc.collect`` every ``interval`` seconds from a QTimer).
 
@@ -51,8 +53,15 @@ def collect_garbage_in_gui_thread(interval: float = 0.5) -> Any:
     windows or dialogs in the worker thread; that thread then holds a Qt lock while it waits for the
     interpreter lock, which the GUI thread holds while it waits for the Qt lock: the application freezes
     for good (seen as a hang of the experiments window's worker in ``read_table``). Idempotent; returns the
-    collector, whose ``timer`` can be stopped (tests restore ``gc.enable()`` afterwards)."""
-    global _COLLECTOR
+    collector, whose ``timer`` can be stopped (tests restore ``gc.enable()`` afterwards).
+
+    ``freeze_after_preload`` (the application, not the tests): when :func:`preload_engine` has imported the
+    engine, ``gc.freeze()`` moves the ~160,000 objects of the imported modules out of the collector's reach.
+    They are never garbage, but a full collection walked them all: 70–130 ms on the GUI thread every few
+    seconds (a freeze the workbench benchmark saw at 1M rows). Garbage cycles that exist at that moment (none
+    at start-up) would never be collected."""
+    global _COLLECTOR, _FREEZE_AFTER_PRELOAD
+    _FREEZE_AFTER_PRELOAD = _FREEZE_AFTER_PRELOAD or freeze_after_preload
     if _COLLECTOR is None:
         from pyqtgraph.util.garbage_collector import GarbageCollector
 
@@ -302,6 +311,10 @@ def preload_engine() -> threading.Thread:
             # an optional speed-up: if anything fails here, the first run imports what it needs itself
             with contextlib.suppress(Exception):
                 _preload()
+            if _FREEZE_AFTER_PRELOAD:
+                import gc
+
+                gc.freeze()  # the imported modules: never garbage, no longer walked by each full collection
             preload_state = "done"
 
         _preload_thread = threading.Thread(target=target, name="anonstudio-preload", daemon=True)

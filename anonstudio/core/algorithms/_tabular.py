@@ -239,7 +239,10 @@ def generalized_output(
     df = pd.DataFrame(index=source.index)
     for column in source.columns:
         if column not in dropped:
-            df[column] = published[column] if column in published else source[column].copy()
+            # object dtype as the readers give: pandas would otherwise infer its Arrow string dtype, a
+            # conversion of every cell that holds the lock 0.1 s per column at 1M rows (and back, later)
+            df[column] = (pd.Series(published[column], index=source.index, dtype=object) if column in published
+                          else source[column].copy())
             checkpoint()
     roles = {c: r for c, r in data.roles.items() if c in df.columns}
     # generalized QI columns get their type inferred again (interval labels are no longer numbers)

@@ -12,9 +12,11 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import Table
+from anonstudio.core.data._chunks import isin
 from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
 from anonstudio.core.io._common import decode, delimiter_name, normalize_delimiter, read_bytes
@@ -111,9 +113,60 @@ def _ragged(path: Path, line: int, got: int, expected: int, delimiter: str) -> I
     )
 
 
-#: characters checked at a time and rows parsed per pandas call by the fast reader
+#: characters checked (and encoded for pandas) at a time, and rows parsed per pandas call, by the fast reader:
+#: pandas' C parser holds the interpreter lock for a whole call (~30 ms per 32,768 rows of 9 columns)
 _SLICE = 1 << 22
-_ROWS_PER_PARSE = 65_536
+_ROWS_PER_PARSE = 32_768
+
+
+class _EncodedSlices(io.RawIOBase):
+    """A binary stream of ``text`` in UTF-8, encoded slice by slice as the parser reads it (one ``encode`` of
+    an 80 MB text holds the interpreter lock ~50 ms, and the bytes would be a second copy of the file)."""
+
+    def __init__(self, text: str, step: int = 1 << 20) -> None:
+        super().__init__()
+        self._text, self._step, self._pos = text, step, 0
+        self._pending = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        if not len(self._pending):
+            if self._pos >= len(self._text):
+                return 0
+            self._pending = memoryview(self._text[self._pos : self._pos + self._step].encode("utf-8"))
+            self._pos += self._step
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+
+def _joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The parsed slices as one frame, built column by column (``pd.concat`` of a million rows copies every
+    column in one call that holds the lock)."""
+    if len(parts) == 1:
+        return parts[0]
+    rows = sum(len(p) for p in parts)
+    df = pd.DataFrame(index=pd.RangeIndex(rows))
+    for j, name in enumerate(parts[0].columns):
+        df[name] = pd.Series(np.concatenate([p.iloc[:, j].to_numpy(dtype=object) for p in parts]), dtype=object)
+    return df
+
+
+def _lone_cr(text: str) -> bool:
+    """Whether ``text`` has a CR that does not start a CRLF, counted slice by slice (short calls)."""
+    crs = sum(text.count("\r", i, i + _SLICE) for i in range(0, len(text), _SLICE))
+    if not crs:
+        return False
+    crlfs, start = 0, 0
+    while start < len(text):  # slices cut after a line feed: a CRLF never straddles two
+        stop = text.find("\n", min(start + _SLICE, len(text)))
+        stop = len(text) if stop < 0 else stop + 1
+        crlfs += text.count("\r\n", start, stop)
+        start = stop
+    return crs != crlfs
 
 
 def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame | None:
@@ -133,7 +186,7 @@ def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame |
                 raise _ragged(path, count, 0 if blank else got + 1, n, delimiter)
         start = stop
     chunks = pd.read_csv(
-        io.BytesIO(text.encode("utf-8")),  # shared, not copied as a StringIO would (4 bytes a character)
+        io.BufferedReader(_EncodedSlices(text), 1 << 20),  # not a StringIO: 4 bytes a character
         encoding="utf-8",
         sep=delimiter,
         header=0,
@@ -145,8 +198,7 @@ def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame |
         quoting=csv.QUOTE_NONE,
         chunksize=_ROWS_PER_PARSE,
     )
-    parts = list(chunks)
-    df = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+    df = _joined(list(chunks))
     if df.shape != (count - 1, n):
         return None  # pandas disagrees with the line count: let the precise pass decide
     return df
@@ -186,7 +238,7 @@ def _apply_missing(df: pd.DataFrame, tokens: list[str]) -> tuple[pd.DataFrame, d
         return df, spelled
     for j, col in enumerate(df.columns):  # column by column: short calls (a reader on a worker thread never
         column = df.iloc[:, j]            # holds the interpreter lock long enough to freeze the workbench)
-        mask = column.isin(tokens).to_numpy()
+        mask = isin(column, tokens)
         if mask.any():
             hit = column[mask]
             hit = hit[hit != ""]
@@ -263,7 +315,7 @@ def read_table(
     n = len(header)
 
     df: pd.DataFrame | None = None
-    lone_cr = text.count("\r") != text.count("\r\n")
+    lone_cr = _lone_cr(text)
     if '"' not in text and not lone_cr and n > 1 and header_lines == 1:
         df = _parse_fast(text, delim, n, path)
     if df is None:

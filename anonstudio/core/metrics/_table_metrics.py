@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonstudio.core.data import text_cells
+from anonstudio.core.data._chunks import factorize, isin, row_classes
 from anonstudio.core.errors import HierarchyError
-from anonstudio.core.progress import checkpoint
 
 SUPPRESSED = "*"
 
@@ -70,7 +71,7 @@ def ncp_cells(output: Any, quasi_identifiers: list[str], hierarchies: dict) -> n
         if attr not in hierarchies:
             raise HierarchyError(f"no hierarchy for quasi-identifier '{attr}'", column=attr)
         table = _label_ncp(hierarchies[attr])
-        inv, uniques = pd.factorize(df[attr].astype(object).where(df[attr].notna(), SUPPRESSED))
+        inv, uniques = factorize(text_cells(df[attr], SUPPRESSED))  # in slices: no long hold of the lock
         vals = np.empty(len(uniques))
         for u, label in enumerate(uniques):
             v = table.get(str(label))
@@ -96,27 +97,19 @@ def equivalence_classes(
     n = len(df)
     if not quasi_identifiers or n == 0:
         return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
-    keys = np.empty((n, len(quasi_identifiers)), dtype=np.int64)
+    texts = []
     suppressed = np.ones(n, dtype=bool)
-    for a, attr in enumerate(quasi_identifiers):
-        col = df[attr].astype(object).where(df[attr].notna(), SUPPRESSED)
-        keys[:, a], _ = pd.factorize(col)
+    for attr in quasi_identifiers:
+        col = text_cells(df[attr], SUPPRESSED)
+        texts.append(col)
         roots = [SUPPRESSED]
         if hierarchies is not None and attr in hierarchies:
             roots.append(hierarchies[attr].root_label)
-        suppressed &= col.isin(roots).to_numpy()
+        suppressed &= isin(col, roots)
     classes = np.full(n, -1, dtype=np.int64)
     kept = ~suppressed
-    if kept.any():
-        # one int64 key per record (mixed radix over the columns' codes, re-factorized after each column so it
-        # never overflows): factorize numbers keys by first appearance, and each call is short — unlike
-        # np.unique(axis=0), which held the interpreter lock for 1.9 s at 1M rows (the workbench froze)
-        key = np.zeros(int(kept.sum()), dtype=np.int64)
-        for a in range(keys.shape[1]):
-            col = keys[kept, a]
-            key = pd.factorize(key * (int(col.max()) + 1) + col)[0].astype(np.int64)
-            checkpoint()
-        classes[kept] = key
+    if kept.any():  # numbered by first appearance, in short calls (core.data._chunks.row_classes)
+        classes[kept] = row_classes([t[kept] for t in texts], int(kept.sum()))
     return classes, suppressed
 
 

@@ -321,9 +321,10 @@ def _equivalence_classes(outcome: Any) -> np.ndarray:
     # suppressed: removed by the method, or published with every QI cell '*' or its hierarchy's root
     keep = (groups >= 0) & ~suppressed_rows(output, qis, getattr(outcome, "hierarchies", None) or {})
     classes = np.full(len(groups), -1, dtype=np.int64)
-    if keep.any():
-        cells = output.loc[keep, qis].astype("string").fillna("")
-        classes[keep] = cells.groupby(qis, sort=False).ngroup().to_numpy()
+    if keep.any():  # the kept rows' distinct QI tuples, numbered by first appearance (in slices of rows)
+        from anonstudio.core.data._chunks import row_classes
+
+        classes[keep] = row_classes([text_cells(output[q], "")[keep] for q in qis], int(keep.sum()))
     return classes
 
 

@@ -111,7 +111,8 @@ class FragmentIndex:
             if self._kmers is None:
                 from anonstudio.core.kernels._substring import pack_windows, window_directory
 
-                windows = np.sort(pack_windows(self._values(), self._offsets[:-1], self._offsets[1:], self._bits, self._w, 0))
+                starts, ends = self._offsets[:-1], self._offsets[1:]
+                windows = np.sort(pack_windows(self._values(), starts, ends, self._bits, self._w, 0))
                 top_bits = min(20, self._bits * self._w)
                 shift = self._bits * self._w - top_bits
                 self._kmers = (windows, window_directory(windows, shift, 1 << top_bits), shift)

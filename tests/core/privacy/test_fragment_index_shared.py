@@ -168,7 +168,8 @@ def test_the_automaton_of_the_inputs_holding_the_windows_answers_as_the_automato
     held = index._subset[0]
     assert 0 < held.sum() < len(inputs) // 4  # the few inputs holding the queries' windows
     assert index._automaton is None  # the automaton of all inputs was never needed
-    assert index.rare_fragments(query, 20, 6)["longest"][4] == 25 and index.rare_fragments(query, 20, 5)["longest"][4] == 0
+    assert index.rare_fragments(query, 20, 6)["longest"][4] == 25  # held by 5 inputs: rare at k = 6
+    assert index.rare_fragments(query, 20, 5)["longest"][4] == 0
 
 
 def test_progress_goes_on_while_the_automaton_builds_and_cancel_stops_the_wait(inputs, monkeypatch):

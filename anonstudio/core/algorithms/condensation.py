@@ -218,7 +218,10 @@ def create_groups(
        group is dissolved into the nearest other groups when that lowers its templates' distances; templates of
        groups larger than ``k`` move to nearer groups. Kept only if the objective, recomputed, is lower.
 
-    Every group has at least ``k`` templates.
+    Every group has at least ``k`` templates. With small alphabets the Eq. 3 distances to ``_BLOCK`` centroids
+    are computed together on both cores (:func:`~anonstudio.core.kernels._condensation.block_distances`), each
+    summed as one centroid at a time sums it, so the groups are the same; large alphabets go through an inverted
+    index of (position, symbol) cells.
     """
     import numpy as np
 

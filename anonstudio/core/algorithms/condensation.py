@@ -593,6 +593,7 @@ class Condensation(Algorithm):
             raise PrivacyError(
                 f"no length range [l, (1+ε)·l] with ε = {eps:g} holds k = {k} strings: every string would be "
                 "suppressed (raise epsilon or lower k)", file=src)
+        report(progress, 0.01, "noting the input strings")
         originals = {data.codes_of(i).tobytes() for i in range(n)}
         database_length = template_length(lengths[seg.segment >= 0])
         groups = np.full(n, -1, np.int64)
@@ -618,6 +619,9 @@ class Condensation(Algorithm):
             kept_groups = 0
             generated_lengths = []
             for g in range(grouping.count):
+                if g and g % 256 == 0:
+                    report(sub, 0.9 + 0.1 * g / grouping.count,
+                           f"segment {s + 1}/{seg.count}: generating pseudo-strings, group {g}/{grouping.count}")
                 members = mem[ptr[g] : ptr[g + 1]]
                 gen_tpl, gen_rows = generation_templates(data, tpl, members, length_mode, database_length)
                 rows = _draw_group(gen_tpl, gen_rows, order, n_symbols, rng, data.codes.dtype, originals)

@@ -410,7 +410,8 @@ def _draw_group(tpl: Templates, members: np.ndarray, order: int, n_symbols: int,
 
 
 def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: list[int], input_groups: np.ndarray,
-                         k: int, max_fragment: int, rng: np.random.Generator, max_tries: int = 64) -> dict[str, int]:
+                         k: int, max_fragment: int, rng: np.random.Generator, max_tries: int = 64,
+                         progress: ProgressCallback | None = None) -> dict[str, int]:
     """Enforce the fragment rule on generated pseudo-strings, in place (issue 11: order-s statistics can
     reproduce long runs of one input, e.g. transposon families in yeast).
 
@@ -422,6 +423,7 @@ def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: 
     suppressing the group would lose k or more strings for one run of symbols. The scan uses the inputs'
     shared :class:`~anonstudio.core.privacy.FragmentIndex`. Returns how many strings and symbols changed;
     a string that cannot be repaired in ``max_tries`` draws at one position raises :class:`PrivacyError`.
+    ``progress`` hears of every scan, and every 0.1 s while the index builds its automaton.
     """
     import numpy as np
 
@@ -445,12 +447,18 @@ def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: 
     pending = np.arange(len(rows))
     tries: dict[tuple[int, int], int] = {}
     touched: set[int] = set()
+    scans = 0
     while len(pending):
+        scans += 1
+        fraction = 1.0 - 1.0 / (scans + 1)  # strings left to repair after each scan shrink fast
+        message = f"removing rare fragments: scan {scans}, {len(pending)} strings"
+        report(progress, fraction, message)
         sub = [rows[i] for i in pending]
         offsets = np.zeros(len(sub) + 1, np.int64)
         np.cumsum([len(r) for r in sub], out=offsets[1:])
         codes = np.concatenate(sub).astype(np.int32) if len(sub) else np.zeros(0, np.int32)
-        scan = index.rare_fragments_of(codes, offsets, max_fragment, k)
+        tick = None if progress is None else (lambda f=fraction, m=message: report(progress, f, m))
+        scan = index.rare_fragments_of(codes, offsets, max_fragment, k, tick=tick)
         leaking = np.flatnonzero(scan["first_end"] >= 0)
         for j in leaking.tolist():
             i = int(pending[j])
@@ -640,7 +648,8 @@ class Condensation(Algorithm):
             raise PrivacyError("no group could be condensed: every pseudo-string drawn equals an input string",
                                file=src)
         report(progress, 0.97, "removing rare fragments")
-        fragment_fix = break_rare_fragments(data, out_codes, out_groups, groups, k, self.params["max_fragment"], rng)
+        fragment_fix = break_rare_fragments(data, out_codes, out_groups, groups, k, self.params["max_fragment"], rng,
+                                            progress=subrange(progress, 0.97, 0.995))
         suppressed = seg.suppressed + uncondensable_strings
         ids = [f"pseudo_{i + 1}" for i in range(m)]
         headers = [f"pseudo_{i + 1} segment={out_segments[i]} group={out_groups[i]}" for i in range(m)]

@@ -153,14 +153,13 @@ def span_frequencies(codes, p, q, out_sym, out_val):
     return used
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def build_templates(codes, offsets, members, L, W):
-    """ConvertLength(S, L) for every string index in ``members``: templates of length ``L``, width ``W``
-    (strings spread over the cores)."""
+    """ConvertLength(S, L) for every string index in ``members``: templates of length ``L``, width ``W``."""
     n = members.shape[0]
     tsym = np.full((n, L, W), -1, np.int32)
     tval = np.zeros((n, L, W), np.float64)
-    for t in prange(n):
+    for t in range(n):
         s = members[t]
         a = offsets[s]
         lj = offsets[s + 1] - a

@@ -515,3 +515,52 @@ def capped_longest_direct(sorted_text, directory, shift, values, offsets, bits, 
                     break
         best[q] = m_best
     return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hash_slot(x, table_bits):
+    """Fibonacci hashing: the top ``table_bits`` bits of ``x`` times 2^64 / golden ratio."""
+    return np.int64((np.uint64(x) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - table_bits))
+
+
+@njit(cache=True, nogil=True)
+def _hash_windows(values, lo, hi, bits, w, table, table_bits, insert):
+    """The full windows of ``values[lo:hi]``: put into the hash set ``table`` (``insert``), or looked up in
+    it; returns whether one was found there."""
+    if hi - lo < w:
+        return False
+    mask = (np.int64(1) << table_bits) - 1
+    top = np.int64(1) << (bits * w)
+    x = _first_window(values, lo, hi, bits, w, 0)
+    for i in range(lo, hi - w + 1):
+        if i > lo:
+            x = ((x << bits) & (top - 1)) | values[i + w - 1]
+        h = _hash_slot(x, table_bits)
+        while table[h] != -1 and table[h] != x:
+            h = (h + 1) & mask
+        if insert:
+            table[h] = x
+        elif table[h] == x:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def texts_holding(text_values, starts, ends, query_values, query_offsets, bits, w):
+    """``bool[len(starts)]``: which texts ``text_values[starts[d]:ends[d]]`` hold at least one full window of
+    ``w`` symbols of a query string (``query_values[query_offsets[q]:query_offsets[q + 1]]``). Symbols as
+    :func:`pack_windows` takes them; a window running past a text's or a query's end never counts. The
+    queries' windows go into an open-addressing hash set; each text window is looked up once."""
+    n_windows = 0
+    for q in range(query_offsets.shape[0] - 1):
+        n_windows += max(0, query_offsets[q + 1] - query_offsets[q] - w + 1)
+    table_bits = 1
+    while (1 << table_bits) < 2 * n_windows + 2:
+        table_bits += 1
+    table = np.full(1 << table_bits, -1, np.int64)  # windows are non-negative
+    for q in range(query_offsets.shape[0] - 1):
+        _hash_windows(query_values, query_offsets[q], query_offsets[q + 1], bits, w, table, table_bits, True)
+    out = np.zeros(starts.shape[0], np.bool_)
+    for d in range(starts.shape[0]):
+        out[d] = _hash_windows(text_values, starts[d], ends[d], bits, w, table, table_bits, False)
+    return out

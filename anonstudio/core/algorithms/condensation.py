@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or 
     from anonstudio.core.data import SequenceSet
 
 _CHUNK_GROUPS = 16
+_BLOCK = 32  # centroids whose distances are computed together (0: one at a time)
 _MAX_PASSES = 25
 _MAX_REDRAWS = 200
 _INDEX_MIN_SYMBOLS = 64
@@ -242,6 +243,14 @@ def create_groups(
         indexed[0] = len(subset)
         return (True, *K.build_index(sym, val, n_symbols, subset), keys, sim)
 
+    # small alphabets (proteins, DNA): distances to _BLOCK centroids at once, on both cores (the same groups as
+    # one centroid at a time: block_distances sums each distance as template_distance does)
+    blocked = not use_index and _BLOCK > 0
+    if blocked:
+        cents = np.zeros((tpl.length, n_symbols, _BLOCK))
+        block = np.empty((n, _BLOCK))
+        row_of = np.empty(n, np.int64)
+
     def refresh(ix: tuple, remaining: np.ndarray, n_rem: int) -> tuple:
         if use_index and n_rem < indexed[0] // 2:
             return index_of(remaining[:n_rem])
@@ -255,9 +264,13 @@ def create_groups(
         pos, n_rem, g = 0, n, 0
         ix = index_of(remaining)
         while n_rem >= k:
-            ix = refresh(ix, remaining, n_rem)
-            pos, n_rem, g = K.seed_pass_chunk(sym, val, k, order, pos, remaining, n_rem, assigned, labels, g,
-                                              _CHUNK_GROUPS, dense, *ix)
+            if not blocked:
+                ix = refresh(ix, remaining, n_rem)
+                pos, n_rem, g = K.seed_pass_chunk(sym, val, k, order, pos, remaining, n_rem, assigned, labels, g,
+                                                  _CHUNK_GROUPS, dense, *ix)
+            else:
+                pos, n_rem, g = K.seed_pass_block(sym, val, k, order, pos, remaining, n_rem, assigned, labels, g,
+                                                  _BLOCK, cents, block, row_of)
             report(sub_pass, g / max(expected, 1), f"grouping: pass 1, {g} groups")
         _assign_leftovers(K, tpl, labels, g, remaining, n_rem, dense)
         return labels, g
@@ -271,9 +284,13 @@ def create_groups(
         pos, n_rem, g = 0, n, 0
         ix = index_of(remaining)
         while pos < count and n_rem >= k:
-            ix = refresh(ix, remaining, n_rem)
-            pos, n_rem, g = K.centroid_pass_chunk(sym, val, k, prev_ptr, prev_mem, seed_order, pos, remaining,
-                                                  n_rem, assigned, new, g, _CHUNK_GROUPS, dense, *ix)
+            if not blocked:
+                ix = refresh(ix, remaining, n_rem)
+                pos, n_rem, g = K.centroid_pass_chunk(sym, val, k, prev_ptr, prev_mem, seed_order, pos, remaining,
+                                                      n_rem, assigned, new, g, _CHUNK_GROUPS, dense, *ix)
+            else:
+                pos, n_rem, g = K.centroid_pass_block(sym, val, k, prev_ptr, prev_mem, seed_order, pos, remaining,
+                                                      n_rem, assigned, new, g, _BLOCK, cents, block, row_of)
             report(sub_pass, g / max(count, 1), f"grouping: pass {p}, {g} groups")
         _assign_leftovers(K, tpl, new, g, remaining, n_rem, dense)
         return new, g
@@ -298,9 +315,14 @@ def create_groups(
         best_g = np.full(n, -1, np.int64)
         best_d = np.full(n, np.inf)
         ix = index_of(np.arange(n, dtype=np.int64))
-        for g0 in range(0, count, _CHUNK_GROUPS):
-            K.best_other_centroids(sym, val, labels, ptr, mem, g0, min(count, g0 + _CHUNK_GROUPS), best_g, best_d,
-                                   dense, *ix)
+        step = _BLOCK if blocked else _CHUNK_GROUPS
+        for g0 in range(0, count, step):
+            if not blocked:
+                K.best_other_centroids(sym, val, labels, ptr, mem, g0, min(count, g0 + step), best_g, best_d, dense,
+                                       *ix)
+            else:
+                K.best_other_block(sym, val, labels, ptr, mem, g0, min(count, g0 + step), best_g, best_d, cents,
+                                   block)
             report(sub, g0 / count, "grouping: re-assignment test")
         trial = labels.copy()
         moved, dissolved = K.reassign(trial, count, k, rng.permutation(count).astype(np.int64), own_d, best_g,
@@ -362,8 +384,11 @@ def generate_group(tpl: Templates, members: np.ndarray, order: int, n_symbols: i
 
     out = np.zeros((count, tpl.length), np.int32)
     uniforms = rng.random((count, tpl.length))
-    _kernels().generate_group(tpl.symbols, tpl.values, np.asarray(members, np.int64), int(order), uniforms,
-                              int(n_symbols), out)
+    members = np.asarray(members, np.int64)
+    if order == 2:  # the same draws from statistics tabulated once per position
+        _kernels().generate_group_order2(tpl.symbols, tpl.values, members, uniforms, int(n_symbols), out)
+    else:
+        _kernels().generate_group(tpl.symbols, tpl.values, members, int(order), uniforms, int(n_symbols), out)
     return out.astype(dtype)
 
 
@@ -385,7 +410,8 @@ def _draw_group(tpl: Templates, members: np.ndarray, order: int, n_symbols: int,
 
 
 def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: list[int], input_groups: np.ndarray,
-                         k: int, max_fragment: int, rng: np.random.Generator, max_tries: int = 64) -> dict[str, int]:
+                         k: int, max_fragment: int, rng: np.random.Generator, max_tries: int = 64,
+                         progress: ProgressCallback | None = None) -> dict[str, int]:
     """Enforce the fragment rule on generated pseudo-strings, in place (issue 11: order-s statistics can
     reproduce long runs of one input, e.g. transposon families in yeast).
 
@@ -397,6 +423,7 @@ def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: 
     suppressing the group would lose k or more strings for one run of symbols. The scan uses the inputs'
     shared :class:`~anonstudio.core.privacy.FragmentIndex`. Returns how many strings and symbols changed;
     a string that cannot be repaired in ``max_tries`` draws at one position raises :class:`PrivacyError`.
+    ``progress`` hears of every scan, and every 0.1 s while the index builds its automaton.
     """
     import numpy as np
 
@@ -420,12 +447,18 @@ def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: 
     pending = np.arange(len(rows))
     tries: dict[tuple[int, int], int] = {}
     touched: set[int] = set()
+    scans = 0
     while len(pending):
+        scans += 1
+        fraction = 1.0 - 1.0 / (scans + 1)  # strings left to repair after each scan shrink fast
+        message = f"removing rare fragments: scan {scans}, {len(pending)} strings"
+        report(progress, fraction, message)
         sub = [rows[i] for i in pending]
         offsets = np.zeros(len(sub) + 1, np.int64)
         np.cumsum([len(r) for r in sub], out=offsets[1:])
         codes = np.concatenate(sub).astype(np.int32) if len(sub) else np.zeros(0, np.int32)
-        scan = index.rare_fragments_of(codes, offsets, max_fragment, k)
+        tick = None if progress is None else (lambda f=fraction, m=message: report(progress, f, m))
+        scan = index.rare_fragments_of(codes, offsets, max_fragment, k, tick=tick)
         leaking = np.flatnonzero(scan["first_end"] >= 0)
         for j in leaking.tolist():
             i = int(pending[j])
@@ -615,7 +648,8 @@ class Condensation(Algorithm):
             raise PrivacyError("no group could be condensed: every pseudo-string drawn equals an input string",
                                file=src)
         report(progress, 0.97, "removing rare fragments")
-        fragment_fix = break_rare_fragments(data, out_codes, out_groups, groups, k, self.params["max_fragment"], rng)
+        fragment_fix = break_rare_fragments(data, out_codes, out_groups, groups, k, self.params["max_fragment"], rng,
+                                            progress=subrange(progress, 0.97, 0.995))
         suppressed = seg.suppressed + uncondensable_strings
         ids = [f"pseudo_{i + 1}" for i in range(m)]
         headers = [f"pseudo_{i + 1} segment={out_segments[i]} group={out_groups[i]}" for i in range(m)]

@@ -5,7 +5,7 @@ from typing import Any
 
 from anonstudio.core.data._events import EventLog
 from anonstudio.core.data._sequences import NAMED_ALPHABETS, Alphabet, SequenceSet
-from anonstudio.core.data._table import AttrType, Role, Table, text_cells
+from anonstudio.core.data._table import AttrType, CodedCells, Role, Table, coded_cells, text_cells
 
 #: the kinds of data (``core.algorithms.Algorithm.data_kind``)
 KINDS = ("table", "events", "fasta")
@@ -33,5 +33,5 @@ def is_number(text: str) -> bool:
     return True
 
 
-__all__ = ["Alphabet", "AttrType", "EventLog", "KINDS", "NAMED_ALPHABETS", "Role", "SequenceSet", "Table", "is_number", "text_cells",
+__all__ = ["Alphabet", "AttrType", "CodedCells", "EventLog", "KINDS", "NAMED_ALPHABETS", "Role", "SequenceSet", "Table", "coded_cells", "is_number", "text_cells",
            "kind_of"]

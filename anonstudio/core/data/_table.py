@@ -48,6 +48,67 @@ def text_cells(series: pd.Series, missing: str = "") -> np.ndarray:
     return series.astype("string").fillna(missing).to_numpy(dtype=object)
 
 
+@dataclass(frozen=True)
+class CodedCells:
+    """A column's cells as :func:`text_cells` spells them, each distinct text stored once: cell ``i`` is
+    ``texts[codes[i]]``. Equality of cells is equality of codes, so verifiers compare, group and count
+    integers instead of millions of Python strings."""
+
+    codes: np.ndarray  # int64, one per cell
+    texts: np.ndarray  # object, distinct
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: int) -> str:
+        return self.texts[self.codes[i]]
+
+    def take(self, rows: np.ndarray) -> CodedCells:
+        return CodedCells(self.codes[rows], self.texts)
+
+    def isin(self, values) -> np.ndarray:
+        """Per cell: is its text one of ``values``?"""
+        return np.isin(self.texts, list(values))[self.codes] if len(self.texts) else np.zeros(0, dtype=bool)
+
+    def array(self) -> np.ndarray:
+        """The cells as an object array of text (what :func:`text_cells` returns)."""
+        return self.texts[self.codes]
+
+
+def _holds_text(part: pd.Series) -> bool:
+    """Cells that are strings or missing: pandas' string dtypes, or objects that are all ``str``."""
+    if isinstance(part.dtype, pd.StringDtype):
+        return True
+    return part.dtype == object and pd.api.types.infer_dtype(part, skipna=True) in ("string", "empty")
+
+
+def coded_cells(series: pd.Series, missing: str = "") -> CodedCells:
+    """:func:`text_cells` of ``series`` as :class:`CodedCells` (``coded_cells(s, m).array()`` equals
+    ``text_cells(s, m)``). Text columns are factorized as they are — pyarrow's dictionary encoding for
+    pandas' default string dtype — and only their distinct values become Python strings; other columns are
+    spelled first. Chunk by chunk (short calls: a worker thread never holds the interpreter lock for long),
+    then the chunks' distinct texts are merged."""
+    n = len(series)
+    codes = np.empty(n, dtype=np.int64)
+    parts: list[np.ndarray] = []
+    offset = 0
+    for start in range(0, n, _TEXT_CHUNK):
+        part = series.iloc[start : start + _TEXT_CHUNK]
+        if _holds_text(part):
+            c, u = pd.factorize(part)  # missing cells: -1
+        else:
+            c, u = pd.factorize(text_cells(part, missing))
+        u = np.asarray(u, dtype=object)
+        codes[start : start + len(part)] = np.where(c >= 0, c + offset, -1)
+        parts.append(u)
+        offset += len(u)
+        checkpoint()
+    every = np.concatenate([*parts, np.array([missing], dtype=object)])
+    codes[codes < 0] = len(every) - 1
+    merged, texts = pd.factorize(every)  # a text may be distinct in several chunks
+    return CodedCells(merged.astype(np.int64)[codes], np.asarray(texts, dtype=object))
+
+
 @dataclass
 class Table:
     """A microdata table.

@@ -12,3 +12,9 @@ import sys as _sys
 _config = _sys.modules.get("numba.core.config")
 if _config is not None and not _config.CACHE_DIR and _os.environ.get("NUMBA_CACHE_DIR"):
     _config.CACHE_DIR = _os.environ["NUMBA_CACHE_DIR"]
+
+# Kernels with ``parallel=True`` run on numba's OpenMP pool. Left to spin (GNU OpenMP's default), its idle
+# threads keep a core busy between two parallel loops: on the two cores shared with other work that made a
+# condensation run 1.5x slower (issue 17). Idle threads sleep instead unless the user says otherwise; libgomp
+# reads this when numba first loads it, which is after this package is imported.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

@@ -125,8 +125,63 @@ def _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
 
 
 @njit(cache=True, nogil=True)
-def _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens,
-                   log_l, min_distinct, k, nearest, counts, width, lca, buf, keys, cuts, cancel):
+def _order_by_key(keys, size, perm):
+    """``perm[:size] = np.argsort(keys[:size], kind="mergesort")`` for integer keys: a counting sort when the
+    keys span at most a few times ``size`` values (stable like the merge sort, so the very same order, in
+    O(size + span) instead of O(size log size)), else the merge sort."""
+    lo = keys[0]
+    hi = keys[0]
+    for t in range(1, size):
+        v = keys[t]
+        if v < lo:
+            lo = v
+        elif v > hi:
+            hi = v
+    span = hi - lo + 1
+    if span > 4 * size + 64:
+        perm[:size] = np.argsort(keys[:size], kind="mergesort")
+        return
+    start = np.zeros(span + 1, dtype=np.int64)
+    for t in range(size):
+        start[keys[t] - lo + 1] += 1
+    for j in range(span):
+        start[j + 1] += start[j]
+    for t in range(size):
+        j = keys[t] - lo
+        perm[start[j]] = t
+        start[j] += 1
+
+
+@njit(cache=True, nogil=True)
+def _reorder(idx, s, size, perm):
+    """``idx[s:s + size] = idx[s:s + size][perm[:size]]``."""
+    seg = idx[s : s + size].copy()
+    for t in range(size):
+        idx[s + t] = seg[perm[t]]
+
+
+@njit(cache=True, nogil=True)
+def value_ranks(values, split_numeric):
+    """Dense rank of each record's value per numeric attribute (equal values, equal ranks; order kept), so
+    that a segment is ordered by integer keys (:func:`_order_by_key`) rather than by sorting floats."""
+    n, d = values.shape
+    ranks = np.zeros((n, d), dtype=np.int64)
+    for a in range(d):
+        if not split_numeric[a] or n == 0:
+            continue
+        order = np.argsort(values[:, a], kind="mergesort")
+        r = 0
+        ranks[order[0], a] = 0
+        for t in range(1, n):
+            if values[order[t], a] != values[order[t - 1], a]:
+                r += 1
+            ranks[order[t], a] = r
+    return ranks
+
+
+@njit(cache=True, nogil=True)
+def _split_segment(idx, s, e, leaf_nodes, values, ranks, split_numeric, span, node_anc, node_level, node_leaves, sens,
+                   log_l, min_distinct, k, nearest, counts, width, lca, perm, keys, cuts, cancel):
     """Split the segment ``idx[s:e]`` the way strict Mondrian splits a partition.
 
     Returns the number of parts ``p`` (0: no allowable cut, the segment is final). When ``p > 0``, ``idx[s:e]``
@@ -166,13 +221,13 @@ def _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc,
         if width[a] <= 0.0 or cancel[0] != 0:
             break
         if split_numeric[a]:
+            # ordered by the values' dense ranks: equal ranks are equal values, so every boundary below is
+            # where it would be on the values themselves
             for t in range(s, e):
-                buf[t - s] = values[idx[t], a]
-            perm = np.argsort(buf[:size], kind="mergesort")
-            seg = idx[s:e].copy()
-            for t in range(size):
-                idx[s + t] = seg[perm[t]]
-            sv = buf[:size][perm]
+                keys[t - s] = ranks[idx[t], a]
+            _order_by_key(keys, size, perm)
+            _reorder(idx, s, size, perm)
+            sv = keys[:size][perm[:size]]
             mid = (size - 1) // 2
             # boundaries: after the last record equal to sv[mid] (lo side <= median), or before its first
             up = mid
@@ -196,19 +251,15 @@ def _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc,
             lv = node_level[lca[a]] - 1
             for t in range(s, e):
                 keys[t - s] = node_anc[leaf_nodes[idx[t], a], lv]
-            perm = np.argsort(keys[:size], kind="mergesort")
-            seg = idx[s:e].copy()
-            for t in range(size):
-                idx[s + t] = seg[perm[t]]
-            sk = keys[:size][perm]
+            _order_by_key(keys, size, perm)
+            _reorder(idx, s, size, perm)
+            sk = keys[:size][perm[:size]]
             ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
             if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
                 # the pooled children share key -1: sort again so each part is contiguous
-                perm = np.argsort(sk, kind="mergesort")
-                seg = idx[s:e].copy()
-                for t in range(size):
-                    idx[s + t] = seg[perm[t]]
-                sk = sk[perm]
+                _order_by_key(sk, size, perm)
+                _reorder(idx, s, size, perm)
+                sk = sk[perm[:size]]
                 ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
             if ok:
                 p = 0
@@ -262,7 +313,8 @@ def mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, 
     width = np.empty(d)
     lca = np.empty(d, dtype=np.int64)
     nxt = 0
-    buf = np.empty(n)
+    ranks = value_ranks(values, split_numeric)
+    perm = np.empty(n, dtype=np.int64)
     keys = np.empty(n, dtype=np.int64)
     cuts = np.empty(n + 1, dtype=np.int64)
     while top > 0:
@@ -271,8 +323,9 @@ def mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, 
         top -= 1
         s = st_s[top]
         e = st_e[top]
-        p = _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves,
-                           sens, log_l, min_distinct, k, nearest, counts, width, lca, buf, keys, cuts, cancel)
+        p = _split_segment(idx, s, e, leaf_nodes, values, ranks, split_numeric, span, node_anc, node_level,
+                           node_leaves, sens, log_l, min_distinct, k, nearest, counts, width, lca, perm, keys, cuts,
+                           cancel)
         if cancel[0] != 0:
             break
         if p == 0:
@@ -305,7 +358,8 @@ def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_
     counts = np.zeros(max(n_sens, 1), dtype=np.int64)
     width = np.empty(d)
     lca = np.empty(d, dtype=np.int64)
-    buf = np.empty(n)
+    ranks = value_ranks(values, split_numeric)
+    perm = np.empty(n, dtype=np.int64)
     keys = np.empty(n, dtype=np.int64)
     cuts = np.empty(n + 1, dtype=np.int64)
     open_s = np.empty(n + 1, dtype=np.int64)
@@ -324,8 +378,8 @@ def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_
         for j in range(n_open):
             s = open_s[j]
             e = open_e[j]
-            p = _split_segment(idx, s, e, leaf_nodes, values, split_numeric, span, node_anc, node_level,
-                               node_leaves, sens, log_l, min_distinct, k, nearest, counts, width, lca, buf, keys,
+            p = _split_segment(idx, s, e, leaf_nodes, values, ranks, split_numeric, span, node_anc, node_level,
+                               node_leaves, sens, log_l, min_distinct, k, nearest, counts, width, lca, perm, keys,
                                cuts, never)
             if p == 0:
                 fin_s[n_fin] = s

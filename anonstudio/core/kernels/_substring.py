@@ -385,6 +385,16 @@ def rare_fragments_compact(node, edges, dense, doc_count, codes, offsets, min_le
 # query position's longest match starting there, capped at ``w`` — exact below the cap.
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _first_window(values, lo, hi, bits, w, pad):
+    """``values[lo:lo + w]`` packed ``bits`` bits each, first symbol highest, ``pad`` past ``hi``."""
+    p = np.int64(0)
+    for t in range(w):
+        v = values[lo + t] if lo + t < hi else pad
+        p = (p << bits) | v
+    return p
+
+
 @njit(cache=True, nogil=True)
 def pack_windows(values, starts, ends, bits, w, pad):
     """``int64[sum(ends - starts)]``: for each position ``i`` of each range ``values[starts[d]:ends[d]]``,
@@ -400,10 +410,7 @@ def pack_windows(values, starts, ends, bits, w, pad):
         lo, hi = starts[d], ends[d]
         if hi <= lo:
             continue
-        p = np.int64(0)
-        for t in range(w):
-            v = values[lo + t] if lo + t < hi else pad
-            p = (p << bits) | v
+        p = _first_window(values, lo, hi, bits, w, pad)
         out[o] = p
         o += 1
         for i in range(lo + 1, hi):
@@ -426,24 +433,134 @@ def _common_symbols(a, b, bits, w):
     return w
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _neighbour_match(sorted_text, x, p, bits, w):
+    """Symbols window ``x`` shares with its sorted neighbours, ``p`` being its insertion point: the longest
+    prefix it shares with any text window."""
+    m = 0
+    if p < sorted_text.shape[0]:
+        m = _common_symbols(x, sorted_text[p], bits, w)
+    if p > 0:
+        m2 = _common_symbols(x, sorted_text[p - 1], bits, w)
+        if m2 > m:
+            m = m2
+    return m
+
+
 @njit(cache=True, nogil=True)
 def capped_longest_match(sorted_text, query_windows, positions, query_string, n_queries, bits, w):
     """``int64[n_queries]``: per query string, its longest substring found in the text, capped at ``w``
     (exact when below ``w``). ``positions[i]`` is where window ``i`` would be inserted in ``sorted_text``
     (``np.searchsorted``); ``query_string[i]`` is the string of window ``i``."""
     best = np.zeros(n_queries, np.int64)
-    n = sorted_text.shape[0]
     for i in range(query_windows.shape[0]):
-        x = query_windows[i]
-        p = positions[i]
-        m = 0
-        if p < n:
-            m = _common_symbols(x, sorted_text[p], bits, w)
-        if p > 0:
-            m2 = _common_symbols(x, sorted_text[p - 1], bits, w)
-            if m2 > m:
-                m = m2
+        m = _neighbour_match(sorted_text, query_windows[i], positions[i], bits, w)
         s = query_string[i]
         if m > best[s]:
             best[s] = m
     return best
+
+
+@njit(cache=True, nogil=True)
+def window_directory(sorted_text, shift, size):
+    """``int64[size + 1]``: ``out[b]`` = first index of ``sorted_text`` whose value ``>> shift`` is ``≥ b``
+    (the windows are non-negative and sorted): the sorted windows starting with each ``b`` are
+    ``out[b]:out[b + 1]``."""
+    out = np.empty(size + 1, np.int64)
+    b = 0
+    for i in range(sorted_text.shape[0]):
+        top = sorted_text[i] >> shift
+        while b <= top:
+            out[b] = i
+            b += 1
+    while b <= size:
+        out[b] = sorted_text.shape[0]
+        b += 1
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def capped_longest_direct(sorted_text, directory, shift, values, offsets, bits, w, pad):
+    """:func:`capped_longest_match` of the query strings ``values[offsets[q]:offsets[q + 1]]`` (symbols as
+    :func:`pack_windows` takes them), query strings spread over the cores: each window is packed on the fly
+    and found by a binary search inside its block of :func:`window_directory` — the insertion point
+    ``np.searchsorted`` gives — so no query window is stored or sorted. Same result, exactly."""
+    nq = offsets.shape[0] - 1
+    best = np.zeros(nq, np.int64)
+    mask = (np.int64(1) << (bits * w)) - 1
+    for q in prange(nq):
+        lo = offsets[q]
+        hi = offsets[q + 1]
+        if hi <= lo:
+            continue
+        x = _first_window(values, lo, hi, bits, w, pad)
+        m_best = 0
+        for i in range(lo, hi):
+            if i > lo:
+                v = values[i + w - 1] if i + w - 1 < hi else pad
+                x = ((x << bits) & mask) | v
+            b = x >> shift
+            a = directory[b]
+            z = directory[b + 1]
+            while a < z:  # first position with sorted_text[.] >= x
+                mid = (a + z) >> 1
+                if sorted_text[mid] < x:
+                    a = mid + 1
+                else:
+                    z = mid
+            m = _neighbour_match(sorted_text, x, a, bits, w)
+            if m > m_best:
+                m_best = m
+                if m_best == w:
+                    break
+        best[q] = m_best
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _hash_slot(x, table_bits):
+    """Fibonacci hashing: the top ``table_bits`` bits of ``x`` times 2^64 / golden ratio."""
+    return np.int64((np.uint64(x) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - table_bits))
+
+
+@njit(cache=True, nogil=True)
+def _hash_windows(values, lo, hi, bits, w, table, table_bits, insert):
+    """The full windows of ``values[lo:hi]``: put into the hash set ``table`` (``insert``), or looked up in
+    it; returns whether one was found there."""
+    if hi - lo < w:
+        return False
+    mask = (np.int64(1) << table_bits) - 1
+    top = np.int64(1) << (bits * w)
+    x = _first_window(values, lo, hi, bits, w, 0)
+    for i in range(lo, hi - w + 1):
+        if i > lo:
+            x = ((x << bits) & (top - 1)) | values[i + w - 1]
+        h = _hash_slot(x, table_bits)
+        while table[h] != -1 and table[h] != x:
+            h = (h + 1) & mask
+        if insert:
+            table[h] = x
+        elif table[h] == x:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def texts_holding(text_values, starts, ends, query_values, query_offsets, bits, w):
+    """``bool[len(starts)]``: which texts ``text_values[starts[d]:ends[d]]`` hold at least one full window of
+    ``w`` symbols of a query string (``query_values[query_offsets[q]:query_offsets[q + 1]]``). Symbols as
+    :func:`pack_windows` takes them; a window running past a text's or a query's end never counts. The
+    queries' windows go into an open-addressing hash set; each text window is looked up once."""
+    n_windows = 0
+    for q in range(query_offsets.shape[0] - 1):
+        n_windows += max(0, query_offsets[q + 1] - query_offsets[q] - w + 1)
+    table_bits = 1
+    while (1 << table_bits) < 2 * n_windows + 2:
+        table_bits += 1
+    table = np.full(1 << table_bits, -1, np.int64)  # windows are non-negative
+    for q in range(query_offsets.shape[0] - 1):
+        _hash_windows(query_values, query_offsets[q], query_offsets[q + 1], bits, w, table, table_bits, True)
+    out = np.zeros(starts.shape[0], np.bool_)
+    for d in range(starts.shape[0]):
+        out[d] = _hash_windows(text_values, starts[d], ends[d], bits, w, table, table_bits, False)
+    return out

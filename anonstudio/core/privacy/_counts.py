@@ -96,9 +96,10 @@ def pair_counts(executor, class_tuples: np.ndarray, texts: list[np.ndarray], val
     return class_of_id[ids[len(class_tuples):]], counts
 
 
-def _codes(texts: list[np.ndarray]) -> np.ndarray:
-    n = len(texts[0]) if texts else 0
-    out = np.zeros((n, len(texts)), dtype=np.int32)
-    for a, text in enumerate(texts):
-        out[:, a] = pd.factorize(text)[0]
+def _codes(columns: list) -> np.ndarray:
+    """Per column (``CodedCells`` or an array of text) its cells' codes, numbered by first appearance."""
+    n = len(columns[0]) if columns else 0
+    out = np.zeros((n, len(columns)), dtype=np.int32)
+    for a, col in enumerate(columns):
+        out[:, a] = pd.factorize(getattr(col, "codes", col))[0]
     return out

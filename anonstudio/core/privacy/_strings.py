@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -56,88 +56,154 @@ class FragmentIndex:
     Two parts (:mod:`anonstudio.core.kernels._substring`):
 
     - the *k-mer side*: every input position's next ``w`` symbols packed into one integer, sorted (``w`` =
-      12 for proteins, 21 for DNA). One merge of a query's sorted windows with it gives each query string's
-      longest match capped at ``w``, exact below ``w``: a string whose matches all stay below
-      ``min(w, max_fragment)`` can hold no rare fragment and needs nothing more (nearly every pseudo-string);
-    - a *suffix automaton* of the inputs with, per state, the number of inputs holding its substrings, built
-      on first need (or in the background from :meth:`prefetch`), which scans the remaining strings exactly.
+      12 for proteins, 21 for DNA), with a directory of its first symbols. A binary search inside a query
+      window's block gives each query string's longest match capped at ``w``, exact below ``w``: a string
+      whose matches all stay below ``ℓ = min(w, max_fragment)`` can hold no rare fragment and needs nothing
+      more (nearly every pseudo-string);
+    - a *suffix automaton* with, per state, the number of inputs holding its substrings, which scans the
+      remaining strings exactly. It is built over the inputs that hold one of those strings' windows of ``ℓ``
+      symbols: every input holding a match of ``ℓ`` or more symbols holds its first ``ℓ`` symbols, so on
+      such matches — the only ones the rule and the longest match of these strings depend on — that
+      automaton and one of all inputs give the same lengths and input counts (a few hundred proteins of
+      yeast's 6,049 instead of all of them). When those inputs are a large part of all, the automaton of all
+      inputs is built instead (it may also be started in the background: :meth:`prefetch`).
+
+    Scans are kept per query string content (exact bytes), so the verifier's scan of what a run published
+    costs a look-up for every string the run itself scanned unchanged.
     """
+
+    #: the automaton of a subset of inputs is built while they hold less than this share of all symbols
+    SUBSET_SHARE = 0.3
+    #: bytes of query content whose scans are kept
+    MEMO_BYTES = 64 << 20
+    #: with windows shorter than this, :meth:`prefetch` also builds the automaton of all inputs
+    FULL_BELOW_W = 10
 
     def __init__(self, original: SequenceSet) -> None:
         import threading
 
-        from anonstudio.core.kernels._substring import pack_windows
-
         self.original = original
         n_symbols = len(original.alphabet)
         self.sigma = n_symbols + 1
-        sep = self.sigma - 1
-        codes = original.codes.astype(np.int32)
-        lengths = np.diff(original.offsets)
-        text = np.full(len(codes) + len(lengths), sep, dtype=np.int32)
-        shift = np.repeat(np.arange(len(lengths)), lengths)
-        text[np.arange(len(codes)) + shift] = codes
-        self._text = text
-        self._starts = (original.offsets[:-1] + np.arange(len(lengths))).astype(np.int64)
-        self._ends = self._starts + lengths
+        self._codes32 = original.codes.astype(np.int32)
+        self._offsets = original.offsets.astype(np.int64)
+        self._text, self._starts, self._ends = _separated(self._codes32, self._offsets, self.sigma - 1)
         # k-mer side: input symbols are 1..n, 0 pads past an input's end, n + 1 ("never") stands for a query
         # symbol absent from the inputs and pads past a query's end, so neither matches anything
         self._never = n_symbols + 1
         self._bits = max(1, int(self._never).bit_length())
         self._w = max(1, 63 // self._bits)
-        offsets = original.offsets.astype(np.int64)
-        self._windows = np.sort(pack_windows(codes.astype(np.int64) + 1, offsets[:-1], offsets[1:], self._bits,
-                                             self._w, 0))
         self._lock = threading.Lock()
+        self._kmer_lock = threading.Lock()
+        self._subset_lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._kmers: tuple | None = None
         self._automaton: tuple | None = None
         self._doc_count: np.ndarray | None = None
-        self._memo: dict[bytes, dict] = {}
+        self._subset: tuple | None = None  # (inputs, automaton, doc_count) over some inputs
+        self._memo: dict[tuple, np.ndarray] = {}
+        self._memo_bytes = 0
+
+    # -- building ----------------------------------------------------------------------------------------
+    def _kmer_side(self) -> tuple:
+        """``(sorted windows, directory, shift)``, built on first need."""
+        with self._kmer_lock:
+            if self._kmers is None:
+                from anonstudio.core.kernels._substring import pack_windows, window_directory
+
+                windows = np.sort(pack_windows(self._values(), self._offsets[:-1], self._offsets[1:], self._bits, self._w, 0))
+                top_bits = min(20, self._bits * self._w)
+                shift = self._bits * self._w - top_bits
+                self._kmers = (windows, window_directory(windows, shift, 1 << top_bits), shift)
+        return self._kmers
+
+    def _values(self) -> np.ndarray:
+        """The inputs' symbols as the k-mer side packs them (1..n)."""
+        return self._codes32.astype(np.int64) + 1
 
     def _build(self) -> None:
-        from anonstudio.core.kernels._substring import (
-            build_suffix_automaton_prefixes,
-            compact_automaton,
-            document_counts_from_prefixes,
-        )
+        self._automaton, self._doc_count = _automaton_of(self._text, self._starts, self._ends, self.sigma)
 
-        built = build_suffix_automaton_prefixes(self._text, self.sigma, DENSE_FROM, max(1, DENSE_BUDGET // self.sigma))
-        length, link, head, e_sym, e_to, e_next, dense_row, dense, prefix_state = built
-        doc_count = document_counts_from_prefixes(link, prefix_state, self._starts, self._ends)
-        node, edges = compact_automaton(length, link, head, e_sym, e_to, e_next, dense_row)
-        self._automaton, self._doc_count = (node, edges, dense), doc_count
+    def _ensure_automaton(self, tick: Callable[[], None] | None = None) -> tuple:
+        if self._automaton is None:
+            _while_reporting(self._built, tick)
+        return self._automaton
 
-    def _ensure_automaton(self) -> tuple:
+    def _built(self) -> None:
         with self._lock:  # a prefetch in flight holds the lock: wait for it
             if self._automaton is None:
                 self._build()
-        return self._automaton
 
-    def prefetch(self) -> FragmentIndex:
-        """Start building the suffix automaton in a background thread (its kernels release the GIL), so that
-        the first exact scan finds it ready; returns ``self``."""
+    def prefetch(self, automaton: bool | None = None) -> FragmentIndex:
+        """Build the k-mer side in a background thread (its kernels and numpy's sort release the GIL), and
+        with ``automaton`` also the automaton of all inputs, so that the first scan finds them ready; returns
+        ``self``. ``automaton=None``: when the windows are shorter than :attr:`FULL_BELOW_W` symbols (item
+        alphabets: Quest's 1,000 items give windows of 6), since most strings then share a window with many
+        inputs and the automaton of all of them is needed anyway."""
         import threading
 
-        if self._automaton is None and self._thread is None:
-            self._thread = threading.Thread(target=self._ensure_automaton, name="fragment-index", daemon=True)
+        if automaton is None:
+            automaton = self._w < self.FULL_BELOW_W
+        if self._thread is None and (self._kmers is None or (automaton and self._automaton is None)):
+            def build():
+                self._kmer_side()
+                if automaton:
+                    self._built()
+
+            self._thread = threading.Thread(target=build, name="fragment-index", daemon=True)
             self._thread.start()
         return self
 
     @property
     def automaton(self) -> tuple:
-        """``(node, edges, dense)``: the inputs' suffix automaton, compact layout (built on first use)."""
+        """``(node, edges, dense)``: the suffix automaton of all inputs, compact layout (built on first use)."""
         return self._ensure_automaton()
 
     @property
     def doc_count(self) -> np.ndarray:
-        """Per automaton state, the number of inputs holding its substrings."""
+        """Per state of :attr:`automaton`, the number of inputs holding its substrings."""
         self._ensure_automaton()
         return self._doc_count
+
+    def _automaton_for(self, codes: np.ndarray, offsets: np.ndarray, length: int,
+                       tick: Callable[[], None] | None = None) -> tuple:
+        """``(automaton, doc_count)`` exact for the matches of ``length`` or more symbols of the query strings
+        ``codes``/``offsets`` (see the class docstring): over the inputs holding one of their windows of
+        ``length`` symbols, or over all inputs."""
+        from anonstudio.core.kernels._substring import texts_holding
+
+        if self._automaton is not None:
+            return self._automaton, self._doc_count
+        values = np.where((codes >= 0) & (codes < self.sigma - 1), codes.astype(np.int64) + 1, self._never)
+        need = texts_holding(self._values(), self._offsets[:-1], self._offsets[1:], values, offsets, self._bits,
+                             length)
+        with self._subset_lock:
+            return self._subset_automaton(need, tick)
+
+    def _subset_automaton(self, need: np.ndarray, tick: Callable[[], None] | None) -> tuple:
+        if self._subset is not None:
+            held, automaton, doc_count = self._subset
+            if not np.any(need & ~held):
+                return automaton, doc_count
+            need |= held
+        lengths = np.diff(self._offsets)
+        if lengths[need].sum() > self.SUBSET_SHARE * lengths.sum():
+            self._ensure_automaton(tick)
+            self._subset = None
+            return self._automaton, self._doc_count
+        chosen = np.flatnonzero(need)
+        sub_offsets = np.zeros(len(chosen) + 1, np.int64)
+        np.cumsum(lengths[chosen], out=sub_offsets[1:])
+        sub_codes = self._codes32[np.repeat(need, lengths)]
+        text, starts, ends = _separated(sub_codes, sub_offsets, self.sigma - 1)
+        automaton, doc_count = _while_reporting(lambda: _automaton_of(text, starts, ends, self.sigma), tick)
+        self._subset = (need, automaton, doc_count)
+        return automaton, doc_count
 
     @classmethod
     def of(cls, original: SequenceSet, prefetch: bool = False) -> FragmentIndex:
         """The index of ``original`` (cached while that object lives: one build per run); ``prefetch`` starts
-        the automaton's build in the background."""
+        the k-mer side's build in the background."""
         key = id(original)
         hit = _INDEXES.get(key)
         if hit is not None and hit[0]() is original:
@@ -153,6 +219,7 @@ class FragmentIndex:
             pass
         return index.prefetch() if prefetch else index
 
+    # -- scanning ----------------------------------------------------------------------------------------
     def _codes(self, output: SequenceSet) -> np.ndarray:
         return _translate(self.original, output)[1]
 
@@ -170,45 +237,71 @@ class FragmentIndex:
     def capped_longest(self, codes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Per query string, its longest substring found in an input, capped at the window ``w`` (exact
         below it): the k-mer side alone."""
-        from anonstudio.core.kernels._substring import capped_longest_match, pack_windows
+        from anonstudio.core.kernels._substring import capped_longest_direct
 
+        windows, directory, shift = self._kmer_side()
         codes = np.asarray(codes, np.int64)
         offsets = np.asarray(offsets, np.int64)
         values = np.where((codes >= 0) & (codes < self.sigma - 1), codes + 1, self._never)
-        windows = pack_windows(values, offsets[:-1], offsets[1:], self._bits, self._w, self._never)
-        string = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-        if len(windows) * 64 < len(self._windows):  # a few strings: binary searches
-            positions = np.searchsorted(self._windows, windows)
-        else:  # many: sorted needles walk the sorted windows in order (far fewer cache misses)
-            order = np.argsort(windows)
-            positions = np.empty(len(windows), np.int64)
-            positions[order] = np.searchsorted(self._windows, windows[order])
-        return capped_longest_match(self._windows, windows, positions, string, len(offsets) - 1, self._bits, self._w)
+        return capped_longest_direct(windows, directory, shift, values, offsets, self._bits, self._w, self._never)
 
-    def rare_fragments_of(self, codes: np.ndarray, offsets: np.ndarray, min_length: int | None,
-                          k: int) -> dict[str, np.ndarray]:
+    def rare_fragments_of(self, codes: np.ndarray, offsets: np.ndarray, min_length: int | None, k: int,
+                          tick: Callable[[], None] | None = None) -> dict[str, np.ndarray]:
         """:meth:`rare_fragments` of the strings ``codes[offsets[i]:offsets[i + 1]]`` (codes in the inputs'
-        alphabet, -1 for a symbol they lack); ``min_length = None``: only ``shared``."""
+        alphabet, -1 for a symbol they lack); ``min_length = None``: only ``shared``. While an automaton is
+        built (seconds for 100,000 item strings), ``tick`` is called every 0.1 s (default: the enclosing
+        progress phase's :func:`~anonstudio.core.progress.checkpoint`), so progress goes on and Cancel works."""
         codes = np.asarray(codes, np.int32)
         offsets = np.asarray(offsets, np.int64)
         nq = len(offsets) - 1
         if k <= 0:  # no input count is below k: no rule to check
             min_length = None
-        # the same strings scanned again (the verifier's output, then the metric's): the answer is a function
-        # of the inputs and the strings' content alone, so it is kept under a digest of that content
-        digest = hashlib.blake2b(codes.tobytes() + b"|" + offsets.tobytes(), digest_size=20).digest()
-        done = self._memo.get(digest, {})
-        if (min_length, k) in done:
-            return {key: v.copy() for key, v in done[(min_length, k)].items()}
-        if min_length is None and done:
-            return {"shared": next(iter(done.values()))["shared"].copy()}
-        result = self._scan(codes, offsets, min_length, k)
-        if len(self._memo) >= 4 and digest not in self._memo:
-            self._memo.pop(next(iter(self._memo)))
-        self._memo.setdefault(digest, {})[(min_length, k)] = result
-        return {key: v.copy() for key, v in result.items()}
+        # a string scanned before (the run's strings again in the verifier, then in the metric): the answer is
+        # a function of the inputs and the string's content alone, so it is kept under that content
+        rule = None if min_length is None else (int(min_length), int(k))
+        out = np.zeros((5, nq), np.int64)
+        contents = [codes[offsets[q]:offsets[q + 1]].tobytes() for q in range(nq)]
+        todo = []
+        for q, content in enumerate(contents):
+            kept = self._memo.get((rule, content))
+            if kept is None and rule is None:
+                kept = self._memo.get(("shared", content))
+            if kept is None:
+                todo.append(q)
+            else:
+                out[:, q] = kept
+        if todo:
+            todo = np.asarray(todo, np.int64)
+            lengths = offsets[todo + 1] - offsets[todo]
+            sub_offsets = np.zeros(len(todo) + 1, np.int64)
+            np.cumsum(lengths, out=sub_offsets[1:])
+            chosen = np.zeros(nq, bool)
+            chosen[todo] = True
+            sub_codes = codes[offsets[0]:offsets[-1]][np.repeat(chosen, np.diff(offsets))]
+            scanned = self._scan(sub_codes, sub_offsets, min_length, k, tick)
+            out[:, todo] = scanned
+            self._keep(rule, [contents[q] for q in todo.tolist()], scanned)
+        if rule is None:
+            out[:4] = 0
+            out[2] = -1
+        return {"longest": out[0], "inputs": out[1], "first_end": out[2], "positions": out[3], "shared": out[4]}
 
-    def _scan(self, codes: np.ndarray, offsets: np.ndarray, min_length: int | None, k: int) -> dict[str, np.ndarray]:
+    def _keep(self, rule: tuple | None, contents: list[bytes], scanned: np.ndarray) -> None:
+        size = sum(len(c) for c in contents)
+        if self._memo_bytes + size > self.MEMO_BYTES:
+            self._memo.clear()
+            self._memo_bytes = 0
+        if size > self.MEMO_BYTES:
+            return
+        columns = scanned.T.copy()
+        for content, column in zip(contents, columns):
+            self._memo[(rule, content)] = column
+            self._memo[("shared", content)] = column  # the longest match holds whatever the rule
+        self._memo_bytes += size
+
+    def _scan(self, codes: np.ndarray, offsets: np.ndarray, min_length: int | None, k: int,
+              tick: Callable[[], None] | None = None) -> np.ndarray:
+        """``int64[5, n]``: the scan of :meth:`rare_fragments_of` for strings not kept."""
         from anonstudio.core.kernels._substring import rare_fragments_compact
 
         nq = len(offsets) - 1
@@ -220,18 +313,75 @@ class FragmentIndex:
         out[2] = -1
         out[4] = capped
         if len(todo):
-            node, edges, dense = self.automaton
             sub_offsets = np.zeros(len(todo) + 1, np.int64)
             np.cumsum(offsets[todo + 1] - offsets[todo], out=sub_offsets[1:])
             chosen = np.zeros(nq, bool)
             chosen[todo] = True
             sub_codes = codes[offsets[0]:offsets[-1]][np.repeat(chosen, np.diff(offsets))]
+            (node, edges, dense), doc_count = self._automaton_for(sub_codes, sub_offsets, limit, tick)
             no_rule = min_length is None
-            scan = rare_fragments_compact(node, edges, dense, self.doc_count, sub_codes, sub_offsets,
+            scan = rare_fragments_compact(node, edges, dense, doc_count, sub_codes, sub_offsets,
                                           np.iinfo(np.int64).max if no_rule else int(min_length),
                                           0 if no_rule else int(k))
             out[:, todo] = scan
-        return {"longest": out[0], "inputs": out[1], "first_end": out[2], "positions": out[3], "shared": out[4]}
+        return out
+
+
+def _while_reporting(work: Callable[[], Any], tick: Callable[[], None] | None) -> Any:
+    """``work()`` on a helper thread (automaton kernels release the GIL) while this thread calls ``tick``
+    (default :func:`~anonstudio.core.progress.checkpoint`) every 0.1 s: a Cancel raised there stops the wait
+    (the helper finishes on its own and its result is dropped)."""
+    import threading
+
+    from anonstudio.core.progress import checkpoint
+
+    tick = tick or checkpoint
+    result: list = []
+
+    def run() -> None:
+        try:
+            result.append((True, work()))
+        except BaseException as exc:  # noqa: BLE001 — raised again on the caller's thread
+            result.append((False, exc))
+
+    helper = threading.Thread(target=run, name="fragment-index-build", daemon=True)
+    helper.start()
+    while True:
+        helper.join(0.1)
+        if not helper.is_alive():
+            break
+        tick()
+    ok, value = result[0]
+    if not ok:
+        raise value
+    return value
+
+
+def _separated(codes: np.ndarray, offsets: np.ndarray, sep: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The strings ``codes[offsets[d]:offsets[d + 1]]`` one after another with ``sep`` between them, and where
+    each starts and ends in that text."""
+    lengths = np.diff(offsets)
+    text = np.full(len(codes) + len(lengths), sep, dtype=np.int32)
+    shift = np.repeat(np.arange(len(lengths)), lengths)
+    text[np.arange(len(codes)) + shift] = codes
+    starts = (offsets[:-1] + np.arange(len(lengths))).astype(np.int64)
+    return text, starts, starts + lengths
+
+
+def _automaton_of(text: np.ndarray, starts: np.ndarray, ends: np.ndarray, sigma: int) -> tuple[tuple, np.ndarray]:
+    """``((node, edges, dense), doc_count)``: the compact suffix automaton of ``text`` and, per state, how many
+    of the texts ``text[starts[d]:ends[d]]`` hold its substrings."""
+    from anonstudio.core.kernels._substring import (
+        build_suffix_automaton_prefixes,
+        compact_automaton,
+        document_counts_from_prefixes,
+    )
+
+    built = build_suffix_automaton_prefixes(text, sigma, DENSE_FROM, max(1, DENSE_BUDGET // sigma))
+    length, link, head, e_sym, e_to, e_next, dense_row, dense, prefix_state = built
+    doc_count = document_counts_from_prefixes(link, prefix_state, starts, ends)
+    node, edges = compact_automaton(length, link, head, e_sym, e_to, e_next, dense_row)
+    return (node, edges, dense), doc_count
 
 
 def longest_shared_substrings(original: SequenceSet, output: SequenceSet) -> np.ndarray:

@@ -14,14 +14,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonstudio.core.data import Role, Table
-from anonstudio.core.data._chunks import factorize, row_classes
+from anonstudio.core.data import CodedCells, Role, Table
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._counts import class_sizes, pair_counts
 from anonstudio.core.progress import checkpoint
 from anonstudio.core.privacy._models import MODELS, ClassStats, FrequencyLDiversity, KAnonymity
-from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
+from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of, show
 
 #: A quasi-identifier cell holding this (or its hierarchy's root label) is suppressed.
 SUPPRESSED = "*"
@@ -37,12 +36,16 @@ def _row_ref(table: Table | None, i: int) -> str:
 
 def _class_ids(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
     """Equivalence-class id per row: rows with identical (text) values in ``columns``."""
-    return _class_ids_of([as_text(frame[c]) for c in columns], len(frame))
+    return _class_ids_of([as_coded(frame[c]) for c in columns], len(frame))
 
 
-def _class_ids_of(texts: list[np.ndarray], n: int) -> np.ndarray:
-    """:func:`_class_ids` of columns already as text: ids in order of first appearance."""
-    return row_classes(texts, n)
+def _class_ids_of(columns: list[CodedCells], n: int) -> np.ndarray:
+    """:func:`_class_ids` of columns already coded: ids in order of first appearance."""
+    key = np.zeros(n, dtype=np.int64)
+    for col in columns:  # mixed-radix key of the columns' codes, re-factorized so it never overflows
+        key = pd.factorize(key * max(len(col.texts), 1) + col.codes)[0].astype(np.int64)
+        checkpoint()
+    return key
 
 
 def suppressed_rows(frame: pd.DataFrame, quasi_identifiers: Sequence[str], hierarchies: dict[str, Hierarchy]) -> np.ndarray:
@@ -51,7 +54,7 @@ def suppressed_rows(frame: pd.DataFrame, quasi_identifiers: Sequence[str], hiera
     out = np.ones(len(frame), dtype=bool) if qis else np.zeros(len(frame), dtype=bool)
     for q in qis:
         roots = [SUPPRESSED] + ([hierarchies[q].root_label] if q in hierarchies else [])
-        out &= np.isin(as_text(frame[q]), roots)
+        out &= as_coded(frame[q]).isin(roots)
         checkpoint()
     return out
 
@@ -72,11 +75,11 @@ def _check_int(name: str, value: Any, low: int) -> int:
     return int(value)
 
 
-def _cell_validity(orig: np.ndarray, pub: np.ndarray, h: Hierarchy | None) -> tuple[np.ndarray, np.ndarray]:
+def _cell_validity(orig: CodedCells, pub: CodedCells, h: Hierarchy | None) -> tuple[np.ndarray, np.ndarray]:
     """Per row: is the published cell the original value or one of its ancestors? and is it suppressed?"""
     roots = {SUPPRESSED} | ({h.root_label} if h is not None else set())
-    o_codes, o_uniques = factorize(orig)  # in slices of rows (the worker never holds the lock long)
-    p_codes, p_uniques = factorize(pub)
+    o_codes, o_uniques = orig.codes, orig.texts
+    p_codes, p_uniques = pub.codes, pub.texts
     codes, pairs = pd.factorize(o_codes.astype(np.int64) * max(len(p_uniques), 1) + p_codes)  # one code per pair
     ok = np.empty(len(pairs), dtype=bool)
     for u, pair in enumerate(pairs.tolist()):
@@ -89,8 +92,7 @@ def _cell_validity(orig: np.ndarray, pub: np.ndarray, h: Hierarchy | None) -> tu
             ok[u] = p == o
         else:
             ok[u] = h.is_generalization(o, p)
-    suppressed = np.isin(pub, list(roots))
-    return ok[codes], suppressed
+    return ok[codes], pub.isin(roots)
 
 
 def spelled_text(obj: Table | pd.DataFrame, column: str) -> np.ndarray:
@@ -155,11 +157,11 @@ def verify_k_anonymity(
 
     qi_present = [q for q in qis if q in pub.columns and q in src.columns]
     invalid_cells = 0
-    pub_text: dict[str, np.ndarray] = {}
+    pub_text: dict[str, CodedCells] = {}
     suppressed_all = np.ones(n, dtype=bool) if qi_present else np.zeros(n, dtype=bool)
     for q in qi_present:
-        o = as_text(src[q])
-        p = pub_text[q] = as_text(pub[q])
+        o = as_coded(src[q])
+        p = pub_text[q] = as_coded(pub[q])
         ok, sup = _cell_validity(o, p, hierarchies.get(q))
         suppressed_all &= sup
         bad = np.flatnonzero(~ok)
@@ -170,15 +172,15 @@ def verify_k_anonymity(
 
     kept = np.flatnonzero(~suppressed_all)
     if executor is None or not len(kept):
-        classes = _class_ids_of([pub_text[q][kept] for q in qi_present], len(kept))
+        classes = _class_ids_of([pub_text[q].take(kept) for q in qi_present], len(kept))
         sizes = np.bincount(classes) if len(kept) else np.zeros(0, dtype=np.int64)
     else:  # the same sizes in the same order, counted by the executor's tasks (``_counts``)
-        sizes, _ = class_sizes(executor, [pub_text[q][kept] for q in qi_present])
+        sizes, _ = class_sizes(executor, [pub_text[q].take(kept) for q in qi_present])
     small = KAnonymity(k=k).failing(ClassStats(sizes))
     small_records = int(sizes[small].sum()) if len(small) else 0
     if len(small):
         if executor is not None:  # the rows of the small classes, to name them
-            classes = _class_ids_of([pub_text[q][kept] for q in qi_present], len(kept))
+            classes = _class_ids_of([pub_text[q].take(kept) for q in qi_present], len(kept))
         order = np.argsort(classes, kind="stable")
         starts = np.concatenate(([0], np.cumsum(sizes)))
         for cls in small[:10]:
@@ -278,26 +280,25 @@ def verify_l_diversity(
     if suppressed is None:
         suppressed = np.ones(n, dtype=bool) if qis else np.zeros(n, dtype=bool)
         for q in qis:
-            suppressed &= as_text(pub[q]) == SUPPRESSED
+            suppressed &= as_coded(pub[q]).isin([SUPPRESSED])
     kept = np.flatnonzero(~np.asarray(suppressed, dtype=bool))
     if executor is None or not len(kept):
         classes = _class_ids(pub.iloc[kept], qis)
         n_classes = int(classes.max()) + 1 if len(classes) else 0
     else:  # the same statistics in the same order, counted by the executor's tasks (``_counts``)
-        qi_text = [as_text(pub[q].iloc[kept]) for q in qis]
+        qi_text = [as_coded(pub[q].iloc[kept]) for q in qis]
         class_counts, class_tuples = class_sizes(executor, qi_text)
         n_classes = len(class_counts)
         classes = None
     worst = np.inf
     for s in sens:
-        vals = as_text(pub[s].iloc[kept])
-        present = vals != NA_TOKEN
+        vals = as_coded(pub[s].iloc[kept])
+        present = ~vals.isin([NA_TOKEN])
         if classes is None:
-            value_class, value_count = pair_counts(executor, class_tuples, qi_text, vals, present)
+            value_class, value_count = pair_counts(executor, class_tuples, qi_text, vals.codes, present)
             stats = ClassStats(class_counts, value_class, value_count.astype(float))
         else:
-            codes = pd.factorize(vals)[0]
-            pairs = pd.DataFrame({"c": classes[present], "v": codes[present]})
+            pairs = pd.DataFrame({"c": classes[present], "v": vals.codes[present]})
             counts = pairs.groupby(["c", "v"], sort=False).size()
             sizes = np.bincount(classes, minlength=n_classes)
             stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
@@ -375,8 +376,8 @@ def verify_anatomy(
         o, p = as_text(src[q]), as_text(pub[q])
         _cell_problems(problems, original, q, np.flatnonzero(o != p), o, p, "changed cell",
                        lambda i: f" was changed from {show(o[i])} to {show(p[i])}")
-    groups = pd.factorize(as_text(pub[group_column]))[0]
-    vals = pd.factorize(as_text(src[sens]))[0]
+    groups = pd.factorize(as_coded(pub[group_column]).codes)[0]  # numbered by first appearance
+    vals = as_coded(src[sens]).codes
     counts = pd.DataFrame({"g": groups, "v": vals}).groupby(["g", "v"]).size()
     sizes = np.bincount(groups, minlength=int(groups.max()) + 1 if len(groups) else 0)
     stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))

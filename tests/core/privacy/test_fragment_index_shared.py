@@ -137,3 +137,64 @@ def test_condensation_run_verifier_and_metric_share_one_index(monkeypatch):
     assert verify_pseudo_strings(data, res.output, k=5, max_fragment=20).passed
     fragment_leak(data, res.output)
     assert builds == [id(data)]
+
+
+def test_the_automaton_of_the_inputs_holding_the_windows_answers_as_the_automaton_of_all():
+    """Yeast-like case: a few inputs share long runs with the queries, most share nothing. The automaton is
+    then built over those few inputs only; its lengths and input counts on matches of the window length or
+    more are those of all inputs, so every answer is the full automaton's."""
+    from anonstudio.core.kernels import _substring as S
+
+    rng = np.random.default_rng(21)
+    inputs = _random_strings(rng, 200, 60, 150)
+    family = "".join(rng.choice(list(AA), 40))
+    for i in (3, 50, 51, 52, 120):  # a family of 5 inputs holds a 40-residue run (rare at k = 6, not at k = 5)
+        inputs[i] = inputs[i][:20] + family + inputs[i][20:]
+    queries = _random_strings(rng, 30, 40, 120)
+    queries[4] = queries[4][:10] + family[:25] + queries[4][10:]
+    queries[9] = queries[9][:5] + inputs[77][10:45]  # a run of one input
+    queries[11] = inputs[8][:13] + "W" + inputs[9][30:50]  # just the window length, then another input
+    original = SequenceSet.from_strings(inputs, alphabet="protein-20")
+    query = SequenceSet.from_strings(queries, alphabet="protein-20")
+    index = FragmentIndex(original)
+    auto = S.build_suffix_automaton(index._text, index.sigma, 3, 1000)
+    counts = S.document_counts(*auto, index._text, index._starts, index._ends)
+    codes = index._codes(query)
+    for L, k in ((20, 6), (20, 5), (12, 2), (25, 20), (13, 3)):
+        want = S.rare_fragments(*auto, counts, codes, query.offsets.astype(np.int64), L, k)
+        got = index.rare_fragments(query, L, k)
+        for key, w in zip(("longest", "inputs", "first_end", "positions", "shared"), want):
+            assert np.array_equal(got[key], w), (L, k, key)
+    held = index._subset[0]
+    assert 0 < held.sum() < len(inputs) // 4  # the few inputs holding the queries' windows
+    assert index._automaton is None  # the automaton of all inputs was never needed
+    assert index.rare_fragments(query, 20, 6)["longest"][4] == 25 and index.rare_fragments(query, 20, 5)["longest"][4] == 0
+
+
+def test_progress_goes_on_while_the_automaton_builds_and_cancel_stops_the_wait(inputs, monkeypatch):
+    import sys
+
+    from anonstudio.core.progress import Cancelled
+
+    P = sys.modules["anonstudio.core.privacy._strings"]
+    real = P._automaton_of
+
+    def slow(*args):
+        import time
+
+        time.sleep(0.45)
+        return real(*args)
+
+    monkeypatch.setattr(P, "_automaton_of", slow)
+    query = _tagged([inputs.sequence(5)[10:40], inputs.sequence(7)[:30]], [0, 0])
+    ticks = []
+    codes = FragmentIndex(inputs)._codes(query)
+    got = FragmentIndex(inputs).rare_fragments_of(codes, query.offsets.astype(np.int64), 20, 4,
+                                                  tick=lambda: ticks.append(1))
+    assert len(ticks) >= 2 and got["longest"].tolist() == [30, 30]
+
+    def cancel():
+        raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        FragmentIndex(inputs).rare_fragments_of(codes, query.offsets.astype(np.int64), 20, 4, tick=cancel)

@@ -585,7 +585,7 @@ def release_warnings(data: Any, output: Any) -> list[str]:
     n = len(frame)
     # column by column, in slices of rows (core.data._chunks): on the workbench's worker thread no pandas call
     # holds the interpreter lock long enough to freeze the window
-    from anonstudio.core.data import _chunks, text_cells
+    from anonstudio.core.data import _chunks, coded_cells
 
     unroled = [c for c in frame.columns if data.role(c).value == "insensitive" and c in data.df.columns]
     for c in unroled:
@@ -596,7 +596,8 @@ def release_warnings(data: Any, output: Any) -> list[str]:
                                 "an identifier and is published as it is (mark it identifying to drop it)")
     qis = [q for q in data.quasi_identifiers if q in frame.columns]
     if qis and unroled and n:
-        key = _chunks.row_classes([text_cells(frame[c], "") for c in qis + unroled], n)  # missing = empty
+        # equal codes are equal text (missing = empty): integers to group, not n Python strings per column
+        key = _chunks.row_classes([coded_cells(frame[c], "").codes for c in qis + unroled], n)
         unique = int((np.bincount(key) == 1).sum())
         if unique / n > UNIQUE_WARNING_SHARE:
             warnings.append(

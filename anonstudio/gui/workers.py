@@ -330,17 +330,20 @@ def measure_responsiveness(action: Callable[[], Any], *, until: Callable[[], boo
     ``tick_ms``. Returns ``{"max_gap_ms", "median_gap_ms", "ticks", "elapsed_s"}``: the largest and typical
     gap between timer ticks (``worst_gap_at``: the ``time.perf_counter()`` at which the longest began).
     A frozen GUI shows as a large ``max_gap_ms`` (a kernel holding the GIL, a
-    pane doing heavy work in a slot). Used by the GUI tests and benchmarks::
+    pane doing heavy work in a slot). Where the longest gap's time went: ``worst_gui_cpu_ms`` (this thread
+    on a CPU: work in a slot), ``worst_other_cpu_ms`` (the other threads on a CPU: a worker holding the
+    interpreter lock in a long call, or a ``nogil`` kernel) and ``worst_idle_ms`` (neither: this thread waited
+    for a CPU on a busy machine, or for a lock). Used by the GUI tests and benchmarks::
 
         stats = measure_responsiveness(lambda: window.start_run(), until=lambda: not window.runner.busy)
         assert stats["max_gap_ms"] < 250
     """
     from PySide6.QtCore import QEventLoop, QTimer
 
-    stamps: list[float] = []
+    stamps: list[tuple[float, float, float]] = []  # wall clock, this thread's CPU time, the process's
     timer = QTimer()
     timer.setInterval(tick_ms)
-    timer.timeout.connect(lambda: stamps.append(time.perf_counter()))
+    timer.timeout.connect(lambda: stamps.append((time.perf_counter(), time.thread_time(), time.process_time())))
     start = time.perf_counter()
     timer.start()
     action()
@@ -354,11 +357,17 @@ def measure_responsiveness(action: Callable[[], Any], *, until: Callable[[], boo
         time.sleep(0.001)
     timer.stop()
     app.processEvents()
-    gaps = sorted((b - a) * 1000 for a, b in zip(stamps, stamps[1:]))
-    worst = max(zip(stamps, stamps[1:]), key=lambda ab: ab[1] - ab[0], default=(start, start))
+    pairs = list(zip(stamps, stamps[1:]))
+    gaps = sorted((b[0] - a[0]) * 1000 for a, b in pairs)
+    first = (start, time.thread_time(), time.process_time())
+    a, b = max(pairs, key=lambda ab: ab[1][0] - ab[0][0], default=(first, first))
+    gui, total = (b[1] - a[1]) * 1000, (b[2] - a[2]) * 1000
     return {
         "max_gap_ms": gaps[-1] if gaps else 0.0,
-        "worst_gap_at": worst[0],  # perf_counter() when the longest gap began
+        "worst_gap_at": a[0],  # perf_counter() when the longest began
+        "worst_gui_cpu_ms": gui,
+        "worst_other_cpu_ms": max(total - gui, 0.0),
+        "worst_idle_ms": max((b[0] - a[0]) * 1000 - max(total - gui, 0.0) - gui, 0.0),
         "median_gap_ms": gaps[len(gaps) // 2] if gaps else 0.0,
         "ticks": float(len(stamps)),
         "elapsed_s": time.perf_counter() - start,

@@ -510,7 +510,8 @@ def run(
         max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
     with phase(progress, 0.8, "verifying"):  # the verifiers' chunked loops may be cancelled (checkpoint)
         verification = privacy.verify_output(declared_model(algorithm, data, declared, max_suppression), data,
-                                             result.output, hierarchies, executor=executor)
+                                             result.output, hierarchies, executor=executor,
+                                             side_outputs=result.side_outputs)
     if not verification.passed:
         raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
     metrics = dict(result.metrics)
@@ -801,8 +802,13 @@ def verify_job(job: Job):
                            file=job.file, key="output.shuffle_seed")
         if isinstance(output, Table) and len(output.df) == len(data.df):
             output = unshuffled(output, job.shuffle_seed)
-    return privacy.verify_output(declared_model(job.make_algorithm(), data, job.input, job.max_suppression), data,
-                                 output, hierarchies)
+    model = declared_model(job.make_algorithm(), data, job.input, job.max_suppression)
+    sides = {}
+    for name in privacy.SIDE_OUTPUTS.get(model.get("model"), ()):  # published beside the output: checked too
+        side = side_output_path(job.output_path, name)
+        if side.exists():
+            sides[name] = io.read_output_like(data, side).df
+    return privacy.verify_output(model, data, output, hierarchies, side_outputs=sides)
 
 
 def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,

@@ -19,6 +19,23 @@ DENSE_FROM = 3
 DENSE_BUDGET = 8_000_000
 
 _GROUP = re.compile(r"(?:^|\s)group=(\S+)")
+#: the output's own header fields (``segment=<s> group=<g>``), whose numbers are not input identifiers
+_OWN_FIELD = re.compile(r"(?:segment|group)=\d+")
+#: what may separate an identifier from the text around it inside a header token (``from=P12345``,
+#: ``(P12345)``, ``P12345|pseudo_1``); identifiers with ``|`` inside (``sp|P12345|X``) are tried whole too
+_AROUND = (re.compile(r"[^\w.|-]+"), re.compile(r"[^\w.-]+"))
+
+
+def _named_input(header: str, ids: set[str]) -> str | None:
+    """The first input identifier ``header`` names: a whitespace-separated token, or a part of one between
+    punctuation; the output's own ``segment=``/``group=`` fields are skipped."""
+    for token in header.split():
+        if _OWN_FIELD.fullmatch(token):
+            continue
+        for piece in (token, *_AROUND[0].split(token), *_AROUND[1].split(token)):
+            if piece in ids:
+                return piece
+    return None
 
 
 def _as_set(obj: Any) -> SequenceSet:
@@ -447,10 +464,10 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
             )
     ids = set(original.ids)
     for j, header in enumerate(output.headers):
-        leaked = [tok for tok in header.split() if tok in ids]
-        if leaked:
+        leaked = _named_input(header, ids)
+        if leaked is not None:
             problems.add(
-                f"pseudo-string {j + 1} ('{output.ids[j]}'): its header names input record '{leaked[0]}'",
+                f"pseudo-string {j + 1} ('{output.ids[j]}'): its header names input record '{leaked}'",
                 record=output.ids[j],
                 kind="identifier in header",
             )

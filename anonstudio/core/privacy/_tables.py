@@ -149,7 +149,10 @@ def verify_k_anonymity(
     n = len(src)
     problems = Problems()
     details: dict[str, Any] = {"k": k, "quasi_identifiers": qis, "records": n}
-    if repeated_columns(problems, pub) or len(pub) != n:
+    if not qis:
+        problems.add("no quasi-identifier is given: k-anonymity over no column holds for any output, so it checks "
+                     "nothing", kind="no quasi-identifier")
+    if repeated_columns(problems, pub) or len(pub) != n or not qis:
         if len(pub) != n:
             problems.add(f"the output has {len(pub)} rows, the input {n}: rows were added or dropped")
         details.update(violations=problems.count, first_violations=problems.records)
@@ -261,9 +264,9 @@ def verify_l_diversity(
     (:mod:`._counts`), in the order computed here without it; the model judges them here.
 
     ``kind="distinct"``: each class holds at least ``l`` distinct sensitive values. ``kind="entropy"``: the
-    entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Records with every
-    quasi-identifier ``*`` (or flagged in ``suppressed``) are exempt. Each sensitive column is checked on
-    its own.
+    entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Each sensitive column is
+    checked on its own. Every record is judged, fully suppressed ones too (all ``*``: one class, whose
+    sensitive values are published like any other's); only records flagged in ``suppressed`` are exempt.
 
     **Missing sensitive values** (one rule for every kind, and the one Mondrian's split test uses): a
     missing cell is not a value. A class is measured on its present values only, so a class whose values
@@ -290,10 +293,8 @@ def verify_l_diversity(
         details.update(violations=problems.count, first_violations=problems.records)
         return Verification(False, "l-diversity", details, problems.sentences)
     n = len(pub)
-    if suppressed is None:
-        suppressed = np.ones(n, dtype=bool) if qis else np.zeros(n, dtype=bool)
-        for q in qis:
-            suppressed &= as_coded(pub[q]).isin([SUPPRESSED])
+    if suppressed is None:  # a block of suppressed records all 'HIV' would disclose it: they are judged too
+        suppressed = np.zeros(n, dtype=bool)
     kept = np.flatnonzero(~np.asarray(suppressed, dtype=bool))
     if executor is None or not len(kept):
         classes = _class_ids(pub.iloc[kept], qis)

@@ -7,6 +7,7 @@ identifier glued to other text."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -195,3 +196,29 @@ def test_identifiers_are_matched_whole_not_as_parts_of_other_words():
     assert verify_pseudo_strings(original, out).passed  # 'group=1' is the output's own field, not input '1'
     named = SequenceSet.from_strings(["MKVLAYIAKQRQISFGCSS"], ids=["pseudo_1"], headers=["pseudo_1 group=2 id=1"])
     assert not verify_pseudo_strings(original, named).passed
+
+
+# ---------------------------------------------------------------------------------------------------------
+# l-diversity: suppressed records are records too
+def test_verify_l_diversity_judges_fully_suppressed_records_by_default():
+    """The public verify_l_diversity exempted records with every QI '*' unless told otherwise: three such
+    records, all 'HIV', passed l = 2 although anyone reading the release learns that each of them has HIV
+    (verify_output already judged them; now the function's default agrees)."""
+    frame = pd.DataFrame({"sex": ["M", "M", "F", "F", "*", "*", "*"], "age": ["3*", "3*", "3*", "3*", "*", "*", "*"],
+                          "disease": ["Flu", "HIV", "Cold", "Flu", "HIV", "HIV", "HIV"]}, dtype=object)
+    v = verify_l_diversity(frame, ["sex", "age"], "disease", 2, kind="distinct")
+    assert not v.passed and "row 5" in v.problems[0]
+    exempt = np.array([False] * 4 + [True] * 3)
+    assert verify_l_diversity(frame, ["sex", "age"], "disease", 2, kind="distinct", suppressed=exempt).passed
+
+
+@pytest.mark.parametrize("check", [
+    lambda t: verify_k_anonymity(t, t.df, {}, 3, quasi_identifiers=[]),
+    lambda t: verify_output({"model": "k-anonymity", "k": 3, "quasi_identifiers": []}, t, t.df, {}),
+    lambda t: verify_output({"model": "k-anonymity", "k": 3}, Table(t.df.copy()), t.df, {}),
+])
+def test_k_anonymity_over_no_quasi_identifier_fails_instead_of_passing_vacuously(check):
+    """With no quasi-identifier every table is one class, so any output 'passed' — also a table published
+    exactly as read, when the QI list was lost or empty."""
+    v = check(_table())
+    assert not v.passed and "no quasi-identifier" in v.problems[0]

@@ -510,7 +510,8 @@ def run(
         max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
     with phase(progress, 0.8, "verifying"):  # the verifiers' chunked loops may be cancelled (checkpoint)
         verification = privacy.verify_output(declared_model(algorithm, data, declared, max_suppression), data,
-                                             result.output, hierarchies, executor=executor)
+                                             result.output, hierarchies, executor=executor,
+                                             side_outputs=result.side_outputs)
     if not verification.passed:
         raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
     metrics = dict(result.metrics)
@@ -584,7 +585,7 @@ def release_warnings(data: Any, output: Any) -> list[str]:
     n = len(frame)
     # column by column, in slices of rows (core.data._chunks): on the workbench's worker thread no pandas call
     # holds the interpreter lock long enough to freeze the window
-    from anonstudio.core.data import _chunks, text_cells
+    from anonstudio.core.data import _chunks, coded_cells
 
     unroled = [c for c in frame.columns if data.role(c).value == "insensitive" and c in data.df.columns]
     for c in unroled:
@@ -595,7 +596,8 @@ def release_warnings(data: Any, output: Any) -> list[str]:
                                 "an identifier and is published as it is (mark it identifying to drop it)")
     qis = [q for q in data.quasi_identifiers if q in frame.columns]
     if qis and unroled and n:
-        key = _chunks.row_classes([text_cells(frame[c], "") for c in qis + unroled], n)  # missing = empty
+        # equal codes are equal text (missing = empty): integers to group, not n Python strings per column
+        key = _chunks.row_classes([coded_cells(frame[c], "").codes for c in qis + unroled], n)
         unique = int((np.bincount(key) == 1).sum())
         if unique / n > UNIQUE_WARNING_SHARE:
             warnings.append(
@@ -800,8 +802,13 @@ def verify_job(job: Job):
                            file=job.file, key="output.shuffle_seed")
         if isinstance(output, Table) and len(output.df) == len(data.df):
             output = unshuffled(output, job.shuffle_seed)
-    return privacy.verify_output(declared_model(job.make_algorithm(), data, job.input, job.max_suppression), data,
-                                 output, hierarchies)
+    model = declared_model(job.make_algorithm(), data, job.input, job.max_suppression)
+    sides = {}
+    for name in privacy.SIDE_OUTPUTS.get(model.get("model"), ()):  # published beside the output: checked too
+        side = side_output_path(job.output_path, name)
+        if side.exists():
+            sides[name] = io.read_output_like(data, side).df
+    return privacy.verify_output(model, data, output, hierarchies, side_outputs=sides)
 
 
 def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,

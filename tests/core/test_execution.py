@@ -83,6 +83,10 @@ def test_mst_adult_sweep_on_dask_equals_the_local_sweep(dask_executor, shared_da
     dask = pd.read_csv(tmp_path / "dask" / "results.csv").drop(columns="runtime_s")
     assert len(local) == 12 and local["verified"].all()
     pd.testing.assert_frame_equal(local, dask)
+    for name in ("gcp.png", "dm.png", "cavg.png"):  # drawn by the workers, written here: the same figures
+        png = (tmp_path / "dask" / name).read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+        assert png == (tmp_path / "local" / name).read_bytes()
 
 
 def test_cli_refuses_an_unreachable_scheduler_with_exit_2(tmp_path, capsys):

@@ -180,7 +180,27 @@ def value_ranks(values, split_numeric):
 
 
 @njit(cache=True, nogil=True)
-def _split_segment(idx, s, e, leaf_nodes, values, ranks, split_numeric, span, node_anc, node_level, node_leaves, sens,
+def depth_first_ranks(node_anc, node_level):
+    """Each packed node's place in a depth-first order of its hierarchy: nodes sorted by their ancestors from
+    the root down (stable sorts from the lowest level up), so the leaves under any node hold consecutive
+    ranks. The LCA of a set of leaves is then the LCA of its lowest- and highest-ranked leaves — two
+    comparisons per record instead of a climb of the hierarchy."""
+    m, top = node_anc.shape
+    order = np.arange(m)
+    keys = np.empty(m, dtype=np.int64)
+    for level in range(top):
+        for i in range(m):
+            node = order[i]
+            keys[i] = node_anc[node, level] if level >= node_level[node] else -1
+        order = order[np.argsort(keys, kind="mergesort")]
+    ranks = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        ranks[order[i]] = i
+    return ranks
+
+
+@njit(cache=True, nogil=True)
+def _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, span, node_anc, node_level, node_leaves, sens,
                    log_l, min_distinct, k, nearest, counts, width, lca, perm, keys, cuts, cancel):
     """Split the segment ``idx[s:e]`` the way strict Mondrian splits a partition.
 
@@ -209,10 +229,19 @@ def _split_segment(idx, s, e, leaf_nodes, values, ranks, split_numeric, span, no
                 if v > mx:
                     mx = v
             width[a] = (mx - mn) / span[a] if span[a] > 0 else 0.0
-        else:
-            node = leaf_nodes[idx[s], a]
+        else:  # the LCA of the segment's leaves: that of its first and last leaf in depth-first order
+            low = high = leaf_nodes[idx[s], a]
+            low_rank = high_rank = dfs[low]
             for t in range(s + 1, e):
-                node = lca_node(node, leaf_nodes[idx[t], a], node_anc, node_level)
+                leaf = leaf_nodes[idx[t], a]
+                r = dfs[leaf]
+                if r < low_rank:
+                    low_rank = r
+                    low = leaf
+                elif r > high_rank:
+                    high_rank = r
+                    high = leaf
+            node = lca_node(low, high, node_anc, node_level)
             lca[a] = node
             width[a] = (node_leaves[node] / span[a]) if node_level[node] > 0 else 0.0
     order = np.argsort(-width, kind="mergesort")
@@ -314,6 +343,7 @@ def mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, 
     lca = np.empty(d, dtype=np.int64)
     nxt = 0
     ranks = value_ranks(values, split_numeric)
+    dfs = depth_first_ranks(node_anc, node_level)
     perm = np.empty(n, dtype=np.int64)
     keys = np.empty(n, dtype=np.int64)
     cuts = np.empty(n + 1, dtype=np.int64)
@@ -323,7 +353,7 @@ def mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, 
         top -= 1
         s = st_s[top]
         e = st_e[top]
-        p = _split_segment(idx, s, e, leaf_nodes, values, ranks, split_numeric, span, node_anc, node_level,
+        p = _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, span, node_anc, node_level,
                            node_leaves, sens, log_l, min_distinct, k, nearest, counts, width, lca, perm, keys, cuts,
                            cancel)
         if cancel[0] != 0:
@@ -359,6 +389,7 @@ def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_
     width = np.empty(d)
     lca = np.empty(d, dtype=np.int64)
     ranks = value_ranks(values, split_numeric)
+    dfs = depth_first_ranks(node_anc, node_level)
     perm = np.empty(n, dtype=np.int64)
     keys = np.empty(n, dtype=np.int64)
     cuts = np.empty(n + 1, dtype=np.int64)
@@ -378,7 +409,7 @@ def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_
         for j in range(n_open):
             s = open_s[j]
             e = open_e[j]
-            p = _split_segment(idx, s, e, leaf_nodes, values, ranks, split_numeric, span, node_anc, node_level,
+            p = _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, span, node_anc, node_level,
                                node_leaves, sens, log_l, min_distinct, k, nearest, counts, width, lca, perm, keys,
                                cuts, never)
             if p == 0:

@@ -35,9 +35,9 @@ from anonstudio.core.privacy._strings import (
     longest_shared_substrings,
     verify_pseudo_strings,
 )
+from anonstudio.core.privacy._anatomy import verify_anatomy
 from anonstudio.core.privacy._tables import (
     suppressed_rows,
-    verify_anatomy,
     verify_k_anonymity,
     verify_l_diversity,
 )
@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_MAX_FRAGMENT",
     "FragmentIndex",
     "MODELS",
+    "SIDE_OUTPUTS",
     "SPECS",
     "PrivacyModel",
     "combine",
@@ -100,7 +101,7 @@ def combine(parts: list[Verification], title: str) -> Verification:
                         details, [p for part in parts for p in part.problems][:20])
 
 
-def _table(spec, models, original, output, hierarchies, executor=None):
+def _table(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
     if not isinstance(original, Table):
         raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
     frame = frame_of(output)
@@ -123,7 +124,7 @@ def _table(spec, models, original, output, hierarchies, executor=None):
     return combine(parts, " + ".join(m.name for m in models))
 
 
-def _events(spec, models, original, output, hierarchies, executor=None):
+def _events(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
     if not isinstance(original, EventLog):
         raise TypeError(f"(k,c)-privacy is verified on event logs, got {type(original).__name__}")
     model = models[0]
@@ -131,17 +132,18 @@ def _events(spec, models, original, output, hierarchies, executor=None):
                              spec.get("highly_sensitive") or [])
 
 
-def _strings(spec, models, original, output, hierarchies, executor=None):
+def _strings(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
     return verify_pseudo_strings(original, output, k=spec.get("k"), max_fragment=spec.get("max_fragment"))
 
 
-def _anatomy(spec, models, original, output, hierarchies, executor=None):
+def _anatomy(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
     return verify_anatomy(original, frame_of(output), models[0].params["l"],
                           quasi_identifiers=spec.get("quasi_identifiers"), sensitive=spec.get("sensitive"),
-                          group_column=spec.get("group_column", "group"))
+                          group_column=spec.get("group_column", "group"),
+                          sensitive_table=(side_outputs or {}).get("sensitive"))
 
 
-def _random(spec, models, original, output, hierarchies, executor=None):
+def _random(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
     if not isinstance(original, Table):
         raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
     return verify_random_anonymization(
@@ -154,9 +156,12 @@ def _random(spec, models, original, output, hierarchies, executor=None):
 SPECS = {"k-anonymity": _table, "(k,c)-privacy": _events, "pseudo-strings": _strings, "anatomy": _anatomy,
          "random-anonymization": _random}
 
+#: The side outputs (published beside the output, ``<stem>.<name><ext>``) each spec's verifier checks.
+SIDE_OUTPUTS = {"anatomy": ("sensitive",)}
+
 
 def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies: dict | None = None, *,
-                  executor=None) -> Verification:
+                  executor=None, side_outputs: dict[str, Any] | None = None) -> Verification:
     """Verify ``output`` against ``original`` under the privacy ``spec`` a method declared.
 
     ``spec["model"]`` names the spec; :func:`models_of` turns it into the privacy models judged:
@@ -176,9 +181,18 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     ``executor`` (the Dask engine, an object with ``map`` and ``workers``): k-anonymity's and l-diversity's
     class counts are computed by its tasks and summed (:mod:`._counts`); the checks and the judgement are the
     same code either way, so is the verdict. The other specs run here whatever the engine.
+
+    ``side_outputs``: tables published beside the output (a method's ``Result.side_outputs``, e.g. anatomy's
+    ``"sensitive"`` table); each is verified too, and one no verifier checks is refused — everything
+    written must have passed.
     """
     check = SPECS.get(spec.get("model"))
     if check is None:
         raise NotAvailableError(f"no independent verifier for privacy model '{spec.get('model')}' "
                                 f"(known: {', '.join(SPECS)})")
-    return check(spec, models_of(spec), original, output, hierarchies or {}, executor=executor)
+    unchecked = [name for name in side_outputs or {} if name not in SIDE_OUTPUTS.get(spec["model"], ())]
+    if unchecked:
+        raise NotAvailableError(f"no independent verifier checks the side output '{unchecked[0]}' of a "
+                                f"'{spec['model']}' release: it cannot be published")
+    return check(spec, models_of(spec), original, output, hierarchies or {}, executor=executor,
+                 side_outputs=side_outputs or {})

@@ -13,7 +13,15 @@ from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._models import ClassStats, KCPrivacy
 from anonstudio.core.privacy._tables import SUPPRESSED, _check_int
-from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_text, frame_of, show
+from anonstudio.core.privacy._verification import (
+    NA_TOKEN,
+    Problems,
+    Verification,
+    as_text,
+    frame_of,
+    repeated_columns,
+    show,
+)
 
 
 def verify_kc_privacy(
@@ -65,7 +73,7 @@ def verify_kc_privacy(
     for col in pub.columns:
         if col not in src.columns:
             problems.add(f"the output has a column '{col}' the input does not have", column=col, kind="extra column")
-    if sid not in pub.columns or any(q not in pub.columns for q in qis):
+    if repeated_columns(problems, pub) or sid not in pub.columns or any(q not in pub.columns for q in qis):
         details.update(violations=problems.count, first_violations=problems.records)
         return Verification(False, "(k,c)-privacy", details, problems.sentences)
     others = [col for col in others if col in pub.columns]

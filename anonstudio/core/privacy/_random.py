@@ -17,7 +17,14 @@ import pandas as pd
 from anonstudio.core.data import Role, Table
 from anonstudio.core.privacy._tables import _check_int, _row_ref, spelled_text
 from anonstudio.core.privacy._verification import frame_of
-from anonstudio.core.privacy._verification import Problems, Verification, as_text, show
+from anonstudio.core.privacy._verification import (
+    Problems,
+    Verification,
+    as_text,
+    known_columns,
+    repeated_columns,
+    show,
+)
 
 
 def verify_random_anonymization(
@@ -44,11 +51,13 @@ def verify_random_anonymization(
     pub = frame_of(output, "a table")
     src = original.df
     qis = list(quasi_identifiers) if quasi_identifiers is not None else list(original.quasi_identifiers)
+    known_columns(src, qis, "quasi-identifier")
     n = len(src)
     problems = Problems()
     details: dict[str, Any] = {"max_changed": max_changed, "quasi_identifiers": qis, "records": n, "levels": levels}
-    if len(pub) != n:
-        problems.add(f"the output has {len(pub)} rows, the input {n}: rows were added or dropped")
+    if repeated_columns(problems, pub) or len(pub) != n:
+        if len(pub) != n:
+            problems.add(f"the output has {len(pub)} rows, the input {n}: rows were added or dropped")
         details.update(violations=problems.count, first_violations=problems.records)
         return Verification(False, "random anonymization", details, problems.sentences)
     identifying = [c for c in src.columns if original.role(c) is Role.IDENTIFYING and c not in qis]

@@ -1,4 +1,4 @@
-"""Independent checks of anonymized tables: k-anonymity, l-diversity, anatomy.
+"""Independent checks of anonymized tables: k-anonymity and l-diversity (anatomy: ``_anatomy``).
 
 They look only at the original table, the published frame and the hierarchies — never at an algorithm's
 groups or counters — and are vectorized (a 30,000-row table verifies in a fraction of a second): cells
@@ -19,8 +19,18 @@ from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._counts import class_sizes, pair_counts
 from anonstudio.core.progress import checkpoint
-from anonstudio.core.privacy._models import MODELS, ClassStats, FrequencyLDiversity, KAnonymity
-from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of, show
+from anonstudio.core.privacy._models import MODELS, ClassStats, KAnonymity
+from anonstudio.core.privacy._verification import (
+    NA_TOKEN,
+    Problems,
+    Verification,
+    as_coded,
+    as_text,
+    frame_of,
+    known_columns,
+    repeated_columns,
+    show,
+)
 
 #: A quasi-identifier cell holding this (or its hierarchy's root label) is suppressed.
 SUPPRESSED = "*"
@@ -135,11 +145,16 @@ def verify_k_anonymity(
     pub = frame_of(output, "a table")
     qis = list(quasi_identifiers) if quasi_identifiers is not None else list(original.quasi_identifiers)
     src = original.df
+    known_columns(src, qis, "quasi-identifier")
     n = len(src)
     problems = Problems()
     details: dict[str, Any] = {"k": k, "quasi_identifiers": qis, "records": n}
-    if len(pub) != n:
-        problems.add(f"the output has {len(pub)} rows, the input {n}: rows were added or dropped")
+    if not qis:
+        problems.add("no quasi-identifier is given: k-anonymity over no column holds for any output, so it checks "
+                     "nothing", kind="no quasi-identifier")
+    if repeated_columns(problems, pub) or len(pub) != n or not qis:
+        if len(pub) != n:
+            problems.add(f"the output has {len(pub)} rows, the input {n}: rows were added or dropped")
         details.update(violations=problems.count, first_violations=problems.records)
         return Verification(False, "k-anonymity", details, problems.sentences)
 
@@ -249,9 +264,9 @@ def verify_l_diversity(
     (:mod:`._counts`), in the order computed here without it; the model judges them here.
 
     ``kind="distinct"``: each class holds at least ``l`` distinct sensitive values. ``kind="entropy"``: the
-    entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Records with every
-    quasi-identifier ``*`` (or flagged in ``suppressed``) are exempt. Each sensitive column is checked on
-    its own.
+    entropy ``-Σ p·log p`` of each class's sensitive values is at least ``log l``. Each sensitive column is
+    checked on its own. Every record is judged, fully suppressed ones too (all ``*``: one class, whose
+    sensitive values are published like any other's); only records flagged in ``suppressed`` are exempt.
 
     **Missing sensitive values** (one rule for every kind, and the one Mondrian's split test uses): a
     missing cell is not a value. A class is measured on its present values only, so a class whose values
@@ -270,6 +285,7 @@ def verify_l_diversity(
     details: dict[str, Any] = {"l": l, "l_kind": kind, "sensitive": sens, "quasi_identifiers": qis}
     if not sens:
         problems.add("no sensitive attribute is given, so l-diversity cannot hold")
+    repeated_columns(problems, pub)
     for c in [*qis, *sens]:
         if c not in pub.columns:
             problems.add(f"column '{c}' is missing from the output", column=c, kind="missing column")
@@ -277,10 +293,8 @@ def verify_l_diversity(
         details.update(violations=problems.count, first_violations=problems.records)
         return Verification(False, "l-diversity", details, problems.sentences)
     n = len(pub)
-    if suppressed is None:
-        suppressed = np.ones(n, dtype=bool) if qis else np.zeros(n, dtype=bool)
-        for q in qis:
-            suppressed &= as_coded(pub[q]).isin([SUPPRESSED])
+    if suppressed is None:  # a block of suppressed records all 'HIV' would disclose it: they are judged too
+        suppressed = np.zeros(n, dtype=bool)
     kept = np.flatnonzero(~np.asarray(suppressed, dtype=bool))
     if executor is None or not len(kept):
         classes = _class_ids(pub.iloc[kept], qis)
@@ -331,70 +345,3 @@ def verify_l_diversity(
     )
     return Verification(not problems, "l-diversity", details, problems.sentences)
 
-
-def verify_anatomy(
-    original: Table,
-    output: pd.DataFrame | Table,
-    l: int,
-    *,
-    quasi_identifiers: Sequence[str] | None = None,
-    sensitive: str | None = None,
-    group_column: str = "group",
-) -> Verification:
-    """Check an anatomized quasi-identifier table (QIT) of Xiao & Tao's Anatomy (VLDB 2006).
-
-    The QIT keeps the original quasi-identifier values and adds a group id; the sensitive values are
-    published separately per group. The check re-derives each group's sensitive values from the *original*
-    rows and requires them l-diverse in Anatomy's sense: no value accounts for more than ``1/l`` of a group
-    (so a group has ≥ ``l`` records and ≥ ``l`` distinct values). Also: same row count, quasi-identifier
-    cells unchanged, the sensitive and identifying columns absent from the QIT.
-    """
-    l = _check_int("l", l, 2)
-    pub = frame_of(output, "a table")
-    qis = list(quasi_identifiers) if quasi_identifiers is not None else list(original.quasi_identifiers)
-    sens = sensitive or (original.sensitive[0] if original.sensitive else None)
-    src = original.df
-    n = len(src)
-    problems = Problems()
-    details: dict[str, Any] = {"l": l, "quasi_identifiers": qis, "sensitive": sens, "records": n}
-    if sens is None:
-        problems.add("anatomy needs a sensitive attribute")
-    if group_column not in pub.columns:
-        problems.add(f"the QIT has no '{group_column}' column", column=group_column, kind="missing column")
-    if len(pub) != n:
-        problems.add(f"the QIT has {len(pub)} rows, the input {n}: rows were added or dropped")
-    if problems:
-        details.update(violations=problems.count, first_violations=problems.records)
-        return Verification(False, "anatomy", details, problems.sentences)
-    for c in [sens, *original.identifying]:
-        if c in pub.columns and c not in qis:
-            problems.add(f"column '{c}' must not be in the QIT", column=c, kind="published column")
-    for q in qis:
-        if q not in pub.columns:
-            problems.add(f"quasi-identifier '{q}' is missing from the QIT", column=q, kind="missing column")
-            continue
-        o, p = as_text(src[q]), as_text(pub[q])
-        _cell_problems(problems, original, q, np.flatnonzero(o != p), o, p, "changed cell",
-                       lambda i: f" was changed from {show(o[i])} to {show(p[i])}")
-    groups = pd.factorize(as_coded(pub[group_column]).codes)[0]  # numbered by first appearance
-    vals = as_coded(src[sens]).codes
-    counts = pd.DataFrame({"g": groups, "v": vals}).groupby(["g", "v"]).size()
-    sizes = np.bincount(groups, minlength=int(groups.max()) + 1 if len(groups) else 0)
-    stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
-    model = FrequencyLDiversity(l=l)  # the model judges every group
-    bad = model.failing(stats)
-    for g in bad[:10]:
-        first = int(np.flatnonzero(groups == g)[0])
-        problems.add(
-            f"{_row_ref(original, first)}: its group ({int(sizes[g])} records) has {model.measure(stats, int(g))}",
-            row=first + 1,
-            kind="group not l-diverse",
-        )
-    problems.count += max(0, len(bad) - 10)
-    details.update(
-        groups=int(len(sizes)),
-        smallest_group=int(sizes.min()) if len(sizes) else 0,
-        violations=problems.count,
-        first_violations=problems.records,
-    )
-    return Verification(not problems, "anatomy", details, problems.sentences)

@@ -110,6 +110,29 @@ def frame_of(output: Any, what: str = "a table or event log") -> pd.DataFrame:
     raise TypeError(f"cannot verify a {type(output).__name__} as {what}")
 
 
+def repeated_columns(problems: Problems, frame: pd.DataFrame, what: str = "the output") -> bool:
+    """Add a problem per column name that ``frame`` holds more than once; True if any. A second column of one
+    name is published too (and may hold the unprotected values), yet ``frame[name]`` gives both as one frame:
+    no check can be made column by column, so the verdict fails before any is tried."""
+    counts = pd.Index(frame.columns).value_counts(sort=False)
+    twice = [c for c, n in counts.items() if n > 1]
+    for c in twice:
+        problems.add(f"column '{c}' appears {int(counts[c])} times in {what}: a column name must be unique",
+                     column=c, kind="column twice")
+    return bool(twice)
+
+
+def known_columns(frame: pd.DataFrame, columns, role: str) -> None:
+    """Refuse a column the verdict depends on (a quasi-identifier, the sensitive column) that the input does
+    not have: skipped, it would be checked nowhere and the verdict would pass over its published values."""
+    from anonstudio.core.errors import ParameterError
+
+    for c in columns:
+        if c not in frame.columns:
+            shown = ", ".join(map(str, frame.columns[:12])) + (" …" if len(frame.columns) > 12 else "")
+            raise ParameterError(f"{role} '{c}' is not a column of the input (columns: {shown})", column=str(c))
+
+
 def as_text(series: pd.Series) -> np.ndarray:
     """A column as an object array of strings, missing cells as :data:`NA_TOKEN`."""
     return text_cells(series, NA_TOKEN)

@@ -1,0 +1,224 @@
+"""Outputs the verifiers once reported as "passed" although they were unprotected or not what the job asked for.
+
+Each case failed before its fix: a quasi-identifier named in the spec but absent from the input was skipped
+(so nothing was checked), a duplicated output column crashed the verifier or hid an unprotected copy, the
+anatomy side table (ST) was written without being checked, and a pseudo-string header could carry an input's
+identifier glued to other text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonstudio.core import jobs
+from anonstudio.core.algorithms import get
+from anonstudio.core.data import SequenceSet, Table
+from anonstudio.core.errors import ParameterError, PrivacyError
+from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.privacy import (
+    verify_anatomy,
+    verify_k_anonymity,
+    verify_l_diversity,
+    verify_output,
+    verify_pseudo_strings,
+    verify_random_anonymization,
+)
+
+
+def _table() -> Table:
+    df = pd.DataFrame({"sex": ["M", "F", "M", "F", "M", "F"], "age": ["30", "31", "32", "33", "34", "35"],
+                       "disease": ["Flu", "HIV", "Cold", "Flu", "HIV", "Cold"]}, dtype=object)
+    return Table(df).with_roles(["sex", "age"], ["disease"])
+
+
+SEX = {"sex": Hierarchy("sex", [["M", "*"], ["F", "*"]])}
+
+
+@pytest.mark.parametrize("spec", [
+    {"model": "k-anonymity", "k": 3, "quasi_identifiers": ["Age"]},
+    {"model": "k-anonymity", "k": 3, "l": 2, "quasi_identifiers": ["sex", "Age"]},
+    {"model": "random-anonymization", "max_changed": 1, "quasi_identifiers": ["Age"]},
+    {"model": "anatomy", "l": 2, "quasi_identifiers": ["Age"], "sensitive": "disease"},
+])
+def test_a_quasi_identifier_that_is_no_column_of_the_input_is_refused_not_skipped(spec):
+    """'Age' (a typo of 'age') was skipped: with no QI left the table was one class of 6 and passed k = 3,
+    the unprotected ages published as they are."""
+    table = _table()
+    output = table.df.copy()
+    if spec["model"] == "anatomy":
+        output = output.drop(columns=["disease"]).assign(group="1")
+    with pytest.raises(ParameterError, match="'Age' is not a column of the input"):
+        verify_output(spec, table, output, SEX)
+
+
+def test_verify_k_anonymity_refuses_an_unknown_quasi_identifier():
+    table = _table()
+    with pytest.raises(ParameterError, match="'Zip' is not a column of the input"):
+        verify_k_anonymity(table, table.df, {}, 2, quasi_identifiers=["sex", "Zip"])
+    with pytest.raises(ParameterError, match="'Zip' is not a column of the input"):
+        verify_random_anonymization(table, table.df, {}, 1, quasi_identifiers=["Zip"])
+
+
+def _with_duplicate(frame: pd.DataFrame, column: str, values) -> pd.DataFrame:
+    extra = pd.DataFrame({column: list(values)}, dtype=object)
+    return pd.concat([frame.reset_index(drop=True), extra], axis=1)
+
+
+@pytest.mark.parametrize("column", ["age", "disease"])
+def test_an_output_with_a_column_twice_fails_naming_it(column):
+    """A second 'age' column holding the original ages beside the suppressed one crashed the verifier
+    (exit 3); a second 'disease' column with 2 rows was compared by numpy broadcasting. Both now fail,
+    naming the column."""
+    table = _table()
+    safe = table.df.copy()
+    safe[["sex", "age"]] = "*"
+    assert verify_output({"model": "k-anonymity", "k": 2}, table, safe, SEX).passed
+    doubled = _with_duplicate(safe, column, table.df[column])
+    for spec in ({"model": "k-anonymity", "k": 2}, {"model": "k-anonymity", "k": 2, "l": 2},
+                 {"model": "random-anonymization", "max_changed": 2}):
+        v = verify_output(spec, table, doubled, SEX)
+        assert not v.passed
+        assert any(f"column '{column}' appears 2 times in the output" in p for p in v.problems), v.problems
+    two = Table(table.df.iloc[:2].reset_index(drop=True)).with_roles(["sex", "age"], ["disease"])
+    out = two.df.copy()
+    out[["sex", "age"]] = "*"
+    out = _with_duplicate(out, "disease", ["Flu", "Flu"])
+    assert not verify_k_anonymity(two, out, SEX, 1).passed
+
+
+def test_l_diversity_and_anatomy_fail_on_a_column_twice():
+    table = _table()
+    frame = _with_duplicate(table.df, "disease", ["x"] * 6)
+    v = verify_l_diversity(frame, ["sex"], "disease", 2)
+    assert not v.passed and "column 'disease' appears 2 times in the output" in v.problems[0]
+    qit = table.df.drop(columns=["disease"]).assign(group=["1", "1", "1", "2", "2", "2"])
+    assert verify_anatomy(table, qit, 2).passed
+    v = verify_anatomy(table, _with_duplicate(qit, "age", table.df["age"]), 2)
+    assert not v.passed and "column 'age' appears 2 times in the QIT" in v.problems[0]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# anatomy: the ST is published too, so it is verified too
+def _anatomy_table() -> Table:
+    df = pd.DataFrame({"sex": ["M", "F"] * 6, "age": [str(20 + i) for i in range(12)],
+                       "disease": ["Flu", "HIV", "Cold", "Asthma"] * 3}, dtype=object)
+    return Table(df).with_roles(["sex", "age"], ["disease"])
+
+
+def _tampered_sts(st: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    g1 = st["group"] == st["group"].iloc[0]
+    one_value = pd.concat([pd.DataFrame({"group": [st["group"].iloc[0]], "disease": ["HIV"],
+                                         "count": [str(int(g1.sum()))]}), st[~g1]], ignore_index=True)
+    return {
+        "one value for a whole group": one_value,
+        "a count changed": st.assign(count=["2"] + list(st["count"].iloc[1:])),
+        "a row dropped": st.iloc[1:].reset_index(drop=True),
+        "an extra column": st.assign(age="20"),
+        "a value renamed": st.assign(disease=["Influenza"] + list(st["disease"].iloc[1:])),
+        "a group that is not in the QIT": pd.concat([st, pd.DataFrame({"group": ["99"], "disease": ["Flu"],
+                                                                       "count": ["1"]})], ignore_index=True),
+        "a row twice": pd.concat([st, st.iloc[:1]], ignore_index=True),
+    }
+
+
+def test_the_anatomy_sensitive_table_is_verified_against_the_input():
+    """The ST was written unchecked ("the verifier re-derives each group's sensitive values from the input
+    rows, never from the ST"): an ST publishing one value for a whole group, or a row per record beside
+    the ages, passed. Now it must hold exactly each QIT group's values and counts as the input has them."""
+    table = _anatomy_table()
+    result = get("anatomy")(l=3, seed=1).run(table, {})
+    st = result.side_outputs["sensitive"]
+    spec = {"model": "anatomy", "l": 3, "sensitive": "disease"}
+    assert verify_output(spec, table, result.output, {}, side_outputs=result.side_outputs).passed
+    for what, bad in _tampered_sts(st).items():
+        v = verify_output(spec, table, result.output, {}, side_outputs={"sensitive": bad})
+        assert not v.passed, what
+        assert any("sensitive table" in p for p in v.problems), (what, v.problems)
+
+
+def test_a_run_whose_anatomy_sensitive_table_is_wrong_writes_nothing(tmp_path, monkeypatch):
+    from anonstudio.core.algorithms.anatomy import Anatomy
+
+    honest = Anatomy.run
+
+    def leaky(self, data, hierarchies, progress=None):
+        result = honest(self, data, hierarchies, progress)
+        st = result.side_outputs["sensitive"]
+        first = st["group"].iloc[0]
+        result.side_outputs["sensitive"] = pd.concat(
+            [pd.DataFrame({"group": [first], "disease": ["HIV"], "count": [str(int((st["group"] == first).sum()))]}),
+             st[st["group"] != first]], ignore_index=True)
+        return result
+
+    monkeypatch.setattr(Anatomy, "run", leaky)
+    table = _anatomy_table()
+    with pytest.raises(PrivacyError, match="sensitive table"):
+        jobs.run(table, {}, get("anatomy")(l=3, seed=1))
+
+
+def test_anonstudio_verify_checks_the_anatomy_sensitive_table_file(tmp_path):
+    from anonstudio.cli.main import main
+
+    table = _anatomy_table()
+    (tmp_path / "t.csv").write_text(table.df.to_csv(sep=";", index=False), encoding="utf-8")
+    (tmp_path / "job.toml").write_text('[input]\npath = "t.csv"\nquasi_identifiers = ["sex", "age"]\n'
+                                       'sensitive = ["disease"]\n[algorithm]\nname = "anatomy"\nl = 3\nseed = 1\n'
+                                       '[output]\npath = "out.csv"\n', encoding="utf-8")
+    assert main(["run", str(tmp_path / "job.toml"), "--quiet"]) == 0
+    assert main(["verify", str(tmp_path / "job.toml")]) == 0
+    st = tmp_path / "out.sensitive.csv"
+    lines = st.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].rsplit(";", 2)[0] + ";HIV;1"  # group 1 now lists HIV where the input has another value
+    st.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["verify", str(tmp_path / "job.toml")]) == 1
+
+
+# ---------------------------------------------------------------------------------------------------------
+# pseudo-strings: an input's identifier inside a header token
+@pytest.mark.parametrize("header", ["pseudo_1 group=1 from=P12345", "pseudo_1 group=1 (P12345)",
+                                    "pseudo_1 group=1 src:P12345,Q9", "P12345|pseudo_1 group=1"])
+def test_an_input_identifier_glued_to_other_text_in_a_header_fails(header):
+    """Only whole whitespace-separated tokens were compared with the input identifiers: 'from=P12345'
+    passed, although the contract says no original identifier appears in the output."""
+    original = SequenceSet.from_strings(["MKVLAAGIVALLLAAGCSS", "MKTAYIAKQRQISFVKSHF"], ids=["P12345", "Q67890"])
+    fine = SequenceSet.from_strings(["MKVLAYIAKQRQISFGCSS"], ids=["pseudo_1"], headers=["pseudo_1 group=1"])
+    assert verify_pseudo_strings(original, fine).passed
+    leaky = SequenceSet.from_strings(["MKVLAYIAKQRQISFGCSS"], ids=["pseudo_1"], headers=[header])
+    v = verify_pseudo_strings(original, leaky)
+    assert not v.passed and "names input record 'P12345'" in v.problems[0]
+
+
+def test_identifiers_are_matched_whole_not_as_parts_of_other_words():
+    original = SequenceSet.from_strings(["MKVLAAGIVALLLAAGCSS", "MKTAYIAKQRQISFVKSHF"], ids=["1", "seg"])
+    out = SequenceSet.from_strings(["MKVLAYIAKQRQISFGCSS"], ids=["pseudo_11"],
+                                   headers=["pseudo_11 segment=0 group=1"])
+    assert verify_pseudo_strings(original, out).passed  # 'group=1' is the output's own field, not input '1'
+    named = SequenceSet.from_strings(["MKVLAYIAKQRQISFGCSS"], ids=["pseudo_1"], headers=["pseudo_1 group=2 id=1"])
+    assert not verify_pseudo_strings(original, named).passed
+
+
+# ---------------------------------------------------------------------------------------------------------
+# l-diversity: suppressed records are records too
+def test_verify_l_diversity_judges_fully_suppressed_records_by_default():
+    """The public verify_l_diversity exempted records with every QI '*' unless told otherwise: three such
+    records, all 'HIV', passed l = 2 although anyone reading the release learns that each of them has HIV
+    (verify_output already judged them; now the function's default agrees)."""
+    frame = pd.DataFrame({"sex": ["M", "M", "F", "F", "*", "*", "*"], "age": ["3*", "3*", "3*", "3*", "*", "*", "*"],
+                          "disease": ["Flu", "HIV", "Cold", "Flu", "HIV", "HIV", "HIV"]}, dtype=object)
+    v = verify_l_diversity(frame, ["sex", "age"], "disease", 2, kind="distinct")
+    assert not v.passed and "row 5" in v.problems[0]
+    exempt = np.array([False] * 4 + [True] * 3)
+    assert verify_l_diversity(frame, ["sex", "age"], "disease", 2, kind="distinct", suppressed=exempt).passed
+
+
+@pytest.mark.parametrize("check", [
+    lambda t: verify_k_anonymity(t, t.df, {}, 3, quasi_identifiers=[]),
+    lambda t: verify_output({"model": "k-anonymity", "k": 3, "quasi_identifiers": []}, t, t.df, {}),
+    lambda t: verify_output({"model": "k-anonymity", "k": 3}, Table(t.df.copy()), t.df, {}),
+])
+def test_k_anonymity_over_no_quasi_identifier_fails_instead_of_passing_vacuously(check):
+    """With no quasi-identifier every table is one class, so any output 'passed' — also a table published
+    exactly as read, when the QI list was lost or empty."""
+    v = check(_table())
+    assert not v.passed and "no quasi-identifier" in v.problems[0]

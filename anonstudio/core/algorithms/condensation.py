@@ -218,7 +218,10 @@ def create_groups(
        group is dissolved into the nearest other groups when that lowers its templates' distances; templates of
        groups larger than ``k`` move to nearer groups. Kept only if the objective, recomputed, is lower.
 
-    Every group has at least ``k`` templates.
+    Every group has at least ``k`` templates. With small alphabets the Eq. 3 distances to ``_BLOCK`` centroids
+    are computed together on both cores (:func:`~anonstudio.core.kernels._condensation.block_distances`), each
+    summed as one centroid at a time sums it, so the groups are the same; large alphabets go through an inverted
+    index of (position, symbol) cells.
     """
     import numpy as np
 
@@ -590,6 +593,7 @@ class Condensation(Algorithm):
             raise PrivacyError(
                 f"no length range [l, (1+ε)·l] with ε = {eps:g} holds k = {k} strings: every string would be "
                 "suppressed (raise epsilon or lower k)", file=src)
+        report(progress, 0.01, "noting the input strings")
         originals = {data.codes_of(i).tobytes() for i in range(n)}
         database_length = template_length(lengths[seg.segment >= 0])
         groups = np.full(n, -1, np.int64)
@@ -615,6 +619,9 @@ class Condensation(Algorithm):
             kept_groups = 0
             generated_lengths = []
             for g in range(grouping.count):
+                if g and g % 256 == 0:
+                    report(sub, 0.9 + 0.1 * g / grouping.count,
+                           f"segment {s + 1}/{seg.count}: generating pseudo-strings, group {g}/{grouping.count}")
                 members = mem[ptr[g] : ptr[g + 1]]
                 gen_tpl, gen_rows = generation_templates(data, tpl, members, length_mode, database_length)
                 rows = _draw_group(gen_tpl, gen_rows, order, n_symbols, rng, data.codes.dtype, originals)

@@ -95,6 +95,8 @@ class FragmentIndex:
     MEMO_BYTES = 64 << 20
     #: with windows shorter than this, :meth:`prefetch` also builds the automaton of all inputs
     FULL_BELOW_W = 10
+    #: query strings scanned at a time (progress and Cancel between chunks)
+    CHUNK = 16384
 
     def __init__(self, original: SequenceSet) -> None:
         import threading
@@ -128,7 +130,8 @@ class FragmentIndex:
             if self._kmers is None:
                 from anonstudio.core.kernels._substring import pack_windows, window_directory
 
-                windows = np.sort(pack_windows(self._values(), self._offsets[:-1], self._offsets[1:], self._bits, self._w, 0))
+                starts, ends = self._offsets[:-1], self._offsets[1:]
+                windows = np.sort(pack_windows(self._values(), starts, ends, self._bits, self._w, 0))
                 top_bits = min(20, self._bits * self._w)
                 shift = self._bits * self._w - top_bits
                 self._kmers = (windows, window_directory(windows, shift, 1 << top_bits), shift)
@@ -265,16 +268,35 @@ class FragmentIndex:
     def rare_fragments_of(self, codes: np.ndarray, offsets: np.ndarray, min_length: int | None, k: int,
                           tick: Callable[[], None] | None = None) -> dict[str, np.ndarray]:
         """:meth:`rare_fragments` of the strings ``codes[offsets[i]:offsets[i + 1]]`` (codes in the inputs'
-        alphabet, -1 for a symbol they lack); ``min_length = None``: only ``shared``. While an automaton is
-        built (seconds for 100,000 item strings), ``tick`` is called every 0.1 s (default: the enclosing
-        progress phase's :func:`~anonstudio.core.progress.checkpoint`), so progress goes on and Cancel works."""
+        alphabet, -1 for a symbol they lack); ``min_length = None``: only ``shared``. Strings are taken
+        :attr:`CHUNK` at a time and ``tick`` is called between chunks and every 0.1 s while an automaton is
+        built (seconds for 100,000 item strings); default: the enclosing progress phase's
+        :func:`~anonstudio.core.progress.checkpoint`, so progress goes on and Cancel works."""
+        from anonstudio.core.progress import checkpoint
+
         codes = np.asarray(codes, np.int32)
         offsets = np.asarray(offsets, np.int64)
         nq = len(offsets) - 1
         if k <= 0:  # no input count is below k: no rule to check
             min_length = None
-        # a string scanned before (the run's strings again in the verifier, then in the metric): the answer is
-        # a function of the inputs and the string's content alone, so it is kept under that content
+        tick = tick or checkpoint
+        out = np.zeros((5, nq), np.int64)
+        for lo in range(0, nq, self.CHUNK):
+            hi = min(nq, lo + self.CHUNK)
+            out[:, lo:hi] = self._kept_or_scanned(codes, offsets[lo:hi + 1], min_length, k, tick)
+            if hi < nq:
+                tick()
+        if min_length is None:
+            out[:4] = 0
+            out[2] = -1
+        return {"longest": out[0], "inputs": out[1], "first_end": out[2], "positions": out[3], "shared": out[4]}
+
+    def _kept_or_scanned(self, codes: np.ndarray, offsets: np.ndarray, min_length: int | None, k: int,
+                         tick: Callable[[], None]) -> np.ndarray:
+        """``int64[5, n]`` for the strings ``codes[offsets[i]:offsets[i + 1]]``: kept answers, and a scan of
+        the others. A string scanned before (the run's strings again in the verifier, then in the metric): the
+        answer is a function of the inputs and the string's content alone, so it is kept under that content."""
+        nq = len(offsets) - 1
         rule = None if min_length is None else (int(min_length), int(k))
         out = np.zeros((5, nq), np.int64)
         contents = [codes[offsets[q]:offsets[q + 1]].tobytes() for q in range(nq)]
@@ -289,19 +311,11 @@ class FragmentIndex:
                 out[:, q] = kept
         if todo:
             todo = np.asarray(todo, np.int64)
-            lengths = offsets[todo + 1] - offsets[todo]
-            sub_offsets = np.zeros(len(todo) + 1, np.int64)
-            np.cumsum(lengths, out=sub_offsets[1:])
-            chosen = np.zeros(nq, bool)
-            chosen[todo] = True
-            sub_codes = codes[offsets[0]:offsets[-1]][np.repeat(chosen, np.diff(offsets))]
+            sub_codes, sub_offsets = _subset_of(codes, offsets, todo)
             scanned = self._scan(sub_codes, sub_offsets, min_length, k, tick)
             out[:, todo] = scanned
             self._keep(rule, [contents[q] for q in todo.tolist()], scanned)
-        if rule is None:
-            out[:4] = 0
-            out[2] = -1
-        return {"longest": out[0], "inputs": out[1], "first_end": out[2], "positions": out[3], "shared": out[4]}
+        return out
 
     def _keep(self, rule: tuple | None, contents: list[bytes], scanned: np.ndarray) -> None:
         size = sum(len(c) for c in contents)
@@ -330,11 +344,7 @@ class FragmentIndex:
         out[2] = -1
         out[4] = capped
         if len(todo):
-            sub_offsets = np.zeros(len(todo) + 1, np.int64)
-            np.cumsum(offsets[todo + 1] - offsets[todo], out=sub_offsets[1:])
-            chosen = np.zeros(nq, bool)
-            chosen[todo] = True
-            sub_codes = codes[offsets[0]:offsets[-1]][np.repeat(chosen, np.diff(offsets))]
+            sub_codes, sub_offsets = _subset_of(codes, offsets, todo)
             (node, edges, dense), doc_count = self._automaton_for(sub_codes, sub_offsets, limit, tick)
             no_rule = min_length is None
             scan = rare_fragments_compact(node, edges, dense, doc_count, sub_codes, sub_offsets,
@@ -342,6 +352,15 @@ class FragmentIndex:
                                           0 if no_rule else int(k))
             out[:, todo] = scan
         return out
+
+
+def _subset_of(codes: np.ndarray, offsets: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The strings ``which`` of ``codes[offsets[i]:offsets[i + 1]]``, one after another, and their offsets."""
+    sub_offsets = np.zeros(len(which) + 1, np.int64)
+    np.cumsum(offsets[which + 1] - offsets[which], out=sub_offsets[1:])
+    chosen = np.zeros(len(offsets) - 1, bool)
+    chosen[which] = True
+    return codes[offsets[0]:offsets[-1]][np.repeat(chosen, np.diff(offsets))], sub_offsets
 
 
 def _while_reporting(work: Callable[[], Any], tick: Callable[[], None] | None) -> Any:

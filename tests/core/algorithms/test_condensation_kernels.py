@@ -27,7 +27,10 @@ def _strings(n, lo, hi, seed, letters="ACDEFGHIKLMNPQRSTVWY", motif=None):
     return out
 
 
-@pytest.mark.parametrize("seed,k,letters", [(1, 5, "ACDEFGHIKLMNPQRSTVWY"), (2, 3, "ACGT"), (3, 7, "ACDEFGHIKLMNPQRSTVWY")])
+AA = "ACDEFGHIKLMNPQRSTVWY"
+
+
+@pytest.mark.parametrize("seed,k,letters", [(1, 5, AA), (2, 3, "ACGT"), (3, 7, AA)])
 def test_block_distances_give_the_groups_of_one_centroid_at_a_time(monkeypatch, seed, k, letters):
     data = SequenceSet.from_strings(_strings(230, 40, 70, seed, letters, motif="WWPPGGHH"[: len(letters) + 2]))
     tpl = convert_length(data, np.arange(len(data)))

@@ -168,7 +168,8 @@ def test_the_automaton_of_the_inputs_holding_the_windows_answers_as_the_automato
     held = index._subset[0]
     assert 0 < held.sum() < len(inputs) // 4  # the few inputs holding the queries' windows
     assert index._automaton is None  # the automaton of all inputs was never needed
-    assert index.rare_fragments(query, 20, 6)["longest"][4] == 25 and index.rare_fragments(query, 20, 5)["longest"][4] == 0
+    assert index.rare_fragments(query, 20, 6)["longest"][4] == 25  # held by 5 inputs: rare at k = 6
+    assert index.rare_fragments(query, 20, 5)["longest"][4] == 0
 
 
 def test_progress_goes_on_while_the_automaton_builds_and_cancel_stops_the_wait(inputs, monkeypatch):
@@ -198,3 +199,18 @@ def test_progress_goes_on_while_the_automaton_builds_and_cancel_stops_the_wait(i
 
     with pytest.raises(Cancelled):
         FragmentIndex(inputs).rare_fragments_of(codes, query.offsets.astype(np.int64), 20, 4, tick=cancel)
+
+
+def test_strings_taken_a_chunk_at_a_time_give_the_same_answers_and_progress_between(inputs, monkeypatch):
+    rng = np.random.default_rng(13)
+    strings = _random_strings(rng, 10, 30, 90)
+    strings[6] = strings[6][:5] + inputs.sequence(5)[10:40]  # a rare fragment in the third chunk
+    out = _tagged(strings, [0] * 5 + [1] * 5)
+    whole = FragmentIndex(inputs).rare_fragments(out, 20, 4)
+    monkeypatch.setattr(FragmentIndex, "CHUNK", 3)
+    index = FragmentIndex(inputs)
+    ticks = []
+    chunked = index.rare_fragments_of(index._codes(out), out.offsets.astype(np.int64), 20, 4,
+                                      tick=lambda: ticks.append(1))
+    _same_scan(whole, chunked)
+    assert chunked["longest"][6] == 30 and len(ticks) >= 3  # between the 4 chunks

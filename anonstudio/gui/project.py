@@ -68,6 +68,16 @@ def read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None
     return profile_columns(_read_data(path, kind, options))
 
 
+def reading(func: Any, *args: Any, progress: Any = None, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)`` — a data, project or job reader — as a cancellable task for a worker: inside
+    one :func:`~anonstudio.core.progress.phase`, whose ``progress`` raises once the task was cancelled, every
+    checkpoint of the readers (between slices of text, parsed rows, profiled chunks) may stop it."""
+    from anonstudio.core.progress import phase
+
+    with phase(progress, 0.0, "reading"):
+        return func(*args, **kwargs)
+
+
 def _read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None) -> Table | EventLog | SequenceSet:
     from anonstudio.core import io
 
@@ -446,9 +456,12 @@ def run_method(data: Any, hierarchies: dict[str, Hierarchy], method: str, params
     params = dict(params)
     max_suppression = params.pop("max_suppression", None)  # a pipeline key, not the method's
     algorithm = algorithms.get(method)(**params)
-    full, notes = complete_hierarchies(data, hierarchies, required=algorithm.needs_hierarchies)
-    outcome = jobs.run(data, full, algorithm, subrange(progress, 0.0, 0.9), notes=notes,
-                       parameters={"name": method, **algorithm.params}, max_suppression=max_suppression)
+    # one phase around the whole run: every checkpoint between the steps' own reports (the sliced column
+    # operations of core.data._chunks, building the published table, the release warnings) may cancel it
+    with phase(progress, 0.0, "checking the hierarchies") as running:
+        full, notes = complete_hierarchies(data, hierarchies, required=algorithm.needs_hierarchies)
+        outcome = jobs.run(data, full, algorithm, subrange(running, 0.0, 0.9), notes=notes,
+                           parameters={"name": method, **algorithm.params}, max_suppression=max_suppression)
     source = getattr(data, "source", None)
     if source is not None:
         outcome.report["input"]["path"] = str(source)

@@ -22,6 +22,7 @@ import pandas as pd
 
 from anonstudio.core.data import KINDS, AttrType, EventLog, Role, SequenceSet, Table, is_number, kind_of  # noqa: F401 (KINDS, kind_of re-exported)
 from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.progress import checkpoint
 
 #: change notifications sent to listeners
 CHANGES = ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty")
@@ -422,6 +423,7 @@ def _profile(series: pd.Series) -> dict[str, Any]:
         na = part.isna().to_numpy()
         missing += int(na.sum())
         parts.append(pd.unique(part[~na].astype(str).to_numpy(dtype=object)))
+        checkpoint()  # reading on the worker may be cancelled between chunks
     uniques = pd.unique(np.concatenate(parts)) if len(parts) > 1 else (parts[0] if parts else [])
     values = [str(v) for v in uniques]
     numeric = bool(values) and all(is_number(v) for v in values)

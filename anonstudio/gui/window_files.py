@@ -77,7 +77,7 @@ class FileActions:
     def open_data_async(self, path: str | Path, kind: str = "table", options: dict[str, Any] | None = None) -> RunWorker | None:
         """Read a data file on a worker thread (large files do not freeze the window); ``dataOpened`` or an
         error dialog follows. What the menus use."""
-        worker = RunWorker(proj.read_data, path, kind, options, progress_kw="")
+        worker = RunWorker(proj.reading, proj.read_data, path, kind, options)  # Cancel stops it
         return self._read_on_worker(worker, (str(path), kind, options, "Cannot open data"), self._data_read)
 
     def _read_on_worker(self, worker: RunWorker, pending: tuple, on_read) -> RunWorker | None:
@@ -88,15 +88,25 @@ class FileActions:
         self._pending_open = pending
         worker.finished.connect(on_read)
         worker.failed.connect(self._data_failed)
-        self.statusBar().showMessage(f"Reading {Path(pending[0]).name}…")
+        worker.cancelled.connect(self._read_cancelled)
+        self.statusBar().showMessage(f"Reading {Path(pending[0]).name}… (Esc cancels)")
         QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
-        return self.runner.start_worker(worker)
+        self.runner.start_worker(worker)
+        self._update_actions()  # Cancel is on while it reads
+        return worker
 
     def _data_read(self, data: Any) -> None:
         QApplication.restoreOverrideCursor()
         pending, self._pending_open = self._pending_open, None
         if pending is not None:
             self._show_data(data, pending[0], pending[2])
+
+    def _read_cancelled(self) -> None:
+        """Cancel while reading: nothing was opened, what was open stays."""
+        QApplication.restoreOverrideCursor()
+        pending, self._pending_open = self._pending_open, None
+        name = Path(pending[0]).name if pending is not None else "the file"
+        self.statusBar().showMessage(f"Cancelled: {name} was not opened", 5000)
 
     def _data_failed(self, exc: BaseException) -> None:
         QApplication.restoreOverrideCursor()
@@ -194,7 +204,7 @@ class FileActions:
         if not self._confirm_discard():
             return False
         if not wait:
-            worker = RunWorker(read, path, progress_kw="")
+            worker = RunWorker(proj.reading, read, path)  # Cancel stops it
             pending = (str(path), proj.guess_kind(path), None, title)
             return self._read_on_worker(worker, pending, self._state_read) is not None
         new = self.attempt(title, read, path)

@@ -115,21 +115,20 @@ def test_cancel_inside_the_mondrian_kernel_returns_at_once_and_keeps_the_previou
     summary = window.panes["Summary"].text()
 
     kernel = _mondrian.mondrian_partition_until
+    flags: list = []
     stops: list[tuple[int, int, int]] = []
 
-    def watched(*args):  # the real kernel; what it did is kept for the assertions below
+    def watched(*args):  # the real kernel; its flag is watched, and what it did kept for the assertions below
+        flags.append(args[-1])
         labels = kernel(*args)
-        flag = args[-1]
-        stops.append((int(flag[0]), int(flag[1]), len(labels)))
+        stops.append((int(args[-1][0]), int(args[-1][1]), len(labels)))
         return labels
 
     monkeypatch.setattr(_mondrian, "mondrian_partition_until", watched)
     finished: list = []
     window.runFinished.connect(finished.append)
     window.start_run("mondrian", {"k": 10})
-    # the kernel has labelled its first partitions: the Run pane's bar moves inside it
-    qtbot.waitUntil(lambda: "partitioning" in window.statusBar().currentMessage()
-                    and "(0%)" not in window.statusBar().currentMessage(), timeout=120_000)
+    qtbot.waitUntil(lambda: bool(flags) and flags[0][1] > 0, timeout=120_000)  # it has labelled records
     pressed = time.perf_counter()
     window.act_cancel.trigger()
     qtbot.waitUntil(lambda: bool(finished), timeout=60_000)
@@ -143,3 +142,37 @@ def test_cancel_inside_the_mondrian_kernel_returns_at_once_and_keeps_the_previou
     assert window.panes["Summary"].text() == summary and window.act_export_data.isEnabled()
     qtbot.waitUntil(lambda: not window.runner.busy)
     assert window.act_run.isEnabled()
+
+
+def test_cancel_while_a_large_file_is_read_keeps_the_open_data(window, tmp_path, qtbot, monkeypatch):
+    """Esc while File ▸ Open reads a large table: the reader stops at its next slice (it never gets to join
+    the parsed rows), nothing is opened, the table that was open stays, and the next open works."""
+    import threading
+    import time
+
+    from anonstudio.core.io import _table
+    from anonstudio.gui import project as proj
+
+    small, large = tmp_path / "small.csv", tmp_path / "large.csv"
+    adult_like_table(50, 1).to_csv(small, sep=";", index=False)
+    adult_like_table(300_000, 2).to_csv(large, sep=";", index=False)
+    assert window.open_data(small, "table")
+    before = window.state.data
+    started, joined = threading.Event(), []
+    read_data, join = proj._read_data, _table._joined
+    monkeypatch.setattr(proj, "_read_data", lambda *a, **k: (started.set(), read_data(*a, **k))[1])
+    monkeypatch.setattr(_table, "_joined", lambda parts: (joined.append(len(parts)), join(parts))[1])
+    opened: list = []
+    window.dataOpened.connect(opened.append)
+    assert window.open_data_async(large, "table") is not None
+    assert window.act_cancel.isEnabled()
+    qtbot.waitUntil(started.is_set, timeout=30_000)
+    pressed = time.perf_counter()
+    window.act_cancel.trigger()
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=60_000)
+    print(f"\ncancel while reading 300,000 rows: idle after {(time.perf_counter() - pressed) * 1000:.0f} ms")
+    assert joined == [] and opened == []  # stopped inside the reader, before its rows were put together
+    assert window.state.data is before and "not opened" in window.statusBar().currentMessage()
+    assert window._pending_open is None and not window.act_cancel.isEnabled()
+    assert window.open_data_async(small, "table") is not None  # the next open is not blocked
+    qtbot.waitUntil(lambda: bool(opened), timeout=30_000)

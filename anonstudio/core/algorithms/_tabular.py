@@ -174,7 +174,8 @@ def encode_quasi_identifiers(data: Table, packed: PackedHierarchies) -> tuple[np
     hierarchy raises :class:`HierarchyError` naming the data file, the line and the column.
     """
     import numpy as np
-    import pandas as pd
+
+    from anonstudio.core.data._chunks import factorize
 
     n = data.n_rows
     codes = np.zeros((n, packed.d), dtype=np.int32)
@@ -182,7 +183,7 @@ def encode_quasi_identifiers(data: Table, packed: PackedHierarchies) -> tuple[np
     for a, attr in enumerate(packed.attributes):
         h = packed.hierarchies[a]
         col = data.df[attr]
-        inv, uniques = pd.factorize(col, use_na_sentinel=True)
+        inv, uniques = factorize(col)  # in slices of rows, cancellable between them
         leaf_of_unique = np.empty(len(uniques), dtype=np.int64)
         for u, value in enumerate(uniques):
             idx = h.leaf_index.get(str(value))

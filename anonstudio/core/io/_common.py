@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 from anonstudio.core.errors import AnonStudioError, InputError
+from anonstudio.core.progress import checkpoint
 
 #: Names users may write for a tab in a job file or on the command line.
 _DELIMITER_ALIASES = {"\\t": "\t", "tab": "\t", "TAB": "\t", "comma": ",", "semicolon": ";"}
@@ -80,6 +81,7 @@ def _decode_utf8(raw: bytes) -> str:
         stop = len(raw) if stop < 0 else stop + 1
         parts.append(raw[start:stop].decode("utf-8"))
         start = stop
+        checkpoint()  # a read on the workbench's worker may be cancelled between slices
     return "".join(parts)
 
 

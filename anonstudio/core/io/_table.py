@@ -20,6 +20,7 @@ from anonstudio.core.data._chunks import isin
 from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
 from anonstudio.core.io._common import decode, delimiter_name, normalize_delimiter, read_bytes
+from anonstudio.core.progress import checkpoint
 
 #: Cells equal to one of these are missing (``pd.NA``) unless the caller gives its own list.
 DEFAULT_MISSING: tuple[str, ...] = ("", "NA", "?")
@@ -185,6 +186,7 @@ def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame |
                 blank = line.rstrip("\r") == ""
                 raise _ragged(path, count, 0 if blank else got + 1, n, delimiter)
         start = stop
+        checkpoint()  # a read on the workbench's worker may be cancelled between slices
     chunks = pd.read_csv(
         io.BufferedReader(_EncodedSlices(text), 1 << 20),  # not a StringIO: 4 bytes a character
         encoding="utf-8",
@@ -198,7 +200,11 @@ def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame |
         quoting=csv.QUOTE_NONE,
         chunksize=_ROWS_PER_PARSE,
     )
-    df = _joined(list(chunks))
+    parts = []
+    for part in chunks:
+        parts.append(part)
+        checkpoint()
+    df = _joined(parts)
     if df.shape != (count - 1, n):
         return None  # pandas disagrees with the line count: let the precise pass decide
     return df

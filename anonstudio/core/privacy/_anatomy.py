@@ -13,6 +13,7 @@ from anonstudio.core.data import Table
 from anonstudio.core.privacy._models import ClassStats, FrequencyLDiversity
 from anonstudio.core.privacy._tables import _cell_problems, _check_int, _row_ref
 from anonstudio.core.privacy._verification import (
+    NA_TOKEN,
     Problems,
     Verification,
     as_coded,
@@ -43,7 +44,8 @@ def verify_anatomy(
     The QIT keeps the original quasi-identifier values and adds a group id; the sensitive values are
     published separately per group. The check re-derives each group's sensitive values from the *original*
     rows and requires them l-diverse in Anatomy's sense: no value accounts for more than ``1/l`` of a group
-    (so a group has ≥ ``l`` records and ≥ ``l`` distinct values). Also: same row count, quasi-identifier
+    (so a group has ≥ ``l`` records and ≥ ``l`` distinct values; values that read alike, ``'Flu'`` and
+    ``'flu '``, are one value: :func:`~anonstudio.core.data.read_alike`). Also: same row count, quasi-identifier
     cells unchanged, the sensitive and identifying columns absent from the QIT.
 
     The ST (Xiao & Tao, Definition 3: one row per group and sensitive value, with its count) is published
@@ -86,7 +88,8 @@ def verify_anatomy(
     group_cells = as_coded(pub[group_column])
     groups = pd.factorize(group_cells.codes)[0]  # numbered by first appearance
     vals = as_coded(src[sens])
-    counts = pd.DataFrame({"g": groups, "v": vals.codes}).groupby(["g", "v"]).size()
+    alike = vals.read_alike(keep=NA_TOKEN)  # 'Flu' and 'flu ' are one value to a reader of the ST
+    counts = pd.DataFrame({"g": groups, "v": alike.codes}).groupby(["g", "v"]).size()
     sizes = np.bincount(groups, minlength=int(groups.max()) + 1 if len(groups) else 0)
     stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
     model = FrequencyLDiversity(l=l)  # the model judges every group

@@ -11,7 +11,7 @@ import pandas as pd
 
 from anonstudio.core.data import Table
 from anonstudio.core.privacy._models import ClassStats, FrequencyLDiversity
-from anonstudio.core.privacy._tables import _cell_problems, _check_int, _row_ref
+from anonstudio.core.privacy._tables import _cell_problems, _check_int, _row_ref, spelled_text
 from anonstudio.core.privacy._verification import (
     NA_TOKEN,
     Problems,
@@ -42,7 +42,8 @@ def verify_anatomy(
     ``sensitive_table`` the sensitive table (ST) published beside it.
 
     The QIT keeps the original quasi-identifier values and adds a group id; the sensitive values are
-    published separately per group. The check re-derives each group's sensitive values from the *original*
+    published separately per group; every other column of the input is published unchanged (as spelled), no
+    column is added. The check re-derives each group's sensitive values from the *original*
     rows and requires them l-diverse in Anatomy's sense: no value accounts for more than ``1/l`` of a group
     (so a group has ≥ ``l`` records and ≥ ``l`` distinct values; values that read alike, ``'Flu'`` and
     ``'flu '``, are one value: :func:`~anonstudio.core.data.read_alike`). Also: same row count, quasi-identifier
@@ -85,6 +86,18 @@ def verify_anatomy(
         o, p = as_text(src[q]), as_text(pub[q])
         _cell_problems(problems, original, q, np.flatnonzero(o != p), o, p, "changed cell",
                        lambda i: f" was changed from {show(o[i])} to {show(p[i])}")
+    # every other column of the input is published as it is (as spelled), and nothing else is published
+    for c in pub.columns:
+        if c not in src.columns and c != group_column:
+            problems.add(f"the QIT has a column '{c}' the input does not have", column=c, kind="extra column")
+    hidden = {sens, group_column, *qis, *original.identifying}
+    for c in [c for c in src.columns if c not in hidden]:
+        if c not in pub.columns:
+            problems.add(f"column '{c}' is missing from the QIT", column=c, kind="missing column")
+            continue
+        o, p = spelled_text(original, c), spelled_text(output, c)
+        _cell_problems(problems, original, c, np.flatnonzero(o != p), o, p, "changed cell",
+                       lambda i: f" (not a quasi-identifier) was changed from {show(o[i])} to {show(p[i])}")
     group_cells = as_coded(pub[group_column])
     groups = pd.factorize(group_cells.codes)[0]  # numbered by first appearance
     vals = as_coded(src[sens])

@@ -298,3 +298,21 @@ def test_methods_count_sensitive_values_as_the_verifiers_read_them(tmp_path):
     outcome = jobs.run(log, zips, get("cbmsa")(k=4, c=0.25, highly_sensitive=["HIV"], seed=1))
     assert outcome.verification.passed
     assert outcome.verification.details["highest_confidence"] <= 0.25
+
+
+# ---------------------------------------------------------------------------------------------------------
+# anatomy's QIT: only the input's columns (sensitive and identifying ones dropped) and the group, unchanged
+def test_an_anatomy_qit_with_an_extra_or_changed_column_fails():
+    """verify_anatomy compared only the quasi-identifiers: a QIT with the sensitive values under another name,
+    or with the sensitive value written into a column without a role, passed."""
+    df = pd.DataFrame({"sex": ["M", "F"] * 3, "age": [str(20 + i) for i in range(6)], "note": ["a"] * 6,
+                       "disease": ["Flu", "HIV", "Cold", "Flu", "HIV", "Cold"]}, dtype=object)
+    table = Table(df).with_roles(["sex", "age"], ["disease"])
+    qit = df.drop(columns=["disease"]).assign(group=["1", "1", "1", "2", "2", "2"])
+    assert verify_anatomy(table, qit, 3).passed
+    v = verify_anatomy(table, qit.assign(dx=df["disease"]), 3)
+    assert not v.passed and "the QIT has a column 'dx' the input does not have" in v.problems[0]
+    v = verify_anatomy(table, qit.assign(note=df["disease"]), 3)
+    assert not v.passed and "row 1, column 'note' (not a quasi-identifier) was changed from 'a' to 'Flu'" in v.problems[0]
+    v = verify_anatomy(table, qit.drop(columns=["note"]), 3)
+    assert not v.passed and "column 'note' is missing from the QIT" in v.problems[0]

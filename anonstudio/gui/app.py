@@ -51,8 +51,7 @@ def make_application(argv: list[str] | None = None):
     app.setWindowIcon(application_icon())
     from anonstudio.gui.workers import collect_garbage_in_gui_thread
 
-    # Qt objects are destroyed in the GUI thread only; the engine's modules are frozen once imported (see there)
-    collect_garbage_in_gui_thread(freeze_after_preload=True)
+    collect_garbage_in_gui_thread()  # Qt objects are destroyed in the GUI thread only (see there)
     return app
 
 
@@ -73,6 +72,9 @@ def main(file: str | Path | None = None, demo: bool = False) -> int:
     loop; returns the exit code."""
     app = make_application()
     from anonstudio.gui.main_window import MainWindow
+    from anonstudio.gui.workers import collect_garbage_in_gui_thread
+
+    collect_garbage_in_gui_thread(freeze_after_preload=True)  # the engine's modules, once imported (see there)
 
     window = MainWindow()
     window.show()

@@ -281,6 +281,8 @@ def _preload() -> None:
 
     cpu_target.target_context.refresh()  # numba's one-time set-up before it loads a cached kernel
     from anonstudio.core import algorithms, metrics, privacy  # noqa: F401
+
+    algorithms.available()  # every method's module: the Method pane lists them when data is first opened
     from anonstudio.core.warmup import kernel_cache_is_cold, warm_up
 
     if kernel_cache_is_cold() and not os.environ.get("ANONSTUDIO_NO_WARMUP"):

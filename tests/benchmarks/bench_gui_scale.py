@@ -47,9 +47,10 @@ def one(rows: int) -> None:
     from anonstudio.core.generate import adult_hierarchies, adult_like_table
     from anonstudio.gui.app import make_application
     from anonstudio.gui.main_window import MainWindow
-    from anonstudio.gui.workers import measure_responsiveness
+    from anonstudio.gui.workers import collect_garbage_in_gui_thread, measure_responsiveness
 
     app = make_application([])
+    collect_garbage_in_gui_thread(freeze_after_preload=True)  # as anonstudio.gui.app.main does
     folder = Path(tempfile.mkdtemp(prefix="anonstudio-scale-"))
     path = folder / f"adult-{rows}.csv"
     adult_like_table(rows, 7).to_csv(path, sep=";", index=False)

@@ -35,3 +35,22 @@ def test_the_application_turns_automatic_collection_off_and_collects_on_its_time
     finally:
         gc.callbacks.remove(callback)
     assert app is not None
+
+
+def test_the_application_freezes_the_preloaded_modules_out_of_the_collector_and_tests_do_not(monkeypatch):
+    """After the start-up preload the application calls gc.freeze(): a full collection no longer walks the
+    ~160,000 objects of the imported modules (70-130 ms on the GUI thread). Only when asked (app.main)."""
+    from anonstudio.gui import workers
+
+    monkeypatch.setattr(workers, "_preload", lambda: None)
+    monkeypatch.setattr(workers, "preload_state", workers.preload_state)
+    gc.unfreeze()
+    try:
+        for asked in (False, True):
+            monkeypatch.setattr(workers, "_preload_thread", None)
+            monkeypatch.setattr(workers, "_FREEZE_AFTER_PRELOAD", asked)
+            workers.preload_engine().join(30)
+            assert workers.preload_state == "done"
+            assert (gc.get_freeze_count() > 0) is asked
+    finally:
+        gc.unfreeze()

@@ -90,7 +90,7 @@ class Anatomy(Algorithm):
         import numpy as np
         import pandas as pd
 
-        from anonstudio.core.data import Table
+        from anonstudio.core.data import Table, value_codes
 
         l = self.params["l"]
         sens = data.sensitive
@@ -108,10 +108,15 @@ class Anatomy(Algorithm):
         if l > n:
             raise ParameterError(f"l = {l} is larger than the number of records ({n})", file=data.source,
                                  key="algorithm.l")
-        codes, uniques = pd.factorize(col.astype(object))
+        # values that read alike ('Flu', 'flu ') share a bucket: the verifier counts them as one value
+        codes, _ = value_codes(col)
+        if (codes < 0).any():
+            row = int(np.flatnonzero(codes < 0)[0])
+            raise ParameterError(f"row {row + 1}: the sensitive value is blank; anatomy publishes every record's "
+                                 "sensitive value in its group", file=data.source, line=data.line_of(row), column=s)
         counts = np.bincount(codes)
         if counts.max() * l > n:
-            top = uniques[int(counts.argmax())]
+            top = col.iloc[int(np.flatnonzero(codes == int(counts.argmax()))[0])]
             raise PrivacyError(f"anatomy with l = {l} is impossible: '{top}' is {counts.max():,} of {n:,} records, more "
                                f"than 1/l", file=data.source, column=s)
         report(progress, 0.0, "bucketizing")

@@ -198,11 +198,13 @@ class CBMSA(Algorithm):
         import numpy as np
         import pandas as pd
 
-        from anonstudio.core.data import EventLog
+        from anonstudio.core.data import EventLog, read_alike
         from anonstudio.core.kernels import _cbmsa as kern
 
         k, c = int(self.params["k"]), float(self.params["c"])
-        omega = [str(v) for v in self.params["highly_sensitive"]]
+        # values are matched as they read (' HIV' and 'hiv' are HIV: the verifier counts them so)
+        given = [str(v) for v in self.params["highly_sensitive"]]
+        omega = [read_alike(v) for v in given]
         enc = encode_events(data, hierarchies)
         ids, order, seq_off, leaf = enc["ids"], enc["order"], enc["offsets"], enc["rep"]
         frac, packed = enc["frac"], enc["packed"]
@@ -222,8 +224,8 @@ class CBMSA(Algorithm):
                                  key="algorithm.highly_sensitive")
         sens = (data.df[data.sensitive].to_numpy(dtype=object)[order] if data.sensitive
                 else np.full(n_ev, None, dtype=object))
-        present = set(pd.unique(pd.Series(sens, dtype=object).dropna().astype(str)))
-        absent = [v for v in omega if v not in present]
+        present = {read_alike(v) for v in pd.unique(pd.Series(sens, dtype=object).dropna().astype(str))}
+        absent = [v for v, read in zip(given, omega) if read not in present]
         if absent:
             warnings.append(f"highly-sensitive value(s) {', '.join(repr(v) for v in absent)} do not occur in the "
                             f"sensitive column '{data.sensitive}': the confidence bound does not constrain them")
@@ -236,7 +238,10 @@ class CBMSA(Algorithm):
             notes.append(f"baseline matching (004 §4) with seed {self.params['seed']}")
         else:
             notes.append("seed has no effect on CBMSA (deterministic; ties go to the lowest index)")
-        ev_high = np.isin(pd.Series(sens, dtype=object).astype(str).to_numpy(), omega) & pd.notna(sens)
+        as_read = pd.Series(sens, dtype=object).astype(str)
+        spellings = as_read.unique()
+        as_read = as_read.map(dict(zip(spellings, (read_alike(v) for v in spellings)))).to_numpy(dtype=object)
+        ev_high = np.isin(as_read, omega) & pd.notna(sens)
 
         # --- state
         rep = leaf.copy()
@@ -373,7 +378,7 @@ class CBMSA(Algorithm):
             "cluster_confidence": share,
             "c": c,
             "k": k,
-            "highly_sensitive": omega,
+            "highly_sensitive": given,
         }
         report(progress, 1.0, f"{self.name}: {n_groups} clusters, IL {il:.3f}")
         return Result(output=output, groups=groups, suppressed=suppressed_events, metrics=metrics, details=details,

@@ -110,7 +110,8 @@ class Mondrian(GeneralizingMethod):
 
     def _sensitive_codes(self, data: Table) -> tuple[np.ndarray, int, float]:
         import numpy as np
-        import pandas as pd
+
+        from anonstudio.core.data import value_codes
 
         l = self.params.get("l")
         n = data.n_rows
@@ -125,9 +126,10 @@ class Mondrian(GeneralizingMethod):
                 key="algorithm.l",
             )
         self._sensitive = sens[0]
-        # missing sensitive values are not values (the rule the verifier follows): code -1, never counted
-        codes, uniques = pd.factorize(data.df[sens[0]].astype(object), use_na_sentinel=True)
-        return codes.astype(np.int32), max(len(uniques), 1), float(np.log(l))
+        # missing sensitive values are not values, and values that read alike (' HIV', 'hiv') are one (the
+        # rules the verifier follows): code -1 is never counted
+        codes, n_values = value_codes(data.df[sens[0]])
+        return codes, max(n_values, 1), float(np.log(l))
 
     def kernel_arguments(self, sub: np.ndarray, packed) -> tuple:
         """The kernel's arrays before the sensitive codes: ``(leaf_nodes, values, split_numeric, span,

@@ -5,7 +5,16 @@ from typing import Any
 
 from anonstudio.core.data._events import EventLog
 from anonstudio.core.data._sequences import NAMED_ALPHABETS, Alphabet, SequenceSet
-from anonstudio.core.data._table import AttrType, CodedCells, Role, Table, coded_cells, text_cells
+from anonstudio.core.data._table import (
+    AttrType,
+    CodedCells,
+    Role,
+    Table,
+    coded_cells,
+    read_alike,
+    text_cells,
+    value_codes,
+)
 
 #: the kinds of data (``core.algorithms.Algorithm.data_kind``)
 KINDS = ("table", "events", "fasta")
@@ -34,4 +43,4 @@ def is_number(text: str) -> bool:
 
 
 __all__ = ["Alphabet", "AttrType", "CodedCells", "EventLog", "KINDS", "NAMED_ALPHABETS", "Role", "SequenceSet", "Table", "coded_cells", "is_number", "text_cells",
-           "kind_of"]
+           "kind_of", "read_alike", "value_codes"]

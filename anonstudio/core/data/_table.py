@@ -48,6 +48,30 @@ def text_cells(series: pd.Series, missing: str = "") -> np.ndarray:
     return series.astype("string").fillna(missing).to_numpy(dtype=object)
 
 
+def read_alike(text: str) -> str:
+    """``text`` as a reader tells values apart: Unicode compatibility form (NFKC: an accent composed or not,
+    full-width letters), invisible format characters dropped (zero-width space, BOM, soft hyphen), whitespace
+    of any kind trimmed and collapsed to one space, case folded. ``'HIV'``, ``' HIV'``, ``'HIV\u200b'`` and
+    ``'hiv'`` read alike: a class holding them holds one sensitive value, not several."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():
+        text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
+
+
+def value_codes(series: pd.Series) -> tuple[np.ndarray, int]:
+    """``(codes int32, n)``: per cell the code of its value as :func:`read_alike` reads it (``-1``: missing,
+    or nothing but blanks and invisible characters), ``n`` distinct values — how the methods that count
+    sensitive values (Mondrian's l-diversity, Anatomy's buckets) tell them apart, as the verifiers do."""
+    cells = coded_cells(series, "").read_alike()
+    values = np.flatnonzero(cells.texts != "")
+    remap = np.full(len(cells.texts), -1, dtype=np.int32)
+    remap[values] = np.arange(len(values), dtype=np.int32)
+    return remap[cells.codes], int(len(values))
+
+
 @dataclass(frozen=True)
 class CodedCells:
     """A column's cells as :func:`text_cells` spells them, each distinct text stored once: cell ``i`` is
@@ -73,6 +97,13 @@ class CodedCells:
     def array(self) -> np.ndarray:
         """The cells as an object array of text (what :func:`text_cells` returns)."""
         return self.texts[self.codes]
+
+    def read_alike(self, keep: str | None = None) -> CodedCells:
+        """These cells with the texts that :func:`read_alike` reads alike sharing one code (each distinct text is
+        normalized once); the text ``keep`` (a missing-cell token) is left as it is."""
+        texts = np.array([t if t == keep else read_alike(t) for t in self.texts.tolist()], dtype=object)
+        merged, uniques = pd.factorize(texts)
+        return CodedCells(merged.astype(np.int64)[self.codes], np.asarray(uniques, dtype=object))
 
 
 def _holds_text(part: pd.Series) -> bool:

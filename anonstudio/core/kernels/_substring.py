@@ -479,12 +479,35 @@ def window_directory(sorted_text, shift, size):
     return out
 
 
+@njit(cache=True, nogil=True)
+def gram_bitset(values, starts, ends, rank, n, g):
+    """``uint8`` bitset over the ``n**g`` strings of ``g`` symbols of the texts ``values[starts[d]:ends[d]]``
+    (symbol ``v`` counted as ``rank[v] - 1`` in ``0..n-1``, first symbol highest): bit set when a text holds
+    that ``g``-gram."""
+    size = np.int64(n) ** g
+    out = np.zeros((size + 7) // 8, np.uint8)
+    for d in range(starts.shape[0]):
+        idx = np.int64(0)
+        run = 0
+        for i in range(starts[d], ends[d]):
+            idx = (idx * n + (rank[values[i]] - 1)) % size
+            run += 1
+            if run >= g:
+                out[idx >> 3] |= np.uint8(1 << (idx & 7))
+    return out
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def capped_longest_direct(sorted_text, directory, shift, values, offsets, bits, w, pad):
+def capped_longest_direct(sorted_text, directory, shift, values, offsets, bits, w, pad, grams, rank, n, g):
     """:func:`capped_longest_match` of the query strings ``values[offsets[q]:offsets[q + 1]]`` (symbols as
     :func:`pack_windows` takes them), query strings spread over the cores: each window is packed on the fly
     and found by a binary search inside its block of :func:`window_directory` — the insertion point
-    ``np.searchsorted`` gives — so no query window is stored or sorted. Same result, exactly."""
+    ``np.searchsorted`` gives — so no query window is stored or sorted. Same result, exactly.
+
+    ``grams`` (:func:`gram_bitset` with ``rank``, ``n``; ``g = 0``: none; ``rank[v] = 0`` for a symbol no
+    text holds) spares most searches: a
+    position whose next ``g`` symbols occur in no text shares at most ``g - 1`` with any text, so once the
+    string's best is ``g - 1`` or more it cannot raise it."""
     nq = offsets.shape[0] - 1
     best = np.zeros(nq, np.int64)
     mask = (np.int64(1) << (bits * w)) - 1
@@ -499,6 +522,17 @@ def capped_longest_direct(sorted_text, directory, shift, values, offsets, bits, 
             if i > lo:
                 v = values[i + w - 1] if i + w - 1 < hi else pad
                 x = ((x << bits) & mask) | v
+            if g > 0 and m_best >= g - 1 and i + g <= hi:
+                idx = np.int64(0)
+                held = True
+                for t in range(g):
+                    r = rank[values[i + t]]
+                    if r == 0:  # a symbol no text holds
+                        held = False
+                        break
+                    idx = idx * n + (r - 1)
+                if not held or not (grams[idx >> 3] >> (idx & 7)) & 1:
+                    continue
             b = x >> shift
             a = directory[b]
             z = directory[b + 1]

@@ -137,9 +137,9 @@ def _strings(spec, models, original, output, hierarchies, executor=None, side_ou
 
 
 def _anatomy(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
-    return verify_anatomy(original, frame_of(output), models[0].params["l"],
-                          quasi_identifiers=spec.get("quasi_identifiers"), sensitive=spec.get("sensitive"),
-                          group_column=spec.get("group_column", "group"),
+    qit = output if isinstance(output, Table) else frame_of(output)  # a Table keeps its cells' spelling
+    return verify_anatomy(original, qit, models[0].params["l"], quasi_identifiers=spec.get("quasi_identifiers"),
+                          sensitive=spec.get("sensitive"), group_column=spec.get("group_column", "group"),
                           sensitive_table=(side_outputs or {}).get("sensitive"))
 
 

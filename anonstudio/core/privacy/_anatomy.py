@@ -11,8 +11,9 @@ import pandas as pd
 
 from anonstudio.core.data import Table
 from anonstudio.core.privacy._models import ClassStats, FrequencyLDiversity
-from anonstudio.core.privacy._tables import _cell_problems, _check_int, _row_ref
+from anonstudio.core.privacy._tables import _cell_problems, _check_int, _row_ref, spelled_text
 from anonstudio.core.privacy._verification import (
+    NA_TOKEN,
     Problems,
     Verification,
     as_coded,
@@ -41,9 +42,11 @@ def verify_anatomy(
     ``sensitive_table`` the sensitive table (ST) published beside it.
 
     The QIT keeps the original quasi-identifier values and adds a group id; the sensitive values are
-    published separately per group. The check re-derives each group's sensitive values from the *original*
+    published separately per group; every other column of the input is published unchanged (as spelled), no
+    column is added. The check re-derives each group's sensitive values from the *original*
     rows and requires them l-diverse in Anatomy's sense: no value accounts for more than ``1/l`` of a group
-    (so a group has ≥ ``l`` records and ≥ ``l`` distinct values). Also: same row count, quasi-identifier
+    (so a group has ≥ ``l`` records and ≥ ``l`` distinct values; values that read alike, ``'Flu'`` and
+    ``'flu '``, are one value: :func:`~anonstudio.core.data.read_alike`). Also: same row count, quasi-identifier
     cells unchanged, the sensitive and identifying columns absent from the QIT.
 
     The ST (Xiao & Tao, Definition 3: one row per group and sensitive value, with its count) is published
@@ -83,10 +86,23 @@ def verify_anatomy(
         o, p = as_text(src[q]), as_text(pub[q])
         _cell_problems(problems, original, q, np.flatnonzero(o != p), o, p, "changed cell",
                        lambda i: f" was changed from {show(o[i])} to {show(p[i])}")
+    # every other column of the input is published as it is (as spelled), and nothing else is published
+    for c in pub.columns:
+        if c not in src.columns and c != group_column:
+            problems.add(f"the QIT has a column '{c}' the input does not have", column=c, kind="extra column")
+    hidden = {sens, group_column, *qis, *original.identifying}
+    for c in [c for c in src.columns if c not in hidden]:
+        if c not in pub.columns:
+            problems.add(f"column '{c}' is missing from the QIT", column=c, kind="missing column")
+            continue
+        o, p = spelled_text(original, c), spelled_text(output, c)
+        _cell_problems(problems, original, c, np.flatnonzero(o != p), o, p, "changed cell",
+                       lambda i: f" (not a quasi-identifier) was changed from {show(o[i])} to {show(p[i])}")
     group_cells = as_coded(pub[group_column])
     groups = pd.factorize(group_cells.codes)[0]  # numbered by first appearance
     vals = as_coded(src[sens])
-    counts = pd.DataFrame({"g": groups, "v": vals.codes}).groupby(["g", "v"]).size()
+    alike = vals.read_alike(keep=NA_TOKEN)  # 'Flu' and 'flu ' are one value to a reader of the ST
+    counts = pd.DataFrame({"g": groups, "v": alike.codes}).groupby(["g", "v"]).size()
     sizes = np.bincount(groups, minlength=int(groups.max()) + 1 if len(groups) else 0)
     stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
     model = FrequencyLDiversity(l=l)  # the model judges every group

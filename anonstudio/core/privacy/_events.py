@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonstudio.core.data import EventLog
+from anonstudio.core.data import EventLog, read_alike
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._models import ClassStats, KCPrivacy
@@ -17,6 +17,7 @@ from anonstudio.core.privacy._verification import (
     NA_TOKEN,
     Problems,
     Verification,
+    as_coded,
     as_text,
     frame_of,
     repeated_columns,
@@ -39,7 +40,8 @@ def verify_kc_privacy(
     sequences* (the ordered list of their events' published QI tuples) form a group, and every group holds
     at least ``k`` sequences; and (ii) the probability of inferring a highly-sensitive value in a group is at
     most ``c`` — checked as CBMSA's HighSensList does (004 §3): the share of a group's sequences having at
-    least one event with a value in ``highly_sensitive`` is at most ``c``.
+    least one event with a value in ``highly_sensitive`` is at most ``c`` (a value that reads alike counts:
+    ``' HIV'`` and ``'hiv'`` are HIV, :func:`~anonstudio.core.data.read_alike`).
 
     Faithfulness to the input is checked too: every published sequence exists in the input, and its events
     map, in order, to *distinct* original events of that sequence (a subsequence: suppressed events are
@@ -51,7 +53,7 @@ def verify_kc_privacy(
     k = _check_int("k", k, 2)
     if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)) or not 0 < c <= 1:
         raise ParameterError(f"'c' must be a number in (0, 1], got {c!r}", column="c")
-    omega = {str(v) for v in (highly_sensitive or [])}
+    omega = {read_alike(str(v)) for v in (highly_sensitive or [])}  # ' HIV' and 'hiv' are HIV too
     pub = frame_of(output, "an event log")
     sid = original.sequence_id
     qis = list(original.quasi_identifiers)
@@ -89,7 +91,7 @@ def verify_kc_privacy(
     p_off = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=len(uniq)))))
     p_qi = np.column_stack([as_text(pub[q]) for q in qis]) if qis else np.empty((len(pub), 0), object)
     p_ot = np.column_stack([as_text(pub[x]) for x in others]) if others else np.empty((len(pub), 0), object)
-    p_sens = as_text(pub[sens]) if sens and sens in pub.columns else None
+    p_sens = as_coded(pub[sens]).read_alike(keep=NA_TOKEN).array() if sens and sens in pub.columns else None
 
     cache: dict[tuple[int, str, str], bool] = {}
     roots = [{SUPPRESSED} | ({hierarchies[q].root_label} if q in hierarchies else set()) for q in qis]

@@ -97,6 +97,8 @@ class FragmentIndex:
     FULL_BELOW_W = 10
     #: query strings scanned at a time (progress and Cancel between chunks)
     CHUNK = 16384
+    #: size of the k-mer side's bitset of the grams the inputs hold (at most 16 MB)
+    GRAM_BITS = 1 << 27
 
     def __init__(self, original: SequenceSet) -> None:
         import threading
@@ -125,16 +127,27 @@ class FragmentIndex:
 
     # -- building ----------------------------------------------------------------------------------------
     def _kmer_side(self) -> tuple:
-        """``(sorted windows, directory, shift)``, built on first need."""
+        """``(sorted windows, directory, shift, gram bitset, symbol ranks, radix, gram length)``, built on first
+        need."""
         with self._kmer_lock:
             if self._kmers is None:
-                from anonstudio.core.kernels._substring import pack_windows, window_directory
+                from anonstudio.core.kernels._substring import gram_bitset, pack_windows, window_directory
 
                 starts, ends = self._offsets[:-1], self._offsets[1:]
                 windows = np.sort(pack_windows(self._values(), starts, ends, self._bits, self._w, 0))
                 top_bits = min(20, self._bits * self._w)
                 shift = self._bits * self._w - top_bits
-                self._kmers = (windows, window_directory(windows, shift, 1 << top_bits), shift)
+                # grams over the symbols the inputs hold (yeast: 20 of protein-25's letters), as long as their
+                # bitset stays within GRAM_BITS bits (proteins: 6 symbols, DNA: 13)
+                held = np.flatnonzero(np.bincount(self._codes32, minlength=self.sigma - 1))
+                rank = np.zeros(self._never + 1, np.int64)
+                rank[held + 1] = np.arange(1, len(held) + 1)
+                n, g = max(len(held), 1), 0
+                while g < self._w and n ** (g + 1) <= self.GRAM_BITS:
+                    g += 1
+                g = g if g >= 2 else 0
+                grams = gram_bitset(self._values(), starts, ends, rank, n, g) if g else np.zeros(1, np.uint8)
+                self._kmers = (windows, window_directory(windows, shift, 1 << top_bits), shift, grams, rank, n, g)
         return self._kmers
 
     def _values(self) -> np.ndarray:
@@ -259,11 +272,12 @@ class FragmentIndex:
         below it): the k-mer side alone."""
         from anonstudio.core.kernels._substring import capped_longest_direct
 
-        windows, directory, shift = self._kmer_side()
+        windows, directory, shift, grams, rank, n, g = self._kmer_side()
         codes = np.asarray(codes, np.int64)
         offsets = np.asarray(offsets, np.int64)
         values = np.where((codes >= 0) & (codes < self.sigma - 1), codes + 1, self._never)
-        return capped_longest_direct(windows, directory, shift, values, offsets, self._bits, self._w, self._never)
+        return capped_longest_direct(windows, directory, shift, values, offsets, self._bits, self._w, self._never,
+                                     grams, rank, n, g)
 
     def rare_fragments_of(self, codes: np.ndarray, offsets: np.ndarray, min_length: int | None, k: int,
                           tick: Callable[[], None] | None = None) -> dict[str, np.ndarray]:

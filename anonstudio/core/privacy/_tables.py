@@ -268,8 +268,11 @@ def verify_l_diversity(
     checked on its own. Every record is judged, fully suppressed ones too (all ``*``: one class, whose
     sensitive values are published like any other's); only records flagged in ``suppressed`` are exempt.
 
+    **Values are told apart as a reader tells them** (:func:`~anonstudio.core.data.read_alike`): ``'HIV'``,
+    ``' HIV'``, ``'HIV\u200b'`` and ``'hiv'`` are one value, so spellings cannot make a class look diverse.
+
     **Missing sensitive values** (one rule for every kind, and the one Mondrian's split test uses): a
-    missing cell is not a value. A class is measured on its present values only, so a class whose values
+    missing cell (or one holding only blanks) is not a value. A class is measured on its present values only, so a class whose values
     are all missing has no distinct value and entropy 0: it fails every ``l > 1`` and, like every class,
     passes ``l = 1`` (which asks nothing).
     """
@@ -306,8 +309,9 @@ def verify_l_diversity(
         classes = None
     worst = np.inf
     for s in sens:
-        vals = as_coded(pub[s].iloc[kept])
-        present = ~vals.isin([NA_TOKEN])
+        # values that read alike ('HIV', ' HIV', 'hiv') are one value; a blank is no value, like a missing cell
+        vals = as_coded(pub[s].iloc[kept]).read_alike(keep=NA_TOKEN)
+        present = ~vals.isin([NA_TOKEN, ""])
         if classes is None:
             value_class, value_count = pair_counts(executor, class_tuples, qi_text, vals.codes, present)
             stats = ClassStats(class_counts, value_class, value_count.astype(float))

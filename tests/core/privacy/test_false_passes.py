@@ -222,3 +222,97 @@ def test_k_anonymity_over_no_quasi_identifier_fails_instead_of_passing_vacuously
     exactly as read, when the QI list was lost or empty."""
     v = check(_table())
     assert not v.passed and "no quasi-identifier" in v.problems[0]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# sensitive values that read alike are one value
+LOOK_ALIKE = [(" HIV", "leading space"), ("HIV ", "trailing space"), ("HIV\u200b", "zero-width space"),
+              ("HIV\u00a0", "no-break space"), ("hiv", "lower case"), ("ＨＩＶ", "full-width letters")]
+
+
+@pytest.mark.parametrize(("twin", "what"), LOOK_ALIKE)
+@pytest.mark.parametrize("kind", ["distinct", "entropy"])
+def test_sensitive_values_that_read_alike_do_not_make_a_class_diverse(twin, what, kind):
+    """A class holding 'HIV' and ' HIV' passed distinct (and entropy) 2-diversity: two values to the verifier,
+    one disease to anyone reading the release."""
+    frame = pd.DataFrame({"sex": ["M", "M", "F", "F"], "disease": ["HIV", twin, "Flu", "Cold"]}, dtype=object)
+    v = verify_l_diversity(frame, ["sex"], "disease", 2, kind=kind)
+    assert not v.passed, what
+    assert "row 1" in v.problems[0]
+    frame.loc[1, "disease"] = "Flu"
+    assert verify_l_diversity(frame, ["sex"], "disease", 2, kind=kind).passed
+
+
+def test_accents_in_either_unicode_form_are_one_value():
+    nfc, nfd = "H\u00e9patite", "He\u0301patite"
+    frame = pd.DataFrame({"sex": ["M", "M"], "disease": [nfc, nfd]}, dtype=object)
+    assert not verify_l_diversity(frame, ["sex"], "disease", 2, kind="distinct").passed
+
+
+def test_anatomy_groups_count_look_alike_sensitive_values_as_one():
+    df = pd.DataFrame({"sex": ["M", "F", "M", "F", "M", "F"], "age": [str(20 + i) for i in range(6)],
+                       "disease": ["Flu", "flu ", "Cold", "HIV", "Cold", "Asthma"]}, dtype=object)
+    table = Table(df).with_roles(["sex", "age"], ["disease"])
+    qit = df.drop(columns=["disease"]).assign(group=["1", "1", "1", "2", "2", "2"])
+    v = verify_anatomy(table, qit, 3)
+    assert not v.passed and "row 1" in v.problems[0]
+
+
+def test_a_highly_sensitive_value_spelled_with_spaces_still_counts_for_c():
+    from anonstudio.core.data import EventLog
+    from anonstudio.core.privacy import verify_kc_privacy
+
+    df = pd.DataFrame({"pid": ["1", "1", "2", "3", "4"], "vid": ["1", "2", "1", "1", "1"],
+                       "zip": ["*"] * 5, "disease": ["Flu", " HIV", "HIV", "Flu", "Cold"]}, dtype=object)
+    log = EventLog(df.copy(), "pid", "vid", ["zip"], "disease")
+    out = df[df.index != 0].reset_index(drop=True)  # pid 1 keeps its ' HIV' event only
+    v = verify_kc_privacy(log, out, {}, 4, 0.25, ["HIV"])
+    assert not v.passed and v.details["highest_confidence"] == 0.5  # pids 1 and 2 of 4 show HIV
+
+
+def test_methods_count_sensitive_values_as_the_verifiers_read_them(tmp_path):
+    """Mondrian (l-diversity), Anatomy (buckets) and CBMSA (highly-sensitive events) tell values apart as the
+    verifiers do, so data with look-alike spellings still gives outputs that pass."""
+    from anonstudio.core.data import EventLog
+
+    rows = [("M", str(30 + i % 4), d) for i, d in enumerate(["HIV", " HIV", "hiv", "Flu", "HIV ", "Flu",
+                                                               "Cold", "flu", "Cold", "Asthma", "Flu ", "Cold"])]
+    df = pd.DataFrame(rows, columns=["sex", "age", "disease"], dtype=object)
+    table = Table(df).with_roles(["sex", "age"], ["disease"])
+    hs, _ = jobs.load_hierarchies({"sex": {"groups": [{"*": ["M"]}]}}, table)  # age: the default intervals
+    for kind in ("distinct", "entropy"):
+        outcome = jobs.run(table, hs, get("mondrian")(k=2, l=2, l_kind=kind))
+        assert outcome.verification.passed
+    outcome = jobs.run(table, {}, get("anatomy")(l=3, seed=1))
+    assert outcome.verification.passed
+    st = outcome.result.side_outputs["sensitive"]
+    assert set(st["disease"]) == set(df["disease"])  # the ST publishes the values as spelled
+    heavy = Table(df.assign(disease=["HIV", " HIV", "hiv", "HIV ", "HIV", "Flu", "Cold", "flu", "Cold", "Asthma",
+                                     "Cold", "Flu"])).with_roles(["sex", "age"], ["disease"])
+    with pytest.raises(PrivacyError, match="'HIV' is 5 of 12 records, more than 1/l"):  # 'HIV' read alike 5 times
+        jobs.run(heavy, {}, get("anatomy")(l=3, seed=1))
+    events = pd.DataFrame({"pid": [str(i) for i in range(8)], "vid": ["1"] * 8, "zip": ["12345"] * 8,
+                           "disease": ["HIV", " hiv", "Flu", "Cold", "Flu", "Cold", "Flu", "Cold"]}, dtype=object)
+    log = EventLog(events, "pid", "vid", ["zip"], "disease")
+    zips = {"zip": Hierarchy("zip", [["12345", "123**", "*"]])}
+    outcome = jobs.run(log, zips, get("cbmsa")(k=4, c=0.25, highly_sensitive=["HIV"], seed=1))
+    assert outcome.verification.passed
+    assert outcome.verification.details["highest_confidence"] <= 0.25
+
+
+# ---------------------------------------------------------------------------------------------------------
+# anatomy's QIT: only the input's columns (sensitive and identifying ones dropped) and the group, unchanged
+def test_an_anatomy_qit_with_an_extra_or_changed_column_fails():
+    """verify_anatomy compared only the quasi-identifiers: a QIT with the sensitive values under another name,
+    or with the sensitive value written into a column without a role, passed."""
+    df = pd.DataFrame({"sex": ["M", "F"] * 3, "age": [str(20 + i) for i in range(6)], "note": ["a"] * 6,
+                       "disease": ["Flu", "HIV", "Cold", "Flu", "HIV", "Cold"]}, dtype=object)
+    table = Table(df).with_roles(["sex", "age"], ["disease"])
+    qit = df.drop(columns=["disease"]).assign(group=["1", "1", "1", "2", "2", "2"])
+    assert verify_anatomy(table, qit, 3).passed
+    v = verify_anatomy(table, qit.assign(dx=df["disease"]), 3)
+    assert not v.passed and "the QIT has a column 'dx' the input does not have" in v.problems[0]
+    v = verify_anatomy(table, qit.assign(note=df["disease"]), 3)
+    assert not v.passed and "row 1, column 'note' (not a quasi-identifier) was changed from 'a' to 'Flu'" in v.problems[0]
+    v = verify_anatomy(table, qit.drop(columns=["note"]), 3)
+    assert not v.passed and "column 'note' is missing from the QIT" in v.problems[0]

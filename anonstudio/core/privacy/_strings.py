@@ -47,9 +47,13 @@ def _as_set(obj: Any) -> SequenceSet:
 
 
 def _translate(original: SequenceSet, output: SequenceSet) -> tuple[np.ndarray, np.ndarray]:
-    """Original codes as int32, and the output's codes mapped into the original's alphabet (-1: absent)."""
+    """Original codes as int32, and the output's codes mapped into the original's alphabet (-1: absent). A
+    symbol the inputs lack is matched in the other case (``m`` as ``M``): a copy in lower case is a copy."""
     index = original.alphabet.index()
-    table = np.array([index.get(s, -1) for s in output.alphabet.symbols], dtype=np.int32)
+    folded: dict[str, int] = {}
+    for symbol, code in index.items():
+        folded.setdefault(symbol.casefold(), code)
+    table = np.array([index.get(s, folded.get(s.casefold(), -1)) for s in output.alphabet.symbols], dtype=np.int32)
     out_codes = table[output.codes.astype(np.int64)] if len(output.codes) else np.zeros(0, np.int32)
     return original.codes.astype(np.int32), out_codes
 

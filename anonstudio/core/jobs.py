@@ -405,7 +405,7 @@ def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
         table = io.read_table(spec.path, delimiter=spec.delimiter, encoding=spec.encoding, missing=spec.missing)
         return table.with_roles(spec.quasi_identifiers, spec.sensitive, spec.identifying)
     if spec.format == "events":
-        return io.read_events(
+        log = io.read_events(
             spec.path,
             sequence_id=spec.sequence_id,
             event_order=spec.event_order,
@@ -414,11 +414,27 @@ def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
             delimiter=spec.delimiter,
             encoding=spec.encoding,
         )
+        return without_identifying(log, spec.identifying)
     alphabet = spec.alphabet or "protein-25"
     sets = [io.read_fasta(p, alphabet=alphabet, label_pattern=spec.label_pattern) for p in [spec.path, *spec.more_paths]]
     if len(sets) == 1 and spec.labels is None:
         return sets[0]
     return SequenceSet.concat(sets, spec.labels)
+
+
+def without_identifying(log: EventLog, identifying: list[str]) -> EventLog:
+    """An event log without its identifying columns: they take no part in the anonymization and are never
+    published, so they are dropped as the log is read (the verifier then refuses an output that has them:
+    it has a column the input does not have)."""
+    from dataclasses import replace
+
+    from anonstudio.core.errors import InputError
+
+    for name in identifying:
+        if name not in log.df.columns:
+            raise InputError(f"input.identifying names '{name}', which is not a column of the file (columns: "
+                             f"{', '.join(map(str, log.df.columns))})", file=log.source, column=name)
+    return replace(log, df=log.df.drop(columns=list(identifying))) if identifying else log
 
 
 def hierarchy_attributes(data: Any) -> list[str]:

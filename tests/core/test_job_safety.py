@@ -179,3 +179,42 @@ def test_l_kind_is_honoured_by_run_and_verify_and_missing_values_are_not_values(
     outcome = jobs.run_job(jobs.load_job(job))
     assert outcome.report["verification"]["model"] == f"k-anonymity + {kind} l-diversity"
     assert jobs.verify_job(jobs.load_job(job)).model == f"k-anonymity + {kind} l-diversity"
+
+
+def _events_job(tmp_path: Path, identifying: str) -> Path:
+    import shutil
+
+    source = Path(__file__).resolve().parents[1] / "bad_inputs" / "cbmsa-k-one"
+    for f in source.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    lines = (tmp_path / "visits.csv").read_text().splitlines()
+    lines = [lines[0] + ",Name"] + [f"{line},Person {line.split(',')[0]}" for line in lines[1:]]
+    (tmp_path / "visits.csv").write_text("\n".join(lines) + "\n")
+    job = (tmp_path / "job.toml").read_text().replace("k = 1", "k = 2")
+    (tmp_path / "job.toml").write_text(job.replace('sensitive = ["Disease"]', f'sensitive = ["Disease"]\n{identifying}'))
+    return tmp_path / "job.toml"
+
+
+def test_an_event_log_job_drops_its_identifying_columns_and_verify_refuses_them(tmp_path):
+    """An events job's input.identifying was ignored: CBMSA published every patient's name beside the
+    generalized events and the verifier said "passed" (it compared the names with the input's, equal)."""
+    from anonstudio.cli.main import main
+
+    job = _events_job(tmp_path, 'identifying = ["Name"]')
+    outcome = jobs.run_job(jobs.load_job(job))
+    assert outcome.verification.passed
+    out = (tmp_path / "out.csv").read_text()
+    assert "Name" not in out.splitlines()[0] and "Person" not in out
+    assert main(["verify", str(job)]) == 0
+    # an output that still publishes the names fails verification
+    rows = out.splitlines()
+    leaked = [rows[0] + ",Name"] + [f"{r},Person {r.split(',')[0]}" for r in rows[1:]]
+    (tmp_path / "out.csv").write_text("\n".join(leaked) + "\n")
+    assert main(["verify", str(job)]) == 1
+
+
+def test_an_event_log_identifying_column_that_does_not_exist_is_exit_2(tmp_path):
+    job = _events_job(tmp_path, 'identifying = ["Nmae"]')
+    done = _cli("run", job, cwd=tmp_path)
+    assert done.returncode == 2 and "'Nmae'" in done.stderr and "visits.csv" in done.stderr, done.stderr
+    assert not (tmp_path / "out.csv").exists()

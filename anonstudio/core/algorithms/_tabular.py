@@ -227,14 +227,25 @@ def generalized_output(
     import pandas as pd
 
     from anonstudio.core.data import Table
+    from anonstudio.core.data._table import type_of_values
     from anonstudio.core.progress import checkpoint
 
     kept = groups >= 0
     g = np.where(kept, groups, 0)
+    # the labels and '*' (last) in one object array: a record's cell is one lookup, no per-cell where/copy
+    labels = np.append(packed.labels.astype(object), np.array([SUPPRESSED], dtype=object))
+    suppressed = len(labels) - 1
     published: dict[str, np.ndarray] = {}
+    generalized_types = {}
+    present = np.flatnonzero(np.bincount(groups[kept], minlength=len(class_nodes))) if kept.any() else g[:0]
     for a, attr in enumerate(packed.attributes):
         nodes = class_nodes[g, a] if len(class_nodes) else np.zeros(len(g), dtype=np.int64)
-        published[attr] = np.where(kept, packed.labels[nodes], SUPPRESSED).astype(object)
+        published[attr] = labels[np.where(kept, nodes, suppressed)]
+        # the column's distinct published values are the labels of its classes' nodes (and '*'): its type
+        # from them, not from a scan of every cell
+        distinct = list(labels[np.unique(class_nodes[present, a])]) + ([SUPPRESSED] if not kept.all() else [])
+        generalized_types[attr] = type_of_values(distinct)
+        checkpoint()
     # built column by column (one short copy each, not the whole table in one call that holds the lock)
     source, dropped = data.df, set(data.identifying)
     df = pd.DataFrame(index=source.index)
@@ -246,8 +257,9 @@ def generalized_output(
                           else source[column].copy())
             checkpoint()
     roles = {c: r for c, r in data.roles.items() if c in df.columns}
-    # generalized QI columns get their type inferred again (interval labels are no longer numbers)
+    # generalized QI columns get their type from their published labels (interval labels are not numbers)
     types = {c: t for c, t in data.types.items() if c in df.columns and c not in packed.attributes}
+    types.update({c: t for c, t in generalized_types.items() if c in df.columns})
     return Table(
         df,
         roles=roles,

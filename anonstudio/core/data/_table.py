@@ -140,6 +140,15 @@ def coded_cells(series: pd.Series, missing: str = "") -> CodedCells:
     return CodedCells(merged.astype(np.int64)[codes], np.asarray(texts, dtype=object))
 
 
+def type_of_values(distinct) -> AttrType:
+    """A column's type from its distinct present values: numeric when there is one and every one reads as a
+    number, else categorical."""
+    present = pd.Series(distinct, dtype=object)
+    if len(present) and pd.to_numeric(present, errors="coerce").notna().all():
+        return AttrType.NUMERIC
+    return AttrType.CATEGORICAL
+
+
 @dataclass
 class Table:
     """A microdata table.
@@ -255,11 +264,7 @@ class Table:
         return values.to_numpy(dtype=float, na_value=np.nan)
 
     def _infer_type(self, column: str) -> AttrType:
-        col = self.df[column]
-        present = pd.Series(_chunks.distinct(col))  # distinct values only: same answer, much faster
-        if len(present) and pd.to_numeric(present, errors="coerce").notna().all():
-            return AttrType.NUMERIC
-        return AttrType.CATEGORICAL
+        return type_of_values(_chunks.distinct(self.df[column]))  # distinct values only: same answer, faster
 
     def output_frame(self) -> pd.DataFrame:
         """The frame to publish: identifying columns dropped, everything else as is."""

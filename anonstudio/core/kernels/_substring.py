@@ -558,43 +558,38 @@ def _hash_slot(x, table_bits):
 
 
 @njit(cache=True, nogil=True)
-def _hash_windows(values, lo, hi, bits, w, table, table_bits, insert):
-    """The full windows of ``values[lo:hi]``: put into the hash set ``table`` (``insert``), or looked up in
-    it; returns whether one was found there."""
-    if hi - lo < w:
-        return False
+def texts_holding(text_values, starts, ends, windows, bits, w):
+    """``bool[len(starts)]``: which texts ``text_values[starts[d]:ends[d]]`` hold at least one of ``windows``
+    (packed as :func:`pack_windows` packs ``w`` symbols; a text window running past its text's end never
+    counts). The windows go into an open-addressing hash set; each text window is looked up once."""
+    table_bits = 1
+    while (1 << table_bits) < 2 * windows.shape[0] + 2:
+        table_bits += 1
     mask = (np.int64(1) << table_bits) - 1
-    top = np.int64(1) << (bits * w)
-    x = _first_window(values, lo, hi, bits, w, 0)
-    for i in range(lo, hi - w + 1):
-        if i > lo:
-            x = ((x << bits) & (top - 1)) | values[i + w - 1]
+    table = np.full(1 << table_bits, -1, np.int64)  # windows are non-negative
+    for u in range(windows.shape[0]):
+        x = windows[u]
         h = _hash_slot(x, table_bits)
         while table[h] != -1 and table[h] != x:
             h = (h + 1) & mask
-        if insert:
-            table[h] = x
-        elif table[h] == x:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
-def texts_holding(text_values, starts, ends, query_values, query_offsets, bits, w):
-    """``bool[len(starts)]``: which texts ``text_values[starts[d]:ends[d]]`` hold at least one full window of
-    ``w`` symbols of a query string (``query_values[query_offsets[q]:query_offsets[q + 1]]``). Symbols as
-    :func:`pack_windows` takes them; a window running past a text's or a query's end never counts. The
-    queries' windows go into an open-addressing hash set; each text window is looked up once."""
-    n_windows = 0
-    for q in range(query_offsets.shape[0] - 1):
-        n_windows += max(0, query_offsets[q + 1] - query_offsets[q] - w + 1)
-    table_bits = 1
-    while (1 << table_bits) < 2 * n_windows + 2:
-        table_bits += 1
-    table = np.full(1 << table_bits, -1, np.int64)  # windows are non-negative
-    for q in range(query_offsets.shape[0] - 1):
-        _hash_windows(query_values, query_offsets[q], query_offsets[q + 1], bits, w, table, table_bits, True)
+        table[h] = x
     out = np.zeros(starts.shape[0], np.bool_)
+    if windows.shape[0] == 0:
+        return out
+    top = np.int64(1) << (bits * w)
     for d in range(starts.shape[0]):
-        out[d] = _hash_windows(text_values, starts[d], ends[d], bits, w, table, table_bits, False)
+        lo = starts[d]
+        hi = ends[d]
+        if hi - lo < w:
+            continue
+        x = _first_window(text_values, lo, hi, bits, w, 0)
+        for i in range(lo, hi - w + 1):
+            if i > lo:
+                x = ((x << bits) & (top - 1)) | text_values[i + w - 1]
+            h = _hash_slot(x, table_bits)
+            while table[h] != -1 and table[h] != x:
+                h = (h + 1) & mask
+            if table[h] == x:
+                out[d] = True
+                break
     return out

@@ -47,9 +47,13 @@ def _as_set(obj: Any) -> SequenceSet:
 
 
 def _translate(original: SequenceSet, output: SequenceSet) -> tuple[np.ndarray, np.ndarray]:
-    """Original codes as int32, and the output's codes mapped into the original's alphabet (-1: absent)."""
+    """Original codes as int32, and the output's codes mapped into the original's alphabet (-1: absent). A
+    symbol the inputs lack is matched in the other case (``m`` as ``M``): a copy in lower case is a copy."""
     index = original.alphabet.index()
-    table = np.array([index.get(s, -1) for s in output.alphabet.symbols], dtype=np.int32)
+    folded: dict[str, int] = {}
+    for symbol, code in index.items():
+        folded.setdefault(symbol.casefold(), code)
+    table = np.array([index.get(s, folded.get(s.casefold(), -1)) for s in output.alphabet.symbols], dtype=np.int32)
     out_codes = table[output.codes.astype(np.int64)] if len(output.codes) else np.zeros(0, np.int32)
     return original.codes.astype(np.int32), out_codes
 
@@ -122,6 +126,7 @@ class FragmentIndex:
         self._automaton: tuple | None = None
         self._doc_count: np.ndarray | None = None
         self._subset: tuple | None = None  # (inputs, automaton, doc_count) over some inputs
+        self._resolved: tuple = (0, np.zeros(0, np.int64))  # (length, windows whose holders _subset holds)
         self._memo: dict[tuple, np.ndarray] = {}
         self._memo_bytes = 0
 
@@ -202,16 +207,32 @@ class FragmentIndex:
                        tick: Callable[[], None] | None = None) -> tuple:
         """``(automaton, doc_count)`` exact for the matches of ``length`` or more symbols of the query strings
         ``codes``/``offsets`` (see the class docstring): over the inputs holding one of their windows of
-        ``length`` symbols, or over all inputs."""
-        from anonstudio.core.kernels._substring import texts_holding
+        ``length`` symbols, or over all inputs. Windows whose holders the current automaton already covers
+        (a string scanned again with one symbol changed) and, at the k-mer side's length, windows no input
+        holds are not looked for again."""
+        from anonstudio.core.kernels._substring import pack_windows, texts_holding
 
         if self._automaton is not None:
             return self._automaton, self._doc_count
         values = np.where((codes >= 0) & (codes < self.sigma - 1), codes.astype(np.int64) + 1, self._never)
-        need = texts_holding(self._values(), self._offsets[:-1], self._offsets[1:], values, offsets, self._bits,
-                             length)
+        windows = np.sort(pack_windows(values, offsets[:-1], offsets[1:], self._bits, length, self._never))
+        windows = windows[np.r_[True, windows[1:] != windows[:-1]]] if len(windows) else windows  # distinct
+        if length == self._w and len(windows):  # only the windows some input holds
+            text_windows = self._kmer_side()[0]
+            at = np.minimum(np.searchsorted(text_windows, windows), len(text_windows) - 1)
+            windows = windows[text_windows[at] == windows]
         with self._subset_lock:
-            return self._subset_automaton(need, tick)
+            done_length, done = self._resolved
+            if self._subset is not None and done_length == length:
+                windows = windows[~np.isin(windows, done, assume_unique=True)]
+                if not len(windows):
+                    return self._subset[1], self._subset[2]
+            need = texts_holding(self._values(), self._offsets[:-1], self._offsets[1:], windows, self._bits,
+                                 length)
+            found = self._subset_automaton(need, tick)
+            if self._subset is not None:  # these windows' holders are in it now
+                self._resolved = (length, np.union1d(done, windows) if done_length == length else windows)
+            return found
 
     def _subset_automaton(self, need: np.ndarray, tick: Callable[[], None] | None) -> tuple:
         if self._subset is not None:

@@ -316,3 +316,16 @@ def test_an_anatomy_qit_with_an_extra_or_changed_column_fails():
     assert not v.passed and "row 1, column 'note' (not a quasi-identifier) was changed from 'a' to 'Flu'" in v.problems[0]
     v = verify_anatomy(table, qit.drop(columns=["note"]), 3)
     assert not v.passed and "column 'note' is missing from the QIT" in v.problems[0]
+
+
+def test_a_pseudo_string_in_lower_case_is_still_a_copy():
+    """Letters were matched by exact symbol: an input published in lower case (as a list of strings or a
+    SequenceSet built in memory; FASTA files are folded to upper case when read) shared nothing with any input
+    and passed as no copy."""
+    original = SequenceSet.from_strings(["MKVLAAGIVALLLAAGCSSA", "MKTAYIAKQRQISFVKSHFS"], ids=["P1", "P2"])
+    v = verify_pseudo_strings(original, ["mkvlaagivalllaagcssa"])
+    assert not v.passed and "exact copy of input record 'P1'" in v.problems[0]
+    out = SequenceSet.from_strings(["mkvlaagivalllaagcsWW", "MKTAYIAKQRQISFVKSHFW"], ids=["x", "y"],
+                                   headers=["x group=1", "y group=1"])
+    v = verify_pseudo_strings(original, out, k=2, max_fragment=10)
+    assert not v.passed and v.details["rare_fragment_strings"] == 2

@@ -26,6 +26,21 @@ _OWN_FIELD = re.compile(r"(?:segment|group)=\d+")
 _AROUND = (re.compile(r"[^\w.|-]+"), re.compile(r"[^\w.-]+"))
 
 
+def _without_foreign(original: SequenceSet, output: SequenceSet) -> SequenceSet:
+    """``output`` in the inputs' alphabet with every symbol the inputs never hold deleted (alignment gaps,
+    ``X``, stops): sprinkled into a copy they would break every match while a reader just deletes them.
+    The output itself when it holds none (the usual case: nothing is copied)."""
+    _, codes = _translate(original, output)
+    if not len(codes) or codes.min() >= 0:
+        return output if output.alphabet == original.alphabet else SequenceSet(
+            output.ids, output.headers, codes.astype(original.alphabet.code_dtype), output.offsets,
+            original.alphabet, output.labels, output.source, output.extra)
+    keep = codes >= 0
+    offsets = np.concatenate(([0], np.cumsum(keep)))[output.offsets]
+    return SequenceSet(output.ids, output.headers, codes[keep].astype(original.alphabet.code_dtype), offsets,
+                       original.alphabet, output.labels, output.source, output.extra)
+
+
 def _named_input(header: str, ids: set[str]) -> str | None:
     """The first input identifier ``header`` names: a whitespace-separated token, or a part of one between
     punctuation; the output's own ``segment=``/``group=`` fields are skipped."""
@@ -482,7 +497,8 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
 
     Fails when
 
-    - an output string equals an input string, or an output header carries an input's identifier;
+    - an output string equals an input string (symbols the inputs never hold — gaps, ``X`` — deleted first,
+      as a reader would), or an output header carries an input's identifier;
     - (with ``k``) the output does not say which group each pseudo-string belongs to (``group=<g>`` in the
       headers, or ``output.extra["groups"]``), or a group has fewer than ``k`` pseudo-strings;
     - (with ``k`` and ``max_fragment`` = L) a pseudo-string contains a substring of L or more symbols that
@@ -501,6 +517,7 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
     if max_fragment is not None:
         max_fragment = _check_int("max_fragment", max_fragment, 1)
     problems = Problems()
+    output = _without_foreign(original, output)  # a copy with gaps or X sprinkled in is a copy
     orig_codes, out_codes = _translate(original, output)
     inputs: dict[bytes, int] = {}
     for i in range(len(original)):

@@ -810,7 +810,7 @@ def verify_job(job: Job):
                                       required=algorithms.get(job.algorithm).needs_hierarchies)
     if not job.output_path.exists():
         raise JobError("output file does not exist: run the job first", file=job.output_path)
-    output = io.read_output_like(data, job.output_path)
+    output = io.read_output_like(data, job.output_path, missing=job.input.missing)
     if job.shuffle_rows:
         if job.shuffle_seed is None:
             raise JobError("the output's rows were shuffled with a random order that was not kept: give "
@@ -823,7 +823,7 @@ def verify_job(job: Job):
     for name in privacy.SIDE_OUTPUTS.get(model.get("model"), ()):  # published beside the output: checked too
         side = side_output_path(job.output_path, name)
         if side.exists():
-            sides[name] = io.read_output_like(data, side).df
+            sides[name] = io.read_output_like(data, side, missing=job.input.missing).df
     return privacy.verify_output(model, data, output, hierarchies, side_outputs=sides)
 
 

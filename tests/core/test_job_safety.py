@@ -218,3 +218,29 @@ def test_an_event_log_identifying_column_that_does_not_exist_is_exit_2(tmp_path)
     done = _cli("run", job, cwd=tmp_path)
     assert done.returncode == 2 and "'Nmae'" in done.stderr and "visits.csv" in done.stderr, done.stderr
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_verify_reads_the_output_with_the_missing_tokens_the_job_names(tmp_path):
+    """`anonstudio verify` read the output with the default missing tokens, not the job's: with
+    `missing = ["-"]` a class holding 'HIV' and '-' (a missing value) counted two values and passed distinct
+    2-diversity, though `run` judges the same cells as one value and refuses them."""
+    from anonstudio.cli.main import main
+    from anonstudio.core import privacy
+
+    (tmp_path / "t.csv").write_text("sex;age;disease\nM;30;HIV\nM;30;-\nF;31;Flu\nF;31;Cold\n", encoding="utf-8")
+    (tmp_path / "sex.csv").write_text("M;*\nF;*\n", encoding="utf-8")
+    (tmp_path / "job.toml").write_text(
+        '[input]\npath = "t.csv"\nquasi_identifiers = ["sex", "age"]\nsensitive = ["disease"]\nmissing = ["-"]\n'
+        '[hierarchies]\nsex = "sex.csv"\n[algorithm]\nname = "mondrian"\nk = 2\nl = 2\nl_kind = "distinct"\n'
+        '[output]\npath = "out.csv"\n', encoding="utf-8")
+    job = jobs.load_job(tmp_path / "job.toml")
+    data = jobs.load_data(job.input)
+    hierarchies, _ = jobs.load_hierarchies(job.hierarchies, data)
+    spec = jobs.declared_model(job.make_algorithm(), data, job.input, job.max_suppression)
+    assert not privacy.verify_output(spec, data, data, hierarchies).passed  # in memory: refused
+    assert not privacy.verify_output(spec, data, data.publish_frame(), hierarchies).passed  # as written: too
+    (tmp_path / "out.csv").write_bytes((tmp_path / "t.csv").read_bytes())  # the input published as it is
+    assert not jobs.verify_job(job).passed
+    assert main(["verify", str(tmp_path / "job.toml")]) == 1
+    assert main(["run", str(tmp_path / "job.toml"), "--quiet"]) == 0  # what run writes verifies
+    assert main(["verify", str(tmp_path / "job.toml")]) == 0

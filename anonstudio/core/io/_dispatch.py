@@ -85,17 +85,20 @@ def write_output(obj: Any, path: str | Path, like: Any = None) -> list[Path]:
     return [path]
 
 
-def read_output_like(input_data: Any, path: str | Path) -> Table | EventLog | SequenceSet:
+def read_output_like(input_data: Any, path: str | Path,
+                     missing: list[str] | None = None) -> Table | EventLog | SequenceSet:
     """Read an anonymized output back as the same kind as ``input_data`` (for ``anonstudio verify``).
 
-    Table: read with the input's delimiter and encoding, the input's roles on the columns present.
+    Table: read with the input's delimiter and encoding, the input's roles on the columns present, and the
+    missing tokens ``missing`` (the job's ``input.missing``; ``None``: the readers' default) — cells the job
+    reads as missing in the input are missing in the output too.
     EventLog: the input's column roles. SequenceSet: FASTA with alphabet ``"as-found"`` (an empty file is
     an empty set: every string may have been removed).
     """
     path = Path(path)
     if isinstance(input_data, Table):
         delim = None if path.suffix.lower() in PARQUET_SUFFIXES else input_data.delimiter
-        out = read_table(path, delimiter=delim, encoding=input_data.encoding)
+        out = read_table(path, delimiter=delim, encoding=input_data.encoding, missing=missing)
         roles = {c: r for c, r in input_data.roles.items() if c in out.df.columns}
         return Table(out.df, roles=roles, source=out.source, delimiter=out.delimiter, encoding=out.encoding,
                      header_lines=out.header_lines, missing_text=out.missing_text)

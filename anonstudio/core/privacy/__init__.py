@@ -114,14 +114,27 @@ def _table(spec, models, original, output, hierarchies, executor=None, side_outp
                                             max_suppression=spec.get("max_suppression"), executor=executor))
         else:
             kind = model.name.split()[0]
+            sensitive = spec.get("sensitive") or original.sensitive
             # fully suppressed records are one class ('*' everywhere) and are NOT exempt from l-diversity: a
             # large suppressed block whose sensitive values are all alike would disclose them
-            ld = verify_l_diversity(frame, list(qis) if qis is not None else original.quasi_identifiers,
-                                    spec.get("sensitive") or original.sensitive, model.params["l"], kind=kind,
+            ld = verify_l_diversity(_as_read(frame, original, sensitive),
+                                    list(qis) if qis is not None else original.quasi_identifiers,
+                                    sensitive, model.params["l"], kind=kind,
                                     suppressed=np.zeros(len(frame), dtype=bool), executor=executor)
             ld.details.update(l_kind=kind, l_violations=ld.details.get("violations", 0))
             parts.append(ld)
     return combine(parts, " + ".join(m.name for m in models))
+
+
+def _as_read(frame, original: Table, sensitive):
+    """``frame`` with its sensitive columns as the input holds them: which cells are missing is the input's
+    to say (its missing tokens: a published '-' or '?' is no value when the job reads '-' or '?' as missing),
+    and the k-anonymity part checks that the published cells spell exactly the input's (else it fails)."""
+    names = [sensitive] if isinstance(sensitive, str) else list(sensitive or [])
+    names = [s for s in names if s in frame.columns and s in original.df.columns]
+    if not names or len(frame) != len(original.df) or not frame.columns.is_unique:
+        return frame
+    return frame.assign(**{s: original.df[s].to_numpy() for s in names})
 
 
 def _events(spec, models, original, output, hierarchies, executor=None, side_outputs=None):

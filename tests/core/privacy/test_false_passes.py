@@ -316,3 +316,33 @@ def test_an_anatomy_qit_with_an_extra_or_changed_column_fails():
     assert not v.passed and "row 1, column 'note' (not a quasi-identifier) was changed from 'a' to 'Flu'" in v.problems[0]
     v = verify_anatomy(table, qit.drop(columns=["note"]), 3)
     assert not v.passed and "column 'note' is missing from the QIT" in v.problems[0]
+
+
+def test_a_pseudo_string_in_lower_case_is_still_a_copy():
+    """Letters were matched by exact symbol: an input published in lower case (as a list of strings or a
+    SequenceSet built in memory; FASTA files are folded to upper case when read) shared nothing with any input
+    and passed as no copy."""
+    original = SequenceSet.from_strings(["MKVLAAGIVALLLAAGCSSA", "MKTAYIAKQRQISFVKSHFS"], ids=["P1", "P2"])
+    v = verify_pseudo_strings(original, ["mkvlaagivalllaagcssa"])
+    assert not v.passed and "exact copy of input record 'P1'" in v.problems[0]
+    out = SequenceSet.from_strings(["mkvlaagivalllaagcsWW", "MKTAYIAKQRQISFVKSHFW"], ids=["x", "y"],
+                                   headers=["x group=1", "y group=1"])
+    v = verify_pseudo_strings(original, out, k=2, max_fragment=10)
+    assert not v.passed and v.details["rare_fragment_strings"] == 2
+
+
+@pytest.mark.parametrize("gap", ["-", ".", "X", "*"])
+def test_a_copy_with_symbols_the_inputs_lack_sprinkled_in_is_still_a_copy(gap):
+    """A symbol the inputs never hold (an alignment gap, X, a stop) matched nothing, so an input with one
+    inserted every 10 residues was no copy and shared runs of 10 < max_fragment: it passed, although a
+    reader deletes the gaps and has the protein."""
+    seqs = ["MKVLAAGIVALLLAAGCSSAHHKTWQERDNPLIVMKVLAYIAKQR", "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQ",
+            "MSTNPKPQRKTKRNTNRRPQDVKFPGGGQIVGGVYLLPRRGPRLG"]
+    original = SequenceSet.from_strings(seqs, ids=["P1", "P2", "P3"])
+    sprinkled = gap.join(seqs[0][i:i + 10] for i in range(0, len(seqs[0]), 10))
+    out = SequenceSet.from_strings([sprinkled, seqs[2][::-1]], ids=["x", "y"], headers=["x group=1", "y group=1"],
+                                   alphabet="as-found")
+    v = verify_pseudo_strings(original, out, k=2, max_fragment=20)
+    assert not v.passed
+    assert "exact copy of input record 'P1'" in v.problems[0]
+    assert v.details["longest_shared_max"] == len(seqs[0])

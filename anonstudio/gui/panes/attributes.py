@@ -89,6 +89,7 @@ class AttributesPane(QWidget):
         super().__init__(parent)
         self.state: WorkbenchState | None = None
         self._shown = None  # the data whose rows are shown
+        self._rows: list = []  # what the rows show (refresh skips a rebuild that would change nothing)
         self._binding = StateBinding(self, self._on_state)
         self.note = QLabel("Open a table or an event log to set its columns' roles here.")
         self.note.setWordWrap(True)
@@ -158,13 +159,19 @@ class AttributesPane(QWidget):
             self.note.setText("Sequences (FASTA) have no columns: their methods work on the letters themselves.")
         else:
             self.note.setText(f"{len(columns)} columns. Set each column's role; double-click a hierarchy to edit it.")
-        for r, column in enumerate(columns):
+        rows = []
+        for column in columns:
             profile = state.column_profile(column)
             attr_type = state.attr_type(column)
             type_text = attr_type.value if attr_type is not None else ("numeric" if profile["numeric"] else "text")
             warnings = warnings_of(state, column)
             cells = [column, "", hierarchy_text(state, column), "; ".join(warnings), type_text,
                      f"{profile['distinct']:,}", f"{profile['missing']:,}"]
+            rows.append((column, cells, warnings, state.role(column)))
+        if not rebuild and rows == self._rows:
+            return  # nothing on screen would change (a project read notifies data, roles, hierarchies, method)
+        self._rows = rows
+        for r, (column, cells, warnings, _role) in enumerate(rows):
             for c, text in enumerate(cells):
                 if c == COL_ROLE:
                     continue

@@ -38,6 +38,13 @@ _MAX_REDRAWS = 200
 _INDEX_MIN_SYMBOLS = 64
 
 
+def _chunk(n_rem: int) -> int:
+    """Groups per kernel call on the inverted-index path: a group's distances cost about the templates still
+    unassigned, so fewer groups a call while many are (progress and Cancel between calls; the groups do not
+    depend on it)."""
+    return max(2, min(_CHUNK_GROUPS, _CHUNK_GROUPS * 16384 // max(n_rem, 1)))
+
+
 def _kernels():
     from anonstudio.core.kernels import _condensation
 
@@ -270,7 +277,7 @@ def create_groups(
             if not blocked:
                 ix = refresh(ix, remaining, n_rem)
                 pos, n_rem, g = K.seed_pass_chunk(sym, val, k, order, pos, remaining, n_rem, assigned, labels, g,
-                                                  _CHUNK_GROUPS, dense, *ix)
+                                                  _chunk(n_rem), dense, *ix)
             else:
                 pos, n_rem, g = K.seed_pass_block(sym, val, k, order, pos, remaining, n_rem, assigned, labels, g,
                                                   _BLOCK, cents, block, row_of)
@@ -290,7 +297,7 @@ def create_groups(
             if not blocked:
                 ix = refresh(ix, remaining, n_rem)
                 pos, n_rem, g = K.centroid_pass_chunk(sym, val, k, prev_ptr, prev_mem, seed_order, pos, remaining,
-                                                      n_rem, assigned, new, g, _CHUNK_GROUPS, dense, *ix)
+                                                      n_rem, assigned, new, g, _chunk(n_rem), dense, *ix)
             else:
                 pos, n_rem, g = K.centroid_pass_block(sym, val, k, prev_ptr, prev_mem, seed_order, pos, remaining,
                                                       n_rem, assigned, new, g, _BLOCK, cents, block, row_of)
@@ -580,12 +587,6 @@ class Condensation(Algorithm):
         n_symbols = len(data.alphabet)
         lengths = data.lengths
         length_mode = self.params["length"]
-        if self.params["max_fragment"]:
-            # the inputs' fragment index (shared with the verifier and the metric): its suffix automaton builds
-            # on the other core while the groups form, ready when the rare fragments are broken
-            from anonstudio.core.privacy import FragmentIndex
-
-            FragmentIndex.of(data, prefetch=True)
         report(progress, 0.0, "segmenting by length")
         segs = {m: homogenize_length(lengths, k, eps, m) for m in ("greedy", "optimal")}
         seg = segs[self.params["segmentation"]]
@@ -595,6 +596,13 @@ class Condensation(Algorithm):
                 "suppressed (raise epsilon or lower k)", file=src)
         report(progress, 0.01, "noting the input strings")
         originals = {data.codes_of(i).tobytes() for i in range(n)}
+        if self.params["max_fragment"]:
+            # the inputs' fragment index (shared with the verifier and the metric) builds on the other core while
+            # the groups form, ready when the rare fragments are broken (started after the segmentation's kernels
+            # have loaded: numba loads one cached kernel at a time)
+            from anonstudio.core.privacy import FragmentIndex
+
+            FragmentIndex.of(data, prefetch=True)
         database_length = template_length(lengths[seg.segment >= 0])
         groups = np.full(n, -1, np.int64)
         out_codes: list[np.ndarray] = []

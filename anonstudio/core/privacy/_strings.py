@@ -13,6 +13,7 @@ from anonstudio.core.data import SequenceSet
 from anonstudio.core.privacy._models import ClassStats, CondensedGroups, FragmentRule
 from anonstudio.core.privacy._tables import _check_int
 from anonstudio.core.privacy._verification import Problems, Verification
+from anonstudio.core.progress import checkpoint
 
 #: Automaton states with this many transitions get a dense row, from a pool of DENSE_BUDGET cells (32 MB).
 DENSE_FROM = 3
@@ -324,8 +325,6 @@ class FragmentIndex:
         :attr:`CHUNK` at a time and ``tick`` is called between chunks and every 0.1 s while an automaton is
         built (seconds for 100,000 item strings); default: the enclosing progress phase's
         :func:`~anonstudio.core.progress.checkpoint`, so progress goes on and Cancel works."""
-        from anonstudio.core.progress import checkpoint
-
         codes = np.asarray(codes, np.int32)
         offsets = np.asarray(offsets, np.int64)
         nq = len(offsets) - 1
@@ -420,8 +419,6 @@ def _while_reporting(work: Callable[[], Any], tick: Callable[[], None] | None) -
     (default :func:`~anonstudio.core.progress.checkpoint`) every 0.1 s: a Cancel raised there stops the wait
     (the helper finishes on its own and its result is dropped)."""
     import threading
-
-    from anonstudio.core.progress import checkpoint
 
     tick = tick or checkpoint
     result: list = []
@@ -523,9 +520,13 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
     orig_codes, out_codes = _translate(original, output)
     inputs: dict[bytes, int] = {}
     for i in range(len(original)):
+        if i % 16384 == 16383:
+            checkpoint()  # 100,000 item strings take a while: the enclosing phase reports, Cancel may stop
         inputs.setdefault(orig_codes[original.offsets[i] : original.offsets[i + 1]].tobytes(), i)
     copies = 0
     for j in range(len(output)):
+        if j % 16384 == 16383:
+            checkpoint()
         hit = inputs.get(out_codes[output.offsets[j] : output.offsets[j + 1]].tobytes())
         if hit is not None:
             copies += 1
@@ -537,6 +538,8 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
             )
     ids = set(original.ids)
     for j, header in enumerate(output.headers):
+        if j % 16384 == 16383:
+            checkpoint()
         leaked = _named_input(header, ids)
         if leaked is not None:
             problems.add(

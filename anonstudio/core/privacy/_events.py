@@ -13,16 +13,8 @@ from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._models import ClassStats, KCPrivacy
 from anonstudio.core.privacy._tables import SUPPRESSED, _check_int
-from anonstudio.core.privacy._verification import (
-    NA_TOKEN,
-    Problems,
-    Verification,
-    as_coded,
-    as_text,
-    frame_of,
-    repeated_columns,
-    show,
-)
+from anonstudio.core.privacy._verification import (NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of,
+                                                   repeated_columns, show)
 
 
 def verify_kc_privacy(

@@ -46,9 +46,11 @@ def _named_input(header: str, ids: set[str]) -> str | None:
     """The first input identifier ``header`` names: a whitespace-separated token, or a part of one between
     punctuation; the output's own ``segment=``/``group=`` fields are skipped."""
     for token in header.split():
-        if _OWN_FIELD.fullmatch(token):
-            continue
-        for piece in (token, *_AROUND[0].split(token), *_AROUND[1].split(token)):
+        if token in ids:
+            return token
+        if not _AROUND[1].search(token) or _OWN_FIELD.fullmatch(token):
+            continue  # nothing to split it at ('pseudo_12'), or the output's own field
+        for piece in (*_AROUND[0].split(token), *_AROUND[1].split(token)):
             if piece in ids:
                 return piece
     return None

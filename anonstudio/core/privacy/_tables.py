@@ -20,17 +20,8 @@ from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._counts import class_sizes, pair_counts
 from anonstudio.core.progress import checkpoint
 from anonstudio.core.privacy._models import MODELS, ClassStats, KAnonymity
-from anonstudio.core.privacy._verification import (
-    NA_TOKEN,
-    Problems,
-    Verification,
-    as_coded,
-    as_text,
-    frame_of,
-    known_columns,
-    repeated_columns,
-    show,
-)
+from anonstudio.core.privacy._verification import (NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of,
+                                                   known_columns, repeated_columns, show)
 
 #: A quasi-identifier cell holding this (or its hierarchy's root label) is suppressed.
 SUPPRESSED = "*"

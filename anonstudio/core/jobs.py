@@ -566,6 +566,9 @@ def run(
 #: warn when more than this share of the published records is unique on its quasi-identifiers together with
 #: the columns published as they are: each such record is one person to anyone who knows those values.
 UNIQUE_WARNING_SHARE = 0.01
+#: event logs publish their sequence ids as they are (the file contract): (k,c)-privacy does not cover them
+IDS_WARNING = ("sequence ids (column '{column}') are published as they are: if they are record numbers or anyone "
+               "may know them, replace them with pseudonyms before the release — (k,c)-privacy does not cover them")
 #: order warning (tables published in the input's row order)
 ORDER_WARNING = ("rows keep the input's order: anyone who knows that order links every published row to its "
                  "person; set output.shuffle_rows = true")
@@ -594,6 +597,10 @@ def release_warnings(data: Any, output: Any) -> list[str]:
     """Risks the privacy model does not cover, for the report, the CLI and the workbench (issue 11 #14, #16):
     columns published as they are that look like identifiers, and records unique on the quasi-identifiers
     together with the columns that have no role."""
+    from anonstudio.core.data import EventLog
+
+    if isinstance(data, EventLog):
+        return [IDS_WARNING.format(column=data.sequence_id)]
     if not isinstance(data, Table) or not isinstance(output, Table):
         return []
     warnings: list[str] = [ORDER_WARNING]  # removed at publication when the rows are shuffled

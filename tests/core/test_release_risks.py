@@ -116,3 +116,19 @@ def test_report_paths_are_relative_to_the_report(tmp_path):
     rep = json.loads((tmp_path / "out.json").read_text())
     assert rep["input"]["path"] == "t.csv" and rep["output"]["path"] == "out.csv"
     assert str(tmp_path) not in (tmp_path / "out.json").read_text()
+
+
+def test_an_event_log_release_warns_that_its_sequence_ids_are_published(tmp_path):
+    """The file contract keeps an event log's columns, its sequence ids too: the report says so, since
+    (k,c)-privacy says nothing about ids a reader may know (record numbers)."""
+    import shutil
+
+    from anonstudio.resources import demo_folder as demo_dir
+
+    for name in ("events-cbmsa.toml", "events.csv"):
+        shutil.copy(demo_dir() / name, tmp_path / name)
+    shutil.copytree(demo_dir() / "hierarchies", tmp_path / "hierarchies")
+    outcome = jobs.run_job(jobs.load_job(tmp_path / "events-cbmsa.toml"))
+    assert any("sequence ids (column 'PID') are published as they are" in w for w in outcome.report["warnings"])
+    report = json.loads((tmp_path / "results" / "events-cbmsa-k5.report.json").read_text())
+    assert report["warnings"] == outcome.report["warnings"]

@@ -57,6 +57,24 @@ def test_dask_runs_tasks_on_two_worker_processes_in_task_order(dask_executor):
     assert seen[-1] == 1.0 and len(seen) == 21  # one report per finished task, after the start
 
 
+def worker_settings(item, shared, progress=None):
+    """What a task sees of its worker: numba's thread count and whether Dask's stack profiler samples it."""
+    import dask
+    import numba
+
+    return numba.get_num_threads(), dask.config.get("distributed.worker.profile.enabled")
+
+
+def test_local_cluster_workers_take_one_core_each_and_leave_this_process_alone(dask_executor):
+    """Two workers on two cores: a worker whose parallel kernels (k-member's distances) took both cores would
+    run four threads on two cores. The setting must not leak into the process that started the cluster, whose
+    local runs keep both cores."""
+    import os
+
+    assert dask_executor.map(worker_settings, [0, 1]) == [(1, False), (1, False)]
+    assert os.environ.get("NUMBA_NUM_THREADS") != "1"
+
+
 def test_a_task_error_reaches_the_caller_as_the_same_error(dask_executor):
     with pytest.raises(InputError, match="task input is bad"):
         dask_executor.map(square_plus, [1, "bad", 3], shared={"offset": 0})

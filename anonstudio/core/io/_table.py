@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from anonstudio.core.data import Table
 from anonstudio.core.data._chunks import isin
 from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
-from anonstudio.core.io._common import decode, delimiter_name, normalize_delimiter, read_bytes
+from anonstudio.core.io._common import decode_slices, delimiter_name, normalize_delimiter, read_bytes
 from anonstudio.core.progress import checkpoint
 
 #: Cells equal to one of these are missing (``pd.NA``) unless the caller gives its own list.
@@ -48,6 +49,20 @@ def _strip_trailing_blank_lines(text: str) -> str:
         return text  # nothing to drop (the usual case): no copy of a large text
     stripped = text.rstrip("\r\n")
     return stripped + "\n" if len(stripped) < len(text) else stripped
+
+
+def _strip_trailing_blank_slices(parts: list[str]) -> tuple[list[str], int]:
+    """:func:`_strip_trailing_blank_lines` on a text held as slices of whole lines; also returns how many
+    characters (line breaks, one byte each in UTF-8) were dropped from the end."""
+    parts = list(parts)
+    while len(parts) > 1 and parts[-1].strip("\r\n") == "":  # a last slice of blank lines only (rare)
+        parts[-2:] = [parts[-2] + parts[-1]]
+    if not parts:
+        return parts, 0
+    last = _strip_trailing_blank_lines(parts[-1])
+    dropped = len(parts[-1]) - len(last)
+    parts[-1] = last
+    return parts, dropped
 
 
 def sniff_delimiter(text: str) -> str | None:
@@ -121,12 +136,13 @@ _ROWS_PER_PARSE = 32_768
 
 
 class _EncodedSlices(io.RawIOBase):
-    """A binary stream of ``text`` in UTF-8, encoded slice by slice as the parser reads it (one ``encode`` of
-    an 80 MB text holds the interpreter lock ~50 ms, and the bytes would be a second copy of the file)."""
+    """A binary stream of the text held in ``parts`` in UTF-8, encoded slice by slice as the parser reads it
+    (one ``encode`` of an 80 MB text holds the interpreter lock ~50 ms, and the bytes would be a second copy
+    of the file)."""
 
-    def __init__(self, text: str, step: int = 1 << 20) -> None:
+    def __init__(self, parts: list[str], step: int = 1 << 20) -> None:
         super().__init__()
-        self._text, self._step, self._pos = text, step, 0
+        self._steps = (part[i : i + step] for part in parts for i in range(0, len(part), step))
         self._pending = memoryview(b"")
 
     def readable(self) -> bool:
@@ -134,13 +150,33 @@ class _EncodedSlices(io.RawIOBase):
 
     def readinto(self, buffer) -> int:  # type: ignore[override]
         if not len(self._pending):
-            if self._pos >= len(self._text):
+            piece = next(self._steps, None)
+            if piece is None:
                 return 0
-            self._pending = memoryview(self._text[self._pos : self._pos + self._step].encode("utf-8"))
-            self._pos += self._step
+            self._pending = memoryview(piece.encode("utf-8"))
         size = min(len(buffer), len(self._pending))
         buffer[:size] = self._pending[:size]
         self._pending = self._pending[size:]
+        return size
+
+
+class _ByteWindow(io.RawIOBase):
+    """A binary stream of ``raw[start:stop]`` without copying it (the file's own UTF-8 bytes, for the
+    parser)."""
+
+    def __init__(self, raw: bytes, start: int, stop: int) -> None:
+        super().__init__()
+        self._view, self._pos, self._stop = memoryview(raw), start, stop
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        size = min(len(buffer), self._stop - self._pos)
+        if size <= 0:
+            return 0
+        buffer[:size] = self._view[self._pos : self._pos + size]
+        self._pos += size
         return size
 
 
@@ -156,39 +192,47 @@ def _joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
     return df
 
 
-def _lone_cr(text: str) -> bool:
-    """Whether ``text`` has a CR that does not start a CRLF, counted slice by slice (short calls)."""
-    crs = sum(text.count("\r", i, i + _SLICE) for i in range(0, len(text), _SLICE))
-    if not crs:
-        return False
-    crlfs, start = 0, 0
-    while start < len(text):  # slices cut after a line feed: a CRLF never straddles two
-        stop = text.find("\n", min(start + _SLICE, len(text)))
-        stop = len(text) if stop < 0 else stop + 1
-        crlfs += text.count("\r\n", start, stop)
-        start = stop
-    return crs != crlfs
+def _lone_cr(parts: list[str]) -> bool:
+    """Whether the text has a CR that does not start a CRLF, counted slice by slice (short calls; the slices
+    end after a line feed, so a CRLF never straddles two)."""
+    for text in parts:
+        crs = sum(text.count("\r", i, i + _SLICE) for i in range(0, len(text), _SLICE))
+        if not crs:
+            continue
+        crlfs = sum(text.count("\r\n", start, stop) for start, stop in _whole_lines(text))
+        if crs != crlfs:
+            return True
+    return False
 
 
-def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame | None:
-    """pandas' C parser, after a field count per line (exact when the text has no quotes)."""
-    want, count, start = n - 1, 0, 0
-    while start < len(text):  # the text in slices of whole lines: no single call holds the lock for long
+def _whole_lines(text: str):
+    """``(start, stop)`` ranges of ``text`` of about :data:`_SLICE` characters, each cut after a line feed."""
+    start = 0
+    while start < len(text):
         stop = text.find("\n", min(start + _SLICE, len(text)))
         stop = len(text) if stop < 0 else stop + 1
-        lines = text[start:stop].split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        for line in lines:
-            count += 1
-            got = line.count(delimiter)
-            if got != want and count > 1:
-                blank = line.rstrip("\r") == ""
-                raise _ragged(path, count, 0 if blank else got + 1, n, delimiter)
+        yield start, stop
         start = stop
-        checkpoint()  # a read on the workbench's worker may be cancelled between slices
+
+
+def _parse_fast(parts: list[str], delimiter: str, n: int, path: Path, source: io.RawIOBase) -> pd.DataFrame | None:
+    """pandas' C parser reading ``source`` (the text in UTF-8), after a field count per line of ``parts``
+    (exact when the text has no quotes)."""
+    want, count = n - 1, 0
+    for text in parts:  # in slices of whole lines: no single call holds the lock for long
+        for start, stop in _whole_lines(text):
+            lines = text[start:stop].split("\n")
+            if lines[-1] == "":
+                lines.pop()
+            for line in lines:
+                count += 1
+                got = line.count(delimiter)
+                if got != want and count > 1:
+                    blank = line.rstrip("\r") == ""
+                    raise _ragged(path, count, 0 if blank else got + 1, n, delimiter)
+            checkpoint()  # a read on the workbench's worker may be cancelled between slices
     chunks = pd.read_csv(
-        io.BufferedReader(_EncodedSlices(text), 1 << 20),  # not a StringIO: 4 bytes a character
+        io.BufferedReader(source, 1 << 20),  # not a StringIO: 4 bytes a character
         encoding="utf-8",
         sep=delimiter,
         header=0,
@@ -210,9 +254,11 @@ def _parse_fast(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame |
     return df
 
 
-def _parse_precise(text: str, delimiter: str, n: int, path: Path) -> pd.DataFrame:
-    """The :mod:`csv` module, record by record, with the line each record starts on."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+def _parse_precise(parts: list[str], delimiter: str, n: int, path: Path) -> pd.DataFrame:
+    """The :mod:`csv` module, record by record, with the line each record starts on (a quoted field may span
+    lines, and so slices: the reader asks for lines until the record is whole)."""
+    lines = itertools.chain.from_iterable(io.StringIO(text, newline="") for text in parts)
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
     rows: list[list[str]] = []
     start = 1
     try:
@@ -288,10 +334,11 @@ def read_table(
         return _read_parquet(path, tokens)
     given = normalize_delimiter(delimiter, path)
     raw = read_bytes(path)
-    text, enc = decode(raw, path, encoding)
-    text = _strip_trailing_blank_lines(text)
-    if not text or text.isspace():
+    parts, enc, offset = decode_slices(raw, path, encoding)  # slices of whole lines, never one joined text
+    parts, dropped = _strip_trailing_blank_slices(parts)
+    if all(not text or text.isspace() for text in parts):
         raise InputError("the file is empty: a header line naming the columns is required", file=path, line=1)
+    text = parts[0]  # holds the header: a slice ends after the first line break past 4 MB
     first_line = text[: text.find("\n")] if "\n" in text else text
     first_line = first_line.rstrip("\r")
     if first_line.strip() == "":
@@ -321,11 +368,12 @@ def read_table(
     n = len(header)
 
     df: pd.DataFrame | None = None
-    lone_cr = _lone_cr(text)
-    if '"' not in text and not lone_cr and n > 1 and header_lines == 1:
-        df = _parse_fast(text, delim, n, path)
+    if not any('"' in text for text in parts) and not _lone_cr(parts) and n > 1 and header_lines == 1:
+        # the parser reads the file's own bytes when they are the text in UTF-8 (no copy, nothing encoded)
+        source = (_ByteWindow(raw, offset, len(raw) - dropped) if offset >= 0 else _EncodedSlices(parts))
+        df = _parse_fast(parts, delim, n, path, source)
     if df is None:
-        df = _parse_precise(text, delim, n, path)
+        df = _parse_precise(parts, delim, n, path)
     df.columns = pd.Index(header, dtype=object)
     if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0:
         df = df.reset_index(drop=True)

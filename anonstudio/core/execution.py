@@ -105,7 +105,12 @@ def local_cluster(workers: int = 2) -> Iterator[Any]:
     not. One thread each, so a worker's numba kernels do not fight over the cores. Each worker's statistical
     profiler (a thread sampling every stack every 10 ms, for the dashboard) is off: on two shared cores it
     cost the ``mst-adult`` sweep 4 % (sum of the tasks' compute 21.9 s with it, 21.0 s without; measured with
-    Dask's task stream)."""
+    Dask's task stream).
+
+    The one-thread setting reaches numba when a worker first imports it. A script that imports numba (or a
+    kernel module) at its top level has it imported in each worker before the setting (the workers re-import
+    the script's main module as they start): such a script should set ``NUMBA_NUM_THREADS=1`` in the
+    environment itself. The CLI, the workbench and the engine import numba only inside functions."""
     import dask
 
     distributed = _import_distributed()

@@ -51,18 +51,35 @@ def _strip_trailing_blank_lines(text: str) -> str:
     return stripped + "\n" if len(stripped) < len(text) else stripped
 
 
+def _head(parts: list[str], chars: int = 1 << 20) -> str:
+    """The first slices of the text, joined, up to the first that ends past ``chars`` characters (with 4 MB
+    slices: the first slice alone), so what is read from the first megabyte is what the whole text holds."""
+    taken, size = [], 0
+    for text in parts:
+        taken.append(text)
+        size += len(text)
+        if size > chars:
+            break
+    return taken[0] if len(taken) == 1 else "".join(taken)
+
+
 def _strip_trailing_blank_slices(parts: list[str]) -> tuple[list[str], int]:
-    """:func:`_strip_trailing_blank_lines` on a text held as slices of whole lines; also returns how many
-    characters (line breaks, one byte each in UTF-8) were dropped from the end."""
+    """:func:`_strip_trailing_blank_lines` on a text held as slices of whole lines. Also returns how many
+    bytes of the file to leave out at its end so that its bytes, too, end with the last line that is not
+    blank and that line's own break (CR and LF are one byte each in UTF-8)."""
     parts = list(parts)
     while len(parts) > 1 and parts[-1].strip("\r\n") == "":  # a last slice of blank lines only (rare)
         parts[-2:] = [parts[-2] + parts[-1]]
     if not parts:
         return parts, 0
-    last = _strip_trailing_blank_lines(parts[-1])
-    dropped = len(parts[-1]) - len(last)
-    parts[-1] = last
-    return parts, dropped
+    last = parts[-1]
+    parts[-1] = _strip_trailing_blank_lines(last)
+    if parts[-1] is last:
+        return parts, 0
+    content = len(last.rstrip("\r\n"))
+    breaks = last[content : content + 2]
+    kept = 2 if breaks == "\r\n" else min(len(breaks), 1)
+    return parts, len(last) - content - kept
 
 
 def sniff_delimiter(text: str) -> str | None:
@@ -338,7 +355,7 @@ def read_table(
     parts, dropped = _strip_trailing_blank_slices(parts)
     if all(not text or text.isspace() for text in parts):
         raise InputError("the file is empty: a header line naming the columns is required", file=path, line=1)
-    text = parts[0]  # holds the header: a slice ends after the first line break past 4 MB
+    text = _head(parts)  # the header, the delimiter sniffed on the first 64 KB
     first_line = text[: text.find("\n")] if "\n" in text else text
     first_line = first_line.rstrip("\r")
     if first_line.strip() == "":

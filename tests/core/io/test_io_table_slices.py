@@ -1,7 +1,8 @@
 """A large table is read as slices of whole lines that are never joined into one text (issue 15 item 10b:
 joining the decoded slices of an 80 MB file held the interpreter lock 50-230 ms, a frozen workbench while a
 worker read it). Tiny slices here make a small file behave like a large one: whatever the file holds, the
-sliced read gives the same table, the same errors and the same line numbers as a read in one piece."""
+sliced read gives the same table, the same errors and the same line numbers as a read in one piece (the header
+and the sniffed delimiter come from the first megabyte, as they would with 4 MB slices)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,9 @@ def _same(whole, sliced):
         ("quoted field over lines", ("name;age;zip;town\n" + "\n".join(ROWS[:200])
                                      + '\n"multi\nline\nname";1;2;"a;b"\n' + "\n".join(ROWS[200:]) + "\n").encode()),
         # a lone CR ends a line for the csv module: here a ragged row, named on the same line
+        # a quoted header over two lines, longer than a slice; the delimiter sniffed past the first slice
+        ("quoted header over lines", b'"aaaaaaaaaa\nbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";c\n1;2\n'),
+        ("sniffed past a slice", b"a,b;c\n" + b"1,2\n" * 3 + b"1;2\n" * 200),
         ("lone CR late", ("name;age;zip;town\n" + "\n".join(ROWS[:250]) + "\nx;1;2;a\rb\n").encode()),
         ("quoted CR late", ("name;age;zip;town\n" + "\n".join(ROWS[:250]) + '\nx;1;2;"a\rb"\n').encode()),
     ],
@@ -99,19 +103,33 @@ def test_an_empty_or_blank_file_is_refused_when_sliced(tmp_path, monkeypatch):
         read_table(path)
 
 
-def test_the_fast_path_never_joins_the_decoded_text(tmp_path, monkeypatch):
-    """A UTF-8 file goes to the parser as the file's own bytes: the one-piece decode (a join of every slice)
-    is not called at all."""
+@pytest.mark.parametrize(("ending", "kept"), [("\n", "\n"), ("\n\n\n", "\n"), ("\r\n\r\n", "\r\n"), ("", "")])
+def test_the_parser_reads_the_files_own_bytes_and_the_slices_stay_apart(tmp_path, monkeypatch, ending, kept):
+    """A UTF-8 file without quotes goes to pandas as the file's own bytes, up to the last line that is not
+    blank and its own line break (nothing re-encoded), while the decoded text reaches the field count as
+    several slices (never joined into one text); the csv module's slow path is not taken."""
     path = tmp_path / "t.csv"
-    path.write_text("name;age;zip;town\n" + "\n".join(ROWS) + "\n", encoding="utf-8")
+    body = "name;age;zip;town\n" + "\n".join(ROWS)
+    data = (body + ending).encode()
+    path.write_bytes(data)
     expected = read_table(path).df
+    seen = {}
+    fast = _table._parse_fast
 
-    def joined(raw):
-        raise AssertionError("the whole text was joined")
+    def spy(parts, delimiter, n, where, source):
+        seen["slices"], seen["source"] = len(parts), source
+        seen["bytes"] = source.read()  # what pandas would read
+        return fast(parts, delimiter, n, where, _table._ByteWindow(seen["bytes"], 0, len(seen["bytes"])))
 
-    monkeypatch.setattr(_common, "_decode_utf8", joined)
+    def precise(*args):
+        raise AssertionError("the csv module's slow path was taken")
+
+    monkeypatch.setattr(_table, "_parse_fast", spy)
+    monkeypatch.setattr(_table, "_parse_precise", precise)
     monkeypatch.setattr(_common, "SLICE", 64)
     pd.testing.assert_frame_equal(read_table(path).df, expected)
+    assert isinstance(seen["source"], _table._ByteWindow) and seen["slices"] > 10
+    assert seen["bytes"] == (body + kept).encode()
 
 
 def test_a_given_encoding_still_names_the_line_of_a_bad_byte(tmp_path, monkeypatch):

@@ -23,16 +23,24 @@ PREVIEWS = [
     ("privacy", ["fasta"]),
 ]
 
+# Each preview's module namespace (which holds its pane) is kept until the end, and its windows are closed
+# by Qt: a namespace dropped right after the preview returned deleted a shown pane while Qt still had events
+# for it (one segmentation fault in a fresh-clone CI run).
 _SCRIPT = """
 import runpy, sys
 from PySide6 import QtWidgets
 app = QtWidgets.QApplication([])
+kept = []
 for module, args in {previews!r}:
     sys.argv = [module, *args]
     before = set(QtWidgets.QApplication.topLevelWidgets())
-    runpy.run_module("anonstudio.gui.panes." + module, run_name="__main__")
-    titles = [w.windowTitle() for w in QtWidgets.QApplication.topLevelWidgets() if w not in before]
+    kept.append(runpy.run_module("anonstudio.gui.panes." + module, run_name="__main__"))
+    shown = [w for w in QtWidgets.QApplication.topLevelWidgets() if w not in before]
+    titles = [w.windowTitle() for w in shown]
     assert any("preview" in t for t in titles), (module, titles)
+    for w in shown:
+        w.close()
+    app.processEvents()
     print("ok", module, *args, flush=True)
 """
 
@@ -41,9 +49,9 @@ def test_every_preview_runs():
     root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(root))
     proc = subprocess.run(
-        [sys.executable, "-W", "ignore::RuntimeWarning", "-c", _SCRIPT.format(previews=PREVIEWS)],
+        [sys.executable, "-X", "faulthandler", "-W", "ignore::RuntimeWarning", "-c", _SCRIPT.format(previews=PREVIEWS)],
         cwd=root, env=env, capture_output=True, text=True, timeout=120,
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.returncode == 0, proc.stdout[-1000:] + proc.stderr[-3000:]  # a crash: where (faulthandler)
     done = [line.split()[1:] for line in proc.stdout.splitlines() if line.startswith("ok ")]
     assert done == [[m, *a] for m, a in PREVIEWS]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -105,7 +106,7 @@ def local_cluster(workers: int = 2) -> Iterator[Any]:
     not. One thread each, so a worker's numba kernels do not fight over the cores. Each worker's statistical
     profiler (a thread sampling every stack every 10 ms, for the dashboard) is off: on two shared cores it
     cost the ``mst-adult`` sweep 4 % (sum of the tasks' compute 21.9 s with it, 21.0 s without; measured with
-    Dask's task stream).
+    Dask's task stream). Workers keep glibc's memory allocator defaults (below): 21.9 -> 19.2-20.0 s.
 
     The one-thread setting reaches numba when a worker first imports it. A script that imports numba (or a
     kernel module) at its top level has it imported in each worker before the setting (the workers re-import
@@ -117,14 +118,25 @@ def local_cluster(workers: int = 2) -> Iterator[Any]:
     # set in each worker process as it starts (``pre-spawn-environ`` would be set in this process too)
     environ = dict(dask.config.get("distributed.nanny.environ", None) or {})
     environ["NUMBA_NUM_THREADS"] = "1"  # a worker's parallel kernels take one core, as its one task thread
-    with (
-        dask.config.set({"distributed.worker.profile.enabled": False,  # read by the workers as they start
-                         "distributed.nanny.environ": environ}),
-        distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                 dashboard_address=":0",  # any free port: None still tried 8787
-                                 silence_logs=logging.CRITICAL) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    # Dask sets MALLOC_TRIM_THRESHOLD_ = 65536 in its workers to hand freed memory back sooner; setting it at
+    # all also stops glibc's sliding mmap threshold, so every array over 128 KB is a new mapping, page-faulted
+    # anew: the sweep's tasks took 10-15 % more compute. Our workers keep glibc's defaults (None: not set).
+    # (A value already in this process's environment — another cluster started here leaves Dask's — is held
+    # back while the workers start: they inherit this environment.)
+    pre_spawn = dict(dask.config.get("distributed.nanny.pre-spawn-environ", None) or {})
+    pre_spawn["MALLOC_TRIM_THRESHOLD_"] = None
+    held = os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+    try:
+        with dask.config.set({"distributed.worker.profile.enabled": False,  # read by the workers as they start
+                              "distributed.nanny.environ": environ,
+                              "distributed.nanny.pre-spawn-environ": pre_spawn}):
+            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                               dashboard_address=":0",  # any free port: None still tried 8787
+                                               silence_logs=logging.CRITICAL)
+    finally:
+        if held is not None:
+            os.environ["MALLOC_TRIM_THRESHOLD_"] = held
+    with cluster, distributed.Client(cluster) as client:
         yield client
 
 

@@ -16,7 +16,7 @@ from anonstudio.core.errors import AnonStudioError
 from anonstudio.gui import project as proj
 from anonstudio.gui.state import WorkbenchState
 from anonstudio.gui.dialogs import FAILED, USER_ERRORS, EventColumnsDialog, error_text
-from anonstudio.gui.workers import RunWorker
+from anonstudio.gui.workers import ReadWorker, RunWorker
 
 DATA_FILTER = "Tables (*.csv *.tsv *.txt *.parquet);;All files (*)"
 FASTA_FILTER = "FASTA (*.fasta *.fa *.faa *.fna *.fas);;All files (*)"
@@ -77,7 +77,7 @@ class FileActions:
     def open_data_async(self, path: str | Path, kind: str = "table", options: dict[str, Any] | None = None) -> RunWorker | None:
         """Read a data file on a worker thread (large files do not freeze the window); ``dataOpened`` or an
         error dialog follows. What the menus use."""
-        worker = RunWorker(proj.reading, proj.read_data, path, kind, options)  # Cancel stops it
+        worker = ReadWorker(proj.reading, proj.read_data, path, kind, options)  # Cancel stops it
         return self._read_on_worker(worker, (str(path), kind, options, "Cannot open data"), self._data_read)
 
     def _read_on_worker(self, worker: RunWorker, pending: tuple, on_read) -> RunWorker | None:
@@ -204,7 +204,7 @@ class FileActions:
         if not self._confirm_discard():
             return False
         if not wait:
-            worker = RunWorker(proj.reading, read, path)  # Cancel stops it
+            worker = ReadWorker(proj.reading, read, path)  # Cancel stops it
             pending = (str(path), proj.guess_kind(path), None, title)
             return self._read_on_worker(worker, pending, self._state_read) is not None
         new = self.attempt(title, read, path)

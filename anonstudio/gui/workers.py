@@ -136,12 +136,18 @@ class RunWorker(QObject):
             self._last_emit = now
             self.progress.emit(float(fraction), str(message))
 
+    #: whether the task runs kernels, and so first waits while the start-up preload compiles them
+    #: (:func:`wait_for_kernels`); readers do not
+    runs_kernels = True
+
     @Slot()
     def run(self) -> None:
         self.elapsed.start()
         try:
             if self._cancel.is_set():
                 raise Cancelled("cancelled before it started")
+            if self.runs_kernels:
+                wait_for_kernels(self._callback)
             kwargs = dict(self._kwargs)
             if self._progress_kw:  # "" or None: the function takes no progress callback
                 kwargs[self._progress_kw] = self._callback
@@ -159,6 +165,25 @@ class RunWorker(QObject):
         if app is not None:
             self.moveToThread(app.thread())
         self.done.emit()
+
+
+class ReadWorker(RunWorker):
+    """A :class:`RunWorker` that reads a file (no kernels): it starts at once, even on a first start."""
+
+    runs_kernels = False
+
+
+def wait_for_kernels(progress: Callable[[float, str], None]) -> None:
+    """On a worker thread: wait while the start-up preload compiles the kernels (first start after an install
+    only), saying so and honouring Cancel (``progress`` raises once cancelled).
+
+    numba adding code to its JIT on one thread while another thread runs a kernel can crash the process
+    (numba issues 10563 and 10614, open), and a run started meanwhile would compile the same kernels
+    anyway: it loses nothing by waiting."""
+    thread = _preload_thread
+    while thread is not None and thread.is_alive() and preload_state == "compiling":
+        progress(0.0, "preparing kernels… (first start: compiling them once)")
+        thread.join(0.1)
 
 
 class SweepWorker(RunWorker):

@@ -158,9 +158,12 @@ def test_cancel_while_a_large_file_is_read_keeps_the_open_data(window, tmp_path,
     adult_like_table(300_000, 2).to_csv(large, sep=";", index=False)
     assert window.open_data(small, "table")
     before = window.state.data
-    started, joined = threading.Event(), []
+    started, pressed_cancel, joined = threading.Event(), threading.Event(), []
     read_data, join = proj._read_data, _table._joined
-    monkeypatch.setattr(proj, "_read_data", lambda *a, **k: (started.set(), read_data(*a, **k))[1])
+    # the read begins once Cancel is pressed: the reader (0.3 s for these rows) must stop at its first slice,
+    # however late the click comes (without this, a busy machine let the whole read finish first)
+    monkeypatch.setattr(proj, "_read_data",
+                        lambda *a, **k: (started.set(), pressed_cancel.wait(30), read_data(*a, **k))[2])
     monkeypatch.setattr(_table, "_joined", lambda parts: (joined.append(len(parts)), join(parts))[1])
     opened: list = []
     window.dataOpened.connect(opened.append)
@@ -169,6 +172,7 @@ def test_cancel_while_a_large_file_is_read_keeps_the_open_data(window, tmp_path,
     qtbot.waitUntil(started.is_set, timeout=30_000)
     pressed = time.perf_counter()
     window.act_cancel.trigger()
+    pressed_cancel.set()
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=60_000)
     print(f"\ncancel while reading 300,000 rows: idle after {(time.perf_counter() - pressed) * 1000:.0f} ms")
     assert joined == [] and opened == []  # stopped inside the reader, before its rows were put together

@@ -85,6 +85,8 @@ def _translate(original: SequenceSet, output: SequenceSet) -> tuple[np.ndarray, 
 DEFAULT_MAX_FRAGMENT = 20
 
 _INDEXES: dict[int, tuple[Any, FragmentIndex]] = {}
+#: whether this process has loaded the kernels a background build calls (:meth:`FragmentIndex.prefetch`)
+_KERNELS_LOADED = False
 
 
 class FragmentIndex:
@@ -201,6 +203,8 @@ class FragmentIndex:
         if automaton is None:
             automaton = self._w < self.FULL_BELOW_W
         if self._thread is None and (self._kmers is None or (automaton and self._automaton is None)):
+            self._kernels_loaded_here()
+
             def build():
                 self._kmer_side()
                 if automaton:
@@ -209,6 +213,24 @@ class FragmentIndex:
             self._thread = threading.Thread(target=build, name="fragment-index", daemon=True)
             self._thread.start()
         return self
+
+    def _kernels_loaded_here(self) -> None:
+        """Load (or, on a first use, compile) on this thread every kernel a background build calls, by building
+        both sides for a few of the inputs' symbols (the same argument types), once per process.
+
+        numba adding code to its JIT on one thread while another thread runs a kernel can crash the process
+        (numba issues 10563 and 10614, open; seen here once, in a fresh-clone CI run whose kernel cache was
+        empty: the background thread compiled ``pack_windows`` while the run's ``seed_pass_chunk`` ran), so a
+        background thread only ever runs kernels this process has already loaded."""
+        global _KERNELS_LOADED
+        if _KERNELS_LOADED or not len(self.original.codes):
+            return
+        few = self.original.codes[:16]
+        tiny = FragmentIndex(SequenceSet(["few"], ["few"], few, np.array([0, len(few)], np.int64),
+                                         self.original.alphabet))
+        tiny._kmer_side()
+        tiny._built()
+        _KERNELS_LOADED = True
 
     @property
     def automaton(self) -> tuple:

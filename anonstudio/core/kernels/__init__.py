@@ -18,3 +18,19 @@ if _config is not None and not _config.CACHE_DIR and _os.environ.get("NUMBA_CACH
 # condensation run 1.5x slower (issue 17). Idle threads sleep instead unless the user says otherwise; libgomp
 # reads this when numba first loads it, which is after this package is imported.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def parallel_runtime() -> None:
+    """Start numba's parallel runtime (its thread pool) now, before the calling module's kernels are loaded.
+
+    Called by each kernel module whose kernels hold parallel loops, or call kernels that do. numba starts
+    the runtime itself when it compiles a parallel kernel or loads one from its cache — but not for a kernel
+    that merely *calls* one and was compiled in a process that had loaded that callee from the cache (numba
+    0.68 loses the callee's start-up hook when it reads a cached kernel). Such a caller, loaded first in a
+    new process, jumps into a runtime that was never started: a segmentation fault (seen in CI:
+    ``seed_pass_block`` calling the parallel ``block_distances``)."""
+    try:
+        from numba.np.ufunc.parallel import _launch_threads
+    except ImportError:  # a numba without it starts its runtime as before
+        return
+    _launch_threads()

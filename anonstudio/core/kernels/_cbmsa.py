@@ -28,7 +28,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from anonstudio.core.kernels import parallel_runtime
 from anonstudio.core.kernels._generalize import lca_node
+
+parallel_runtime()  # before any kernel of this module is loaded (see parallel_runtime)
 
 #: added to a pair's distance when merging it would put the share of highly-sensitive sequences above c
 BIG = 1.0e18

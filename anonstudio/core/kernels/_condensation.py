@@ -15,6 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from anonstudio.core.kernels import parallel_runtime
+
+parallel_runtime()  # before any kernel of this module is loaded (see parallel_runtime)
+
 _TOL = 1e-9
 
 

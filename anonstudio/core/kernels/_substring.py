@@ -15,6 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from anonstudio.core.kernels import parallel_runtime
+
+parallel_runtime()  # before any kernel of this module is loaded (see parallel_runtime)
+
 
 @njit(cache=True, nogil=True)
 def _step(state, c, head, e_sym, e_to, e_next, dense_row, dense):

@@ -219,9 +219,9 @@ class FragmentIndex:
         both sides for a few of the inputs' symbols (the same argument types), once per process.
 
         numba adding code to its JIT on one thread while another thread runs a kernel can crash the process
-        (numba issues 10563 and 10614, open; seen here once, in a fresh-clone CI run whose kernel cache was
-        empty: the background thread compiled ``pack_windows`` while the run's ``seed_pass_chunk`` ran), so a
-        background thread only ever runs kernels this process has already loaded."""
+        (numba issues 10563 and 10614, open; a precaution — the crash seen in CI had another cause, see
+        :func:`anonstudio.core.kernels.parallel_runtime`), so a background thread only ever runs kernels this
+        process has already loaded."""
         global _KERNELS_LOADED
         if _KERNELS_LOADED or not len(self.original.codes):
             return

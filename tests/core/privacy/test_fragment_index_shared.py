@@ -220,7 +220,7 @@ def test_strings_taken_a_chunk_at_a_time_give_the_same_answers_and_progress_betw
 
 def test_a_background_build_runs_only_kernels_this_thread_loaded_first(monkeypatch):
     """numba adding code to its JIT on one thread while another runs a kernel can crash the process (numba
-    issues 10563, 10614; seen once in a CI run with an empty kernel cache). So before a prefetch starts its
+    issues 10563, 10614, open; a precaution). So before a prefetch starts its
     thread, the calling thread builds both sides for a few symbols — loading, or compiling, every kernel the
     background build will call — and the background thread comes second."""
     import sys

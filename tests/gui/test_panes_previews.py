@@ -23,9 +23,10 @@ PREVIEWS = [
     ("privacy", ["fasta"]),
 ]
 
-# Each preview's module namespace (which holds its pane) is kept until the end, and its windows are closed
-# by Qt: a namespace dropped right after the preview returned deleted a shown pane while Qt still had events
-# for it (one segmentation fault in a fresh-clone CI run).
+# Each preview's module namespace (which holds its pane) is kept until the end and its windows are closed by
+# Qt, so no shown pane is deleted while Qt may still have events for it. The child runs with faulthandler: a
+# crash says where (one fresh-clone CI run crashed here; the CBMSA preview's cached kernels are the likely
+# cause — see anonstudio.core.kernels.parallel_runtime).
 _SCRIPT = """
 import runpy, sys
 from PySide6 import QtWidgets

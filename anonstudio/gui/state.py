@@ -80,6 +80,9 @@ class WorkbenchState:
     outcomes: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
     project_path: Path | None = None
     dirty: bool = False
+    #: counts changes to what a run reads (data, roles, hierarchies, method, parameters): a run started at
+    #: one count and finished at another was verified against settings no longer on screen
+    revision: int = field(default=0, repr=False, compare=False)
     _listeners: list[Listener] = field(default_factory=list, repr=False, compare=False)
 
     # -- listeners ---------------------------------------------------------------------------------------
@@ -256,6 +259,8 @@ class WorkbenchState:
         self._changed("hierarchies")
 
     def remove_hierarchy(self, attribute: str) -> None:
+        if attribute in self.hierarchies:
+            self.revision += 1
         self.hierarchies.pop(attribute, None)
         self.hierarchy_sources.pop(attribute, None)
         self._changed("hierarchies")
@@ -284,6 +289,8 @@ class WorkbenchState:
             return True
 
     def set_method(self, method: str | None, params: dict[str, Any] | None = None) -> None:
+        if (method, dict(params or {})) != (self.method, self.params):
+            self.revision += 1  # a run going now was started with the earlier choice
         self.method = method
         self.params = dict(params or {})
         if self.outcome is not None and not self._outcome_matches(method, self.params):
@@ -299,6 +306,7 @@ class WorkbenchState:
 
     def _invalidate(self, why: str) -> None:
         """What is on screen changed: the outcome no longer belongs to it (export off, status says so)."""
+        self.revision += 1
         if self.outcome is not None or self.last_report is not None:
             self.stale_reason = why
         self.outcome = None
@@ -321,6 +329,23 @@ class WorkbenchState:
                                  "report": report})
             self.outcomes[number] = outcome
         self._changed("outcome")
+
+    def outcome_is_current(self) -> bool:
+        """Whether the shown outcome was verified against what is on screen now: the roles the run's copy of
+        the data held, the method and its parameters (an export writes only such an outcome)."""
+        if self.outcome is None:
+            return False
+        ran = getattr(self.outcome, "data", None)
+        d = self.data
+        if isinstance(d, Table):
+            same_roles = isinstance(ran, Table) and {c: r for c, r in ran.roles.items() if r is not Role.INSENSITIVE} \
+                == {c: r for c, r in d.roles.items() if r is not Role.INSENSITIVE}
+        elif isinstance(d, EventLog):
+            same_roles = isinstance(ran, EventLog) and (list(ran.quasi_identifiers), ran.sensitive) == (
+                list(d.quasi_identifiers), d.sensitive)
+        else:
+            same_roles = ran is not None and type(ran) is type(d)
+        return same_roles and self._outcome_matches(self.method, self.params)
 
     def history_entry(self, number: int) -> dict[str, Any]:
         return next(e for e in self.history if e.get("number") == number)

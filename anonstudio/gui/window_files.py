@@ -353,6 +353,12 @@ class FileActions:
 
         if self.state.outcome is None:
             return False
+        if not self.state.outcome_is_current():
+            self.state._invalidate("the roles, method or parameters changed since this run")
+            self.state.notify("outcome")
+            self.error("Cannot export data", "The roles, method or parameters on screen are not those this output "
+                       "was verified against: run again to verify and export.")
+            return False
         if self.attempt("Cannot export data", jobs.write_outputs, self.state.outcome, Path(path), None,
                         reads=self.state.files_read()) is FAILED:
             return False

@@ -53,6 +53,7 @@ class RunControl:
         if method != self.state.method or params != self.state.params:
             self.state.set_method(method, params)
         data = proj.copy_for_run(self.state.data)
+        self._run_revision = self.state.revision  # what the run reads; a change while it goes makes it stale
         worker = RunWorker(proj.run_method, data, dict(self.state.hierarchies), method, params)
         return self._start_task(worker, "run", f"Running {method}…", self._run_finished)
 
@@ -111,6 +112,11 @@ class RunControl:
         self._presenting = None
         self._results_shown = True
         self.state.set_outcome(outcome)  # the panes already show it: their state listeners have nothing to do
+        if getattr(self, "_run_revision", self.state.revision) != self.state.revision or not self.state.outcome_is_current():
+            # roles, hierarchies, method or parameters changed while the run was going: it was verified against
+            # the settings it started with, not those on screen — kept in the history, never exportable
+            self.state._invalidate("the settings changed while this run was going")
+            self.state.notify("outcome")
         self._raise_result_view(outcome)
         verdict = self.state.verdict_text()
         run_pane = self.panes.get("Run")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,10 @@ from anonstudio.core.privacy._models import ClassStats, KCPrivacy
 from anonstudio.core.privacy._tables import SUPPRESSED, _check_int
 from anonstudio.core.privacy._verification import (NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of,
                                                    repeated_columns, show)
+
+
+def _name(log: EventLog) -> str:
+    return f" {Path(str(log.source)).name}" if getattr(log, "source", None) else ""
 
 
 def verify_kc_privacy(
@@ -61,6 +66,11 @@ def verify_kc_privacy(
         "input_sequences": len(original),
         "input_events": original.n_events,
     }
+    if omega and not sens:
+        # run refuses such a job; counted here, no record would hold a highly sensitive value and every c passed
+        problems.add(f"highly sensitive values are named ({', '.join(repr(str(v)) for v in list(highly_sensitive)[:5])}) but the "
+                     f"event log{_name(original)} has no sensitive column to find them in: the c test cannot be made",
+                     kind="no sensitive column")
     for col in [sid, *qis, *others]:
         if col not in pub.columns:
             problems.add(f"column '{col}' is missing from the output", column=col, kind="missing column")

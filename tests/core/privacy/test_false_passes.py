@@ -346,3 +346,18 @@ def test_a_copy_with_symbols_the_inputs_lack_sprinkled_in_is_still_a_copy(gap):
     assert not v.passed
     assert "exact copy of input record 'P1'" in v.problems[0]
     assert v.details["longest_shared_max"] == len(seqs[0])
+
+
+def test_kc_privacy_with_highly_sensitive_values_but_no_sensitive_column_fails():
+    """With no sensitive column declared, the c test counted no highly sensitive record: a group whose every
+    sequence has HIV (published in the column without a role) passed c = 0.5 — `anonstudio verify` with such a
+    job said "passed" where `run` refuses the job."""
+    from anonstudio.core.data import EventLog
+    from anonstudio.core.privacy import verify_kc_privacy
+
+    df = pd.DataFrame({"pid": ["1", "2", "3", "4"], "vid": ["1"] * 4, "zip": ["*"] * 4,
+                       "disease": ["HIV"] * 4}, dtype=object)
+    log = EventLog(df.copy(), "pid", "vid", ["zip"], None)
+    v = verify_kc_privacy(log, df, {}, 2, 0.5, ["HIV"])
+    assert not v.passed and "no sensitive column" in v.problems[0]
+    assert verify_kc_privacy(log, df, {}, 2, 0.5, []).passed  # no value named: nothing to count

@@ -13,7 +13,7 @@ from anonstudio.core.data import EventLog, read_alike
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._models import ClassStats, KCPrivacy
-from anonstudio.core.privacy._tables import SUPPRESSED, _check_int
+from anonstudio.core.privacy._tables import SUPPRESSED, _check_int, marker_problem
 from anonstudio.core.privacy._verification import (NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of,
                                                    repeated_columns, show)
 
@@ -95,6 +95,10 @@ def verify_kc_privacy(
     p_ot = np.column_stack([as_text(pub[x]) for x in others]) if others else np.empty((len(pub), 0), object)
     p_sens = as_coded(pub[sens]).read_alike(keep=NA_TOKEN).array() if sens and sens in pub.columns else None
 
+    for q in qis:  # '*' must mean a suppressed cell, never also a group of the hierarchy
+        ambiguous = marker_problem(hierarchies.get(q), q)
+        if ambiguous:
+            problems.add(ambiguous, column=q, kind="ambiguous suppression marker")
     cache: dict[tuple[int, str, str], bool] = {}
     roots = [{SUPPRESSED} | ({hierarchies[q].root_label} if q in hierarchies else set()) for q in qis]
 

@@ -60,6 +60,22 @@ def suppressed_rows(frame: pd.DataFrame, quasi_identifiers: Sequence[str], hiera
     return out
 
 
+def marker_problem(h: Hierarchy | None, column: str) -> str | None:
+    """Why ``'*'`` cannot mark a suppressed cell of ``column``: its hierarchy labels a value or a group ``'*'``
+    under a root of another label, so a published ``'*'`` would read as that group (``56043;*;Any``: zip 56043)
+    while the verifier exempted it from the k test as suppressed. ``None`` if the marker is unambiguous (a root
+    labelled ``'*'`` may share its label with a fully masked value: ``'*'`` then means any value)."""
+    if h is None or h.root_label == SUPPRESSED:
+        return None
+    row = next((i for i, r in enumerate(h.rows) if SUPPRESSED in r[:-1]), None)
+    if row is None:
+        return None
+    where = f"{h.source.name}:{h.lines[row]}" if h.source is not None else f"line {h.lines[row]}"
+    return (f"the hierarchy of '{column}' labels a value or group '{SUPPRESSED}' ({where}: "
+            f"{';'.join(h.rows[row])}) under its root '{h.root_label}': '{SUPPRESSED}' marks a suppressed cell, so a "
+            f"published '{SUPPRESSED}' would be exempt from the k test yet read as that group — relabel it")
+
+
 def _cell_problems(problems: Problems, table: Table, column: str, bad: np.ndarray, o: np.ndarray, p: np.ndarray,
                    kind: str, says) -> None:
     """List the first ten bad cells of ``column`` (``says(i)`` words cell ``i`` after its reference) and count
@@ -166,6 +182,9 @@ def verify_k_anonymity(
     pub_text: dict[str, CodedCells] = {}
     suppressed_all = np.ones(n, dtype=bool) if qi_present else np.zeros(n, dtype=bool)
     for q in qi_present:
+        ambiguous = marker_problem(hierarchies.get(q), q)
+        if ambiguous:
+            problems.add(ambiguous, column=q, kind="ambiguous suppression marker")
         o = as_coded(src[q])
         p = pub_text[q] = as_coded(pub[q])
         ok, sup = _cell_validity(o, p, hierarchies.get(q))

@@ -361,3 +361,32 @@ def test_kc_privacy_with_highly_sensitive_values_but_no_sensitive_column_fails()
     v = verify_kc_privacy(log, df, {}, 2, 0.5, ["HIV"])
     assert not v.passed and "no sensitive column" in v.problems[0]
     assert verify_kc_privacy(log, df, {}, 2, 0.5, []).passed  # no value named: nothing to count
+
+
+def test_a_hierarchy_that_labels_a_group_star_under_another_root_is_refused():
+    """'*' marks a suppressed cell, exempt from the k test; in a hierarchy whose root is 'Any', '56043;*;Any' makes
+    '*' the group {56043}. A record published '*' passed as suppressed (1 of 20, within max_suppression) while a
+    reader of the hierarchy reads its zip code: 56043."""
+    h = Hierarchy("zip", [["56043", "*", "Any"], ["56072", "5607*", "Any"], ["56073", "5607*", "Any"]])
+    zips = ["56043"] + ["56072", "56073"] * 9 + ["56072"]
+    table = Table(pd.DataFrame({"zip": zips, "disease": ["Flu"] * 20}, dtype=object)).with_roles(["zip"], ["disease"])
+    out = table.df.assign(zip=["*"] + ["5607*"] * 19)
+    v = verify_output({"model": "k-anonymity", "k": 3, "max_suppression": 0.1}, table, out, {"zip": h})
+    assert not v.passed and "hierarchy of 'zip'" in v.problems[0] and "'*'" in v.problems[0]
+    # a root labelled '*' may share its label with a fully masked value ('0;*;*'): '*' then means any value
+    masked = Hierarchy("zip", [["56043", "*", "*"], ["56072", "5607*", "*"], ["56073", "5607*", "*"]])
+    assert verify_output({"model": "k-anonymity", "k": 3, "max_suppression": 0.1}, table, out, {"zip": masked}).passed
+
+
+def test_kc_privacy_refuses_a_hierarchy_that_labels_a_group_star_under_another_root():
+    """Not a k failure here (events exempt no suppressed record), but the same ambiguity: two sequences of zip
+    56072 published '*' passed, under a label their hierarchy gives to 56043 — a label that is not theirs."""
+    from anonstudio.core.data import EventLog
+    from anonstudio.core.privacy import verify_kc_privacy
+
+    h = {"zip": Hierarchy("zip", [["56043", "*", "Any"], ["56072", "5607*", "Any"]])}
+    df = pd.DataFrame({"pid": ["1", "2", "3"], "vid": ["1"] * 3, "zip": ["56043", "56072", "56072"],
+                       "disease": ["Flu"] * 3}, dtype=object)
+    log = EventLog(df.copy(), "pid", "vid", ["zip"], "disease")
+    v = verify_kc_privacy(log, df.assign(zip="*"), h, 3, 1.0, [])
+    assert not v.passed and "hierarchy of 'zip'" in v.problems[0]

@@ -98,7 +98,8 @@ def read_output_like(input_data: Any, path: str | Path,
     path = Path(path)
     if isinstance(input_data, Table):
         delim = None if path.suffix.lower() in PARQUET_SUFFIXES else input_data.delimiter
-        out = read_table(path, delimiter=delim, encoding=input_data.encoding, missing=missing)
+        # a Parquet file's stored index is published too: read it as columns, so the verifier sees it
+        out = read_table(path, delimiter=delim, encoding=input_data.encoding, missing=missing, index_columns=True)
         roles = {c: r for c, r in input_data.roles.items() if c in out.df.columns}
         return Table(out.df, roles=roles, source=out.source, delimiter=out.delimiter, encoding=out.encoding,
                      header_lines=out.header_lines, missing_text=out.missing_text)
@@ -111,6 +112,7 @@ def read_output_like(input_data: Any, path: str | Path,
             sensitive=input_data.sensitive,
             delimiter=input_data.delimiter,
             encoding=input_data.encoding,
+            index_columns=True,  # a Parquet file's stored index is published too
         )
     if isinstance(input_data, SequenceSet):
         if path.is_file() and path.read_bytes().strip() == b"":

@@ -53,6 +53,7 @@ def read_events(
     delimiter: str | None = None,
     encoding: str | None = None,
     missing: Sequence[str] | str | None = None,
+    index_columns: bool = False,
 ) -> EventLog:
     """Read an event CSV (one row per event) into an :class:`EventLog`.
 
@@ -64,7 +65,7 @@ def read_events(
         Column ordering the events of a sequence: numbers or ISO dates.
     quasi_identifiers, sensitive:
         Column roles (the sensitive column is optional).
-    delimiter, encoding, missing:
+    delimiter, encoding, missing, index_columns:
         As for :func:`read_table`.
 
     Raises
@@ -74,7 +75,7 @@ def read_events(
         without sequence id or order, an order that is not a number/ISO date, or a (sequence, order) pair
         that occurs twice — naming the file, line and column.
     """
-    table = read_table(path, delimiter=delimiter, encoding=encoding, missing=missing)
+    table = read_table(path, delimiter=delimiter, encoding=encoding, missing=missing, index_columns=index_columns)
     path = table.source
     columns = list(table.df.columns)
     named = [("sequence_id", sequence_id), ("event_order", event_order)]

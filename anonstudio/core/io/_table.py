@@ -323,6 +323,7 @@ def read_table(
     delimiter: str | None = None,
     encoding: str | None = None,
     missing: Sequence[str] | str | None = None,
+    index_columns: bool = False,
 ) -> Table:
     """Read a delimited text table (or Parquet) into a :class:`Table` whose cells are the exact strings read.
 
@@ -337,6 +338,10 @@ def read_table(
         is reported in ``Table.encoding``.
     missing:
         Cell values read as missing (``pd.NA``); default ``["", "NA", "?"]``. ``[]`` keeps every cell.
+    index_columns:
+        Parquet: the columns the file stores as a pandas index (its metadata says so; pandas would restore
+        them as the frame's index, out of sight) are read as columns too, named as stored — for reading an
+        output back to verify it, where everything the file publishes must be seen.
 
     Raises
     ------
@@ -348,7 +353,7 @@ def read_table(
     path = Path(path)
     tokens = _missing_tokens(missing)
     if path.suffix.lower() in PARQUET_SUFFIXES:
-        return _read_parquet(path, tokens)
+        return _read_parquet(path, tokens, index_columns)
     given = normalize_delimiter(delimiter, path)
     raw = read_bytes(path)
     parts, enc, offset = decode_slices(raw, path, encoding)  # slices of whole lines, never one joined text
@@ -398,11 +403,28 @@ def read_table(
     return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines, missing_text=spelled)
 
 
-def _read_parquet(path: Path, tokens: list[str]) -> Table:
+def _read_parquet(path: Path, tokens: list[str], index_columns: bool = False) -> Table:
     if not path.is_file():
         read_bytes(path)  # raises the right "not found / folder" error
     try:
         frame = pd.read_parquet(path, dtype_backend="numpy_nullable")
+        if index_columns:
+            import pyarrow.parquet as pq
+
+            from collections import Counter
+
+            seen = Counter(str(c) for c in frame.columns)
+            hidden = []  # stored in the file, restored as the index (a name may repeat a column's)
+            for name in (str(c) for c in pq.read_schema(path).names):
+                if seen[name]:
+                    seen[name] -= 1
+                else:
+                    hidden.append(name)
+            if hidden:
+                index = frame.index.to_frame(index=False)
+                if index.shape[1] == len(hidden):
+                    index.columns = hidden
+                frame = pd.concat([frame.reset_index(drop=True), index], axis=1)
     except ImportError as exc:
         raise InputError(f"reading Parquet needs pyarrow: {exc}", file=path) from None
     except Exception as exc:  # pyarrow raises its own types for a corrupt or non-Parquet file

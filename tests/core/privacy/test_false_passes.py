@@ -390,3 +390,38 @@ def test_kc_privacy_refuses_a_hierarchy_that_labels_a_group_star_under_another_r
     log = EventLog(df.copy(), "pid", "vid", ["zip"], "disease")
     v = verify_kc_privacy(log, df.assign(zip="*"), h, 3, 1.0, [])
     assert not v.passed and "hierarchy of 'zip'" in v.problems[0]
+
+
+def test_verify_sees_the_index_columns_of_a_parquet_output(tmp_path):
+    """pandas restores a Parquet file's stored index as the frame's index, not a column: an output whose index
+    held every person's name passed `anonstudio verify` though the file publishes the names (any Parquet reader
+    shows the column)."""
+    from anonstudio.core.io import read_output_like
+
+    df = pd.DataFrame({"name": [f"P{i}" for i in range(6)], "sex": ["M", "F"] * 3, "disease": ["Flu", "HIV", "Cold"] * 2},
+                      dtype=object)
+    (tmp_path / "t.csv").write_text(df.to_csv(index=False), encoding="utf-8")
+    (tmp_path / "sex.csv").write_text("M;*\nF;*\n", encoding="utf-8")
+    (tmp_path / "job.toml").write_text('[input]\npath = "t.csv"\nquasi_identifiers = ["sex"]\nsensitive = ["disease"]\n'
+                                       'identifying = ["name"]\n[hierarchies]\nsex = "sex.csv"\n[algorithm]\n'
+                                       'name = "mondrian"\nk = 2\n[output]\npath = "out.parquet"\n', encoding="utf-8")
+    job = jobs.load_job(tmp_path / "job.toml")
+    jobs.run_job(job)
+    assert jobs.verify_job(job).passed
+    out = pd.read_parquet(tmp_path / "out.parquet")
+    out.index = pd.Index(df["name"], name="who")  # the names, published as the file's index column
+    out.to_parquet(tmp_path / "out.parquet")
+    table = jobs.load_data(job.input)
+    assert "who" in read_output_like(table, tmp_path / "out.parquet").df.columns
+    v = jobs.verify_job(job)
+    assert not v.passed and any("column 'who'" in p for p in v.problems)
+
+
+def test_an_event_log_read_back_from_parquet_keeps_its_index_columns(tmp_path):
+    from anonstudio.core.data import EventLog
+    from anonstudio.core.io import read_output_like
+
+    df = pd.DataFrame({"pid": ["1", "2"], "vid": ["1", "1"], "zip": ["*", "*"]}, dtype=object)
+    log = EventLog(df.copy(), "pid", "vid", ["zip"], None)
+    df.set_index(pd.Index(["Ann", "Bob"], name="who")).to_parquet(tmp_path / "out.parquet")
+    assert "who" in read_output_like(log, tmp_path / "out.parquet").df.columns

@@ -37,12 +37,13 @@ from anonstudio.core.privacy._strings import (
 )
 from anonstudio.core.privacy._anatomy import verify_anatomy
 from anonstudio.core.privacy._tables import (
+    as_written,
     suppressed_rows,
     verify_k_anonymity,
     verify_l_diversity,
 )
 from anonstudio.core.privacy._random import verify_random_anonymization
-from anonstudio.core.privacy._verification import Verification, frame_of
+from anonstudio.core.privacy._verification import Verification, as_coded, frame_of
 
 __all__ = [
     "DEFAULT_MAX_FRAGMENT",
@@ -117,13 +118,27 @@ def _table(spec, models, original, output, hierarchies, executor=None, side_outp
             sensitive = spec.get("sensitive") or original.sensitive
             # fully suppressed records are one class ('*' everywhere) and are NOT exempt from l-diversity: a
             # large suppressed block whose sensitive values are all alike would disclose them
-            ld = verify_l_diversity(_as_read(frame, original, sensitive),
+            ld = verify_l_diversity(_as_written_qis(_as_read(frame, original, sensitive), output,
+                                                    list(qis) if qis is not None else original.quasi_identifiers),
                                     list(qis) if qis is not None else original.quasi_identifiers,
                                     sensitive, model.params["l"], kind=kind,
                                     suppressed=np.zeros(len(frame), dtype=bool), executor=executor)
             ld.details.update(l_kind=kind, l_violations=ld.details.get("violations", 0))
             parts.append(ld)
     return combine(parts, " + ".join(m.name for m in models))
+
+
+def _as_written_qis(frame, output, qis):
+    """``frame`` with the quasi-identifiers' missing cells told apart by the token the file spells them with
+    (``?``, ``NA``), as the k-anonymity part classes them: the l part judges the classes a reader sees."""
+    if not isinstance(output, Table) or not frame.columns.is_unique:
+        return frame
+    changed = {}
+    for q in qis:
+        if q in frame.columns and len(output.missing_text.get(q, ())):
+            cells = as_written(output, q, as_coded(frame[q]))
+            changed[q] = cells.array()
+    return frame.assign(**changed) if changed else frame
 
 
 def _as_read(frame, original: Table, sensitive):

@@ -76,6 +76,28 @@ def marker_problem(h: Hierarchy | None, column: str) -> str | None:
             f"published '{SUPPRESSED}' would be exempt from the k test yet read as that group — relabel it")
 
 
+def as_written(output: Table | pd.DataFrame, column: str, cells: CodedCells) -> CodedCells:
+    """``cells`` (a published column as compared) with each missing cell that the file spells with a token
+    (``?``, ``NA``: :meth:`Table.publish_frame` writes it back so) told apart by that token: equal missing
+    cells spelled differently are different values to a reader of the file, so they are different classes."""
+    tokens = output.missing_text.get(column) if isinstance(output, Table) else None
+    na = np.flatnonzero(cells.texts == NA_TOKEN)
+    if tokens is None or not len(tokens) or not len(na):
+        return cells
+    rows = output.df.index.get_indexer(tokens.index)
+    keep = rows >= 0
+    rows, spelled = rows[keep], tokens.to_numpy(dtype=object)[keep]
+    hit = cells.codes[rows] == na[0]
+    rows, spelled = rows[hit], spelled[hit]
+    if not len(rows):
+        return cells
+    codes, uniques = pd.factorize(np.asarray([str(t) for t in spelled], dtype=object))
+    out = cells.codes.copy()
+    out[rows] = len(cells.texts) + codes
+    texts = np.concatenate([cells.texts, np.array([f"{NA_TOKEN}{u}" for u in uniques], dtype=object)])
+    return CodedCells(out, texts)
+
+
 def _cell_problems(problems: Problems, table: Table, column: str, bad: np.ndarray, o: np.ndarray, p: np.ndarray,
                    kind: str, says) -> None:
     """List the first ten bad cells of ``column`` (``says(i)`` words cell ``i`` after its reference) and count
@@ -194,6 +216,7 @@ def verify_k_anonymity(
         what = "one of its generalizations" if hierarchies.get(q) is not None else "suppressed ('*'); there is no hierarchy"
         _cell_problems(problems, original, q, bad, o, p, "not a generalization",
                        lambda i: f": {show(p[i])} is neither the original value {show(o[i])} nor {what}")
+        pub_text[q] = as_written(output, q, p)  # classes as the file reads: '?' and 'NA' are not one value
 
     kept = np.flatnonzero(~suppressed_all)
     if executor is None or not len(kept):
@@ -211,7 +234,7 @@ def verify_k_anonymity(
         for cls in small[:10]:
             members = kept[order[starts[cls] : starts[cls + 1]]]
             first = int(members[0])
-            values = ", ".join(f"{q}={show(as_text(pub[q].iloc[[first]])[0])}" for q in qi_present)
+            values = ", ".join(f"{q}={show(pub_text[q][first])}" for q in qi_present)
             rows = ", ".join(str(int(m) + 1) for m in members[:5]) + (" …" if len(members) > 5 else "")
             problems.add(
                 f"{_row_ref(original, first)}: its equivalence class ({values}) has {int(sizes[cls])} "

@@ -148,5 +148,7 @@ def show(value: Any) -> str:
     """A cell for a message: ``'x'`` or ``(missing)``."""
     if value == NA_TOKEN or value is None or value is pd.NA:
         return "(missing)"
+    if isinstance(value, str) and value.startswith(NA_TOKEN):  # a missing cell as the file spells it
+        return f"(missing, written {show(value[len(NA_TOKEN):])})"
     text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
     return f"'{text}'" if len(text) <= 60 else f"'{text[:60]}…' ({len(text):,} characters)"

@@ -425,3 +425,21 @@ def test_an_event_log_read_back_from_parquet_keeps_its_index_columns(tmp_path):
     log = EventLog(df.copy(), "pid", "vid", ["zip"], None)
     df.set_index(pd.Index(["Ann", "Bob"], name="who")).to_parquet(tmp_path / "out.parquet")
     assert "who" in read_output_like(log, tmp_path / "out.parquet").df.columns
+
+
+def test_missing_quasi_identifier_cells_are_classed_as_written():
+    """A missing QI cell is written back as the input spelled it ('?', 'NA'): the verifier put every missing cell in
+    one class, so an output (as `anonstudio verify` reads it) whose one '?' stands among 'NA's passed k = 3 and
+    l = 2 although a reader of the file sees that record alone in its class."""
+    df = pd.DataFrame({"zip": [pd.NA] * 4 + ["1000"] * 4, "disease": ["HIV", "Flu", "Cold", "Flu"] * 2}, dtype=object)
+    spelled = {"zip": pd.Series(["?", "NA", "NA", "NA"], index=[0, 1, 2, 3], dtype=object)}
+    table = Table(df.copy(), missing_text=dict(spelled)).with_roles(["zip"], ["disease"])
+    out = Table(df.copy(), missing_text=dict(spelled)).with_roles(["zip"], ["disease"])
+    v = verify_output({"model": "k-anonymity", "k": 3, "l": 2, "l_kind": "distinct", "max_suppression": 0.1},
+                      table, out, {})
+    assert not v.passed and v.details["smallest_class"] == 1
+    assert any("row 1" in p and "fewer than k = 3" in p for p in v.problems)
+    assert any("1 distinct value" in p for p in v.problems)  # the l part sees the same classes
+    same = {"zip": pd.Series(["NA"] * 4, index=[0, 1, 2, 3], dtype=object)}
+    assert verify_output({"model": "k-anonymity", "k": 3, "l": 2, "l_kind": "distinct"}, table,
+                         Table(df.copy(), missing_text=same).with_roles(["zip"], ["disease"]), {}).passed

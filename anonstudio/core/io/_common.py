@@ -71,12 +71,14 @@ def check_line_lengths(raw: bytes, path: str | Path, max_line: int, error: type[
 SLICE = 1 << 22
 
 
-def _line_slices(raw: bytes, start: int = 0):
-    """``(begin, end)`` byte ranges covering ``raw[start:]``, each about :data:`SLICE` bytes and cut after a
-    line break (so a UTF-8 character, and a CRLF, never straddles two)."""
-    while start < len(raw):
-        stop = raw.find(b"\n", min(start + SLICE, len(raw)))
-        stop = len(raw) if stop < 0 else stop + 1
+def line_ranges(data: bytes | str, start: int = 0, size: int | None = None):
+    """``(begin, end)`` ranges covering ``data[start:]`` (bytes or text), each about ``size`` long (default
+    :data:`SLICE`) and cut after a line feed (so a UTF-8 character, and a CRLF, never straddles two)."""
+    size = SLICE if size is None else size
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    while start < len(data):
+        stop = data.find(newline, min(start + size, len(data)))
+        stop = len(data) if stop < 0 else stop + 1
         yield start, stop
         start = stop
 
@@ -90,7 +92,7 @@ def _decode_utf8(raw: bytes) -> str:
 
 def _decode_slices(raw: bytes, start: int, codec: str) -> list[str]:
     parts = []
-    for begin, stop in _line_slices(raw, start):
+    for begin, stop in line_ranges(raw, start):
         parts.append(raw[begin:stop].decode(codec))
         checkpoint()  # a read on the workbench's worker may be cancelled between slices
     return parts

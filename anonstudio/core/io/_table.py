@@ -20,7 +20,7 @@ from anonstudio.core.data import Table
 from anonstudio.core.data._chunks import isin
 from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
-from anonstudio.core.io._common import decode_slices, delimiter_name, normalize_delimiter, read_bytes
+from anonstudio.core.io._common import decode_slices, delimiter_name, line_ranges, normalize_delimiter, read_bytes
 from anonstudio.core.progress import checkpoint
 
 #: Cells equal to one of these are missing (``pd.NA``) unless the caller gives its own list.
@@ -216,20 +216,10 @@ def _lone_cr(parts: list[str]) -> bool:
         crs = sum(text.count("\r", i, i + _SLICE) for i in range(0, len(text), _SLICE))
         if not crs:
             continue
-        crlfs = sum(text.count("\r\n", start, stop) for start, stop in _whole_lines(text))
+        crlfs = sum(text.count("\r\n", start, stop) for start, stop in line_ranges(text, size=_SLICE))
         if crs != crlfs:
             return True
     return False
-
-
-def _whole_lines(text: str):
-    """``(start, stop)`` ranges of ``text`` of about :data:`_SLICE` characters, each cut after a line feed."""
-    start = 0
-    while start < len(text):
-        stop = text.find("\n", min(start + _SLICE, len(text)))
-        stop = len(text) if stop < 0 else stop + 1
-        yield start, stop
-        start = stop
 
 
 def _parse_fast(parts: list[str], delimiter: str, n: int, path: Path, source: io.RawIOBase) -> pd.DataFrame | None:
@@ -237,7 +227,7 @@ def _parse_fast(parts: list[str], delimiter: str, n: int, path: Path, source: io
     (exact when the text has no quotes)."""
     want, count = n - 1, 0
     for text in parts:  # in slices of whole lines: no single call holds the lock for long
-        for start, stop in _whole_lines(text):
+        for start, stop in line_ranges(text, size=_SLICE):
             lines = text[start:stop].split("\n")
             if lines[-1] == "":
                 lines.pop()

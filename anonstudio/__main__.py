@@ -1,6 +1,6 @@
 """``python -m anonstudio`` is the command line."""
 
-from anonstudio.cli.main import main
+from anonstudio.cli.main import entry
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

@@ -34,3 +34,43 @@ def parallel_runtime() -> None:
     except ImportError:  # a numba without it starts its runtime as before
         return
     _launch_threads()
+
+
+_LEAN = {"requested": False, "installed": False}
+
+
+def lean_cache_loads() -> None:
+    """Load kernels from numba's cache without readying numba's compiler: for a short-lived process (the
+    command line) that will most likely only run cached kernels. Takes effect now if numba is imported, else
+    when the first kernel module imports it (through :mod:`anonstudio.core.kernels._jit`).
+
+    numba readies its whole compiler before it loads a kernel from the cache: it imports and registers every
+    typing and lowering module it has (``BaseContext.refresh``, about 250 modules, scipy.linalg among them for
+    its BLAS check), 0.25-0.35 s of a 1 s command, none of which a compiled kernel needs to run. What loading
+    does need is numba's runtime (its allocator's symbols, linked into every kernel that makes an array): that
+    is started here. If a kernel is missing from the cache, numba compiles it and readies its compiler then,
+    as it does for every compilation (``CompilerBase.__init__``); a numba whose cache class lacks the methods
+    relied on here is left to its own way."""
+    _LEAN["requested"] = True
+    if "numba" in _sys.modules:
+        _install_lean_loads()
+
+
+def _install_lean_loads() -> None:
+    if not _LEAN["requested"] or _LEAN["installed"]:
+        return
+    try:
+        from numba.core.caching import Cache
+        from numba.core.runtime.nrt import rtsys
+    except ImportError:
+        return
+    if not (hasattr(Cache, "_load_overload") and hasattr(Cache, "_guard_against_spurious_io_errors")):
+        return
+
+    def load_overload(self, sig, target_context):
+        rtsys.initialize(target_context)  # numba's own load calls target_context.refresh(), which does this and more
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    Cache.load_overload = load_overload
+    _LEAN["installed"] = True

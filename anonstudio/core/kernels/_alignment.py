@@ -10,7 +10,7 @@ arrays; the score matrices are indexed by those codes. Unit costs: Myers/Hyyrö 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from anonstudio.core.kernels._jit import njit
 
 
 @njit(cache=True, nogil=True)

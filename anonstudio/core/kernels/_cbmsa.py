@@ -26,7 +26,7 @@ the alignment minimises.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from anonstudio.core.kernels._jit import njit, prange
 
 from anonstudio.core.kernels import parallel_runtime
 from anonstudio.core.kernels._generalize import lca_node

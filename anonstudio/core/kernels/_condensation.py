@@ -13,7 +13,7 @@ only the template's non-zero symbols have to be looked up (:func:`template_dista
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from anonstudio.core.kernels._jit import njit, prange
 
 from anonstudio.core.kernels import parallel_runtime
 

@@ -9,7 +9,7 @@ first level at which their ancestor columns agree.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from anonstudio.core.kernels._jit import njit
 
 
 @njit(cache=True, nogil=True)

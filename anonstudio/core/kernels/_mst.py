@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from anonstudio.core.kernels._jit import njit
 
 from anonstudio.core.kernels._generalize import lca_node
 

@@ -13,7 +13,7 @@ look-ups without a dense table for every state.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from anonstudio.core.kernels._jit import njit, prange
 
 from anonstudio.core.kernels import parallel_runtime
 

@@ -43,7 +43,10 @@ def verify_random_anonymization(
     3. every quasi-identifier value is one the attribute has in the input (at the job's hierarchy
        ``levels``, where named): RA adds no value;
     4. at most ``max_changed`` quasi-identifier cells of a record differ from the record's own
-       (a redraw may hit the old value, so fewer may differ).
+       (a redraw may hit the old value, so fewer may differ);
+    5. the records were randomized at all (:func:`_too_few_changed`): RA redraws at least one
+       quasi-identifier of every record, so an output that kept (nearly) every record as it was passed 1-4
+       though nothing was protected.
     """
     max_changed = _check_int("max_changed", max_changed, 0)
     levels = levels or {}
@@ -72,6 +75,7 @@ def verify_random_anonymization(
             problems.add(f"the output has a column '{c}' the input does not have", column=c, kind="extra column")
     changed = np.zeros(n, dtype=np.int64)
     foreign = 0
+    keep_chance = 0.0
     for q in [q for q in qis if q in pub.columns]:
         o = as_text(src[q])
         level = levels.get(q, 0)
@@ -82,6 +86,7 @@ def verify_random_anonymization(
                 continue
             o = np.array([h.generalize(v, level) if v in h.leaf_index else v for v in o], dtype=object)
         p = as_text(pub[q])
+        keep_chance = max(keep_chance, _collision_chance(o))
         domain = set(o.tolist())
         outside = np.flatnonzero(~np.isin(p, list(domain)))
         foreign += len(outside)
@@ -97,6 +102,14 @@ def verify_random_anonymization(
                      f"original, more than the {max_changed} the method may redraw", row=int(i) + 1,
                      kind="too many changed")
     problems.count += max(0, len(over) - 10)
+    unchanged = int((changed == 0).sum())
+    chance = _too_few_changed(n, unchanged, keep_chance)
+    if chance is not None:
+        problems.add(f"{n - unchanged:,} of {n:,} records differ from the input in a quasi-identifier: random "
+                     "anonymization redraws at least one in every record, and here a redraw keeps the old value with a "
+                     f"chance of at most {keep_chance:.3f}, so about {(1 - keep_chance) * n:,.0f} or more should "
+                     f"differ (so few by chance: below {chance:.0e}). The output was not randomized",
+                     kind="not randomized")
     changed_cells = 0
     for c in src.columns:
         if c in qis or c in identifying or c not in pub.columns:
@@ -109,7 +122,8 @@ def verify_random_anonymization(
                          f"{show(a[i])} to {show(b[i])}", row=int(i) + 1, column=c, kind="changed cell")
         problems.count += max(0, len(bad) - 10)
     details.update(
-        records_changed=int((changed > 0).sum()),
+        records_changed=n - unchanged,
+        largest_keep_chance=round(keep_chance, 6),
         most_changed_in_a_record=int(changed.max()) if n else 0,
         values_not_in_domain=int(foreign),
         changed_cells=int(changed_cells),
@@ -117,3 +131,40 @@ def verify_random_anonymization(
         first_violations=problems.records,
     )
     return Verification(not problems, "random anonymization", details, problems.sentences)
+
+
+#: below this chance, so many unchanged records are taken as no randomization at all
+UNRANDOMIZED_CHANCE = 1e-12
+#: added to the estimated chance that a redraw keeps a record's value (shuffled draws, rounding)
+_KEEP_SLACK = 0.02
+
+
+def _collision_chance(values: np.ndarray) -> float:
+    """The chance that a draw from the attribute's own values equals a record's value, over the records:
+    ``sum_v p_v^2`` for the column's value frequencies ``p_v`` (Yang & Qiao 2010, Algorithm 1 draws from
+    them; a uniform draw over the values has the smaller chance ``1/|domain|``)."""
+    if len(values) == 0:
+        return 0.0
+    counts = pd.Series(values, dtype=object).value_counts(dropna=False).to_numpy(dtype=np.float64)
+    p = counts / counts.sum()
+    return float((p * p).sum())
+
+
+def _too_few_changed(n: int, unchanged: int, keep_chance: float) -> float | None:
+    """A bound on the chance that ``unchanged`` or more of ``n`` records kept every quasi-identifier, if
+    each was randomized; ``None`` when that chance is not below :data:`UNRANDOMIZED_CHANCE`.
+
+    A randomized record keeps its values only if each redraw hits its old value: at most ``keep_chance``
+    (the largest collision chance of a quasi-identifier, plus a slack), whichever attributes were redrawn
+    and however many. The unchanged records are then at most a binomial ``B(n, q)``, and Chernoff's bound
+    ``P(X >= u) <= exp(-n KL(u/n || q))`` (exact for ``u = n``: ``q^n``) bounds the chance from above, so a
+    randomized output is refused only when it is even less likely than the bound says."""
+    import math
+
+    q = min(1.0, keep_chance + _KEEP_SLACK)
+    if n == 0 or q >= 1.0 or unchanged <= q * n:
+        return None
+    a = unchanged / n
+    kl = a * math.log(a / q) + ((1 - a) * math.log((1 - a) / (1 - q)) if a < 1 else 0.0)
+    bound = math.exp(-n * kl)
+    return bound if bound < UNRANDOMIZED_CHANCE else None

@@ -443,3 +443,45 @@ def test_missing_quasi_identifier_cells_are_classed_as_written():
     same = {"zip": pd.Series(["NA"] * 4, index=[0, 1, 2, 3], dtype=object)}
     assert verify_output({"model": "k-anonymity", "k": 3, "l": 2, "l_kind": "distinct"}, table,
                          Table(df.copy(), missing_text=same).with_roles(["zip"], ["disease"]), {}).passed
+
+
+
+_RA_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
+
+
+def _demo_sample() -> Table:
+    from pathlib import Path
+
+    from anonstudio.core.io import read_table
+
+    demo = Path(__file__).resolve().parents[3] / "anonstudio" / "resources" / "demo" / "adult-sample.csv"
+    return read_table(demo).with_roles(_RA_QIS, ["occupation"])
+
+
+@pytest.mark.parametrize("name, max_changed", [("ra", 1), ("ra-enhanced", 3)])
+def test_random_anonymization_of_an_output_that_kept_every_record_fails(name, max_changed):
+    """An output identical to its input passed the random-anonymization verifier: every value is one of
+    the attribute's own and no record has more than max_changed changed values — nothing was randomized,
+    and `anonstudio verify` said "passed"."""
+    table = _demo_sample()
+    verdict = verify_random_anonymization(table, table.df.copy(), {}, max_changed)
+    assert not verdict.passed
+    assert any("not randomized" in p and f"0 of {table.n_rows:,} records differ" in p for p in verdict.problems)
+    # the method's own output passes, and so does one with a tenth of its records put back as they were
+    run = get(name)(seed=3).run(table, {})
+    out = run.output.df.copy()
+    assert verify_random_anonymization(table, out, {}, max_changed).passed
+    back = np.arange(0, table.n_rows, 10)
+    out.iloc[back] = table.df.iloc[back][out.columns].to_numpy()
+    assert verify_random_anonymization(table, out, {}, max_changed).passed
+
+
+def test_a_small_or_nearly_constant_table_kept_as_it_was_is_not_refused_on_chance_alone():
+    """Ten records, or quasi-identifiers whose redraw almost always hits the old value: an unchanged output
+    is likely enough from a real randomization, so the check must not fail it."""
+    table = _table()
+    assert verify_random_anonymization(table, table.df.copy(), {}, 1).passed
+    n = 2000
+    df = pd.DataFrame({"flag": ["a"] * (n - 2) + ["b", "c"], "s": ["x"] * n}, dtype=object)
+    constant = Table(df).with_roles(["flag"], ["s"])
+    assert verify_random_anonymization(constant, df.copy(), {}, 1).passed

@@ -509,9 +509,13 @@ def _leave(code: int) -> None:
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
     if run_exit_handlers is None:  # not CPython: its own exit
         raise SystemExit(code)
-    for thread in threading.enumerate():
-        if thread is not threading.current_thread() and not thread.daemon:
-            thread.join()
+    wait_for_threads = getattr(threading, "_shutdown", None)  # what Python's own exit calls first: it also
+    if wait_for_threads is not None and threading.current_thread() is threading.main_thread():
+        wait_for_threads()  # runs threading's exit hooks (an idle ThreadPoolExecutor's workers are woken there)
+    else:
+        for thread in threading.enumerate():
+            if thread is not threading.current_thread() and not thread.daemon:
+                thread.join()
     run_exit_handlers()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):

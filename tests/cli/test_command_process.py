@@ -41,11 +41,11 @@ raise SystemExit("entry() returned")
 """
 
 
-def _command(args: list[str], cwd: Path, code: str = _COMMAND) -> subprocess.CompletedProcess:
+def _command(args: list[str], cwd: Path, code: str = _COMMAND, timeout: float = 600) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("PYTHONUNBUFFERED", None)  # the streams are buffered for a user: leaving must flush them
     return subprocess.run([sys.executable, "-X", "faulthandler", "-c", code.format(args=args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture()
@@ -101,25 +101,29 @@ print(fresh(np.array([3.0, 9.0, 1.0])))
 
 
 def test_leaving_waits_for_threads_runs_exit_handlers_flushes_and_keeps_the_exit_code(tmp_path):
+    """(An idle thread pool left open hung the quick exit, which joined its worker without the wake-up
+    Python's own exit sends first.)"""
     code = """
-import atexit, sys, threading, time
+import atexit, concurrent.futures, sys, threading, time
 from pathlib import Path
 def late():
     time.sleep(0.3)
     Path("thread-done").write_text("yes")
 threading.Thread(target=late).start()
+pool = concurrent.futures.ThreadPoolExecutor(1)  # left open and idle: its worker waits to be woken at exit
+pool.submit(int).result()
 atexit.register(lambda: sys.stdout.write("exit handler ran"))
 sys.argv = ["anonstudio", *{args!r}]
 from anonstudio.cli.main import entry
 entry()
 """
-    listed = _command(["methods"], tmp_path, code)
+    listed = _command(["methods"], tmp_path, code, timeout=120)
     assert listed.returncode == 0, listed.stderr
     assert (tmp_path / "thread-done").read_text() == "yes"
     assert listed.stdout.endswith("exit handler ran")
     for name in ("mondrian", "kmember", "mst", "ra", "anatomy", "condensation", "cbmsa"):
         assert name in listed.stdout  # the whole listing came out, not a buffer's first part
 
-    missing = _command(["run", "no-such-job.toml"], tmp_path, code)
+    missing = _command(["run", "no-such-job.toml"], tmp_path, code, timeout=120)
     assert missing.returncode == 2
     assert "no-such-job.toml" in missing.stderr and missing.stderr.count("\n") == 1

@@ -270,9 +270,19 @@ class _RandomAnonymization(Algorithm):
     def _weights(self, qis: list[str], entropies: np.ndarray) -> tuple[np.ndarray, list[str]]:
         """Each attribute's chance of being redrawn (Eq. 1's ``p``) and notes for the report."""
 
+    @abstractmethod
+    def _asked_weights(self) -> str | dict[str, float]:
+        """The job's chance of each quasi-identifier being redrawn, as the verifier takes it
+        (``verify_random_anonymization``'s ``weights``)."""
+
     def privacy_model(self) -> dict[str, Any]:
+        # weights: each quasi-identifier's chance of being redrawn, as the job asks (the verifier bounds how
+        # many records a real run leaves unchanged)
+        weights = self._asked_weights()
         return {"model": "random-anonymization", "max_changed": self._per_record(),
-                "levels": dict(self.params.get("level") or {})}
+                "levels": dict(self.params.get("level") or {}),
+                "weights": dict(weights) if isinstance(weights, dict) else weights,
+                "draws": self.params.get("draws") or "independent"}
 
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None,
                  *, executor: Executor | None = None) -> dict:
@@ -403,6 +413,9 @@ class RandomAnonymization(_RandomAnonymization):
     def _per_record(self) -> int:
         return 1
 
+    def _asked_weights(self):
+        return self.params["weights"]
+
     def _weights(self, qis, entropies):
         return choice_weights(self.params["weights"], qis, entropies)
 
@@ -437,6 +450,9 @@ class EnhancedRandomAnonymization(_RandomAnonymization):
 
     def _per_record(self) -> int:
         return self.params["attributes_per_record"]
+
+    def _asked_weights(self):
+        return "uniform"  # a uniformly random subset: bounded as one uniformly chosen attribute
 
     def _weights(self, qis, entropies):
         import numpy as np

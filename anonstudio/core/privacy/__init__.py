@@ -176,7 +176,8 @@ def _random(spec, models, original, output, hierarchies, executor=None, side_out
         raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
     return verify_random_anonymization(
         original, output if isinstance(output, Table) else frame_of(output), hierarchies,
-        _need(spec, "max_changed"), quasi_identifiers=spec.get("quasi_identifiers"), levels=spec.get("levels"))
+        _need(spec, "max_changed"), quasi_identifiers=spec.get("quasi_identifiers"), levels=spec.get("levels"),
+        weights=spec.get("weights"), draws=spec.get("draws", "independent"))
 
 
 #: The verifier of each declared spec: it checks that the release is faithful to the input and judges it
@@ -202,7 +203,9 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
       fragment rule: no substring of that many symbols held by fewer than ``k`` inputs).
     - ``"anatomy"``: ``l`` (frequency l-diversity); optional ``quasi_identifiers``, ``sensitive``,
       ``group_column``.
-    - ``"random-anonymization"``: ``max_changed``; optional ``quasi_identifiers``, ``levels``.
+    - ``"random-anonymization"``: ``max_changed``; optional ``quasi_identifiers``, ``levels``, ``weights``
+      (the job's chance of each quasi-identifier being redrawn: ``"entropy"``, ``"uniform"`` or a mapping)
+      and ``draws`` (``"independent"`` or ``"shuffle"``), which bound how many records a real run keeps.
 
     ``output`` may be a :class:`Table`, a DataFrame, an :class:`EventLog` or a :class:`SequenceSet`.
 

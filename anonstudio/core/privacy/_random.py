@@ -35,6 +35,8 @@ def verify_random_anonymization(
     *,
     quasi_identifiers: Sequence[str] | None = None,
     levels: dict[str, int] | None = None,
+    weights: str | dict[str, float] | None = None,
+    draws: str = "independent",
 ) -> Verification:
     """Check a randomly anonymized table against its input.
 
@@ -46,7 +48,11 @@ def verify_random_anonymization(
        (a redraw may hit the old value, so fewer may differ);
     5. the records were randomized at all (:func:`_too_few_changed`): RA redraws at least one
        quasi-identifier of every record, so an output that kept (nearly) every record as it was passed 1-4
-       though nothing was protected.
+       though nothing was protected. How many records a real run keeps depends on which attribute is
+       redrawn: ``weights`` is the job's chance of each quasi-identifier being the one (``"entropy"``,
+       Proposition 7; ``"uniform"``; or attribute = weight), the same as ``"uniform"`` for enhanced RA's
+       random subsets; ``None`` (not known) takes the most repetitive attribute. ``draws`` is the job's
+       ``"independent"`` or ``"shuffle"`` (a shuffle also leaves some cells where they were).
     """
     max_changed = _check_int("max_changed", max_changed, 0)
     levels = levels or {}
@@ -75,7 +81,7 @@ def verify_random_anonymization(
             problems.add(f"the output has a column '{c}' the input does not have", column=c, kind="extra column")
     changed = np.zeros(n, dtype=np.int64)
     foreign = 0
-    keep_chance = 0.0
+    collisions: dict[str, tuple[float, float]] = {}  # attribute -> (collision chance, entropy)
     for q in [q for q in qis if q in pub.columns]:
         o = as_text(src[q])
         level = levels.get(q, 0)
@@ -86,7 +92,7 @@ def verify_random_anonymization(
                 continue
             o = np.array([h.generalize(v, level) if v in h.leaf_index else v for v in o], dtype=object)
         p = as_text(pub[q])
-        keep_chance = max(keep_chance, _collision_chance(o))
+        collisions[q] = _collision_and_entropy(o)
         domain = set(o.tolist())
         outside = np.flatnonzero(~np.isin(p, list(domain)))
         foreign += len(outside)
@@ -103,11 +109,12 @@ def verify_random_anonymization(
                      kind="too many changed")
     problems.count += max(0, len(over) - 10)
     unchanged = int((changed == 0).sum())
+    keep_chance = _keep_chance(collisions, weights, draws, n)
     chance = _too_few_changed(n, unchanged, keep_chance)
     if chance is not None:
         problems.add(f"{n - unchanged:,} of {n:,} records differ from the input in a quasi-identifier: random "
-                     "anonymization redraws at least one in every record, and here a redraw keeps the old value with a "
-                     f"chance of at most {keep_chance:.3f}, so about {(1 - keep_chance) * n:,.0f} or more should "
+                     "anonymization redraws at least one in every record, and here a record keeps its values with "
+                     f"a chance of at most {keep_chance:.3f}, so about {(1 - keep_chance) * n:,.0f} or more should "
                      f"differ (so few by chance: below {chance:.0e}). The output was not randomized",
                      kind="not randomized")
     changed_cells = 0
@@ -123,7 +130,7 @@ def verify_random_anonymization(
         problems.count += max(0, len(bad) - 10)
     details.update(
         records_changed=n - unchanged,
-        largest_keep_chance=round(keep_chance, 6),
+        keep_chance_at_most=round(keep_chance, 6),
         most_changed_in_a_record=int(changed.max()) if n else 0,
         values_not_in_domain=int(foreign),
         changed_cells=int(changed_cells),
@@ -135,33 +142,67 @@ def verify_random_anonymization(
 
 #: below this chance, so many unchanged records are taken as no randomization at all
 UNRANDOMIZED_CHANCE = 1e-12
-#: added to the estimated chance that a redraw keeps a record's value (shuffled draws, rounding)
+#: added to the chance that a record keeps its values (rounding, frequencies estimated from the input)
 _KEEP_SLACK = 0.02
+#: a shuffle permutes the redrawn cells of a column within blocks of rows (``ra.BLOCK_ROWS``, 131,072; a
+#: test keeps this no larger): counted in blocks of this many rows, more blocks than there are, to be safe
+_SHUFFLE_BLOCK_ROWS = 1 << 16
 
 
-def _collision_chance(values: np.ndarray) -> float:
-    """The chance that a draw from the attribute's own values equals a record's value, over the records:
-    ``sum_v p_v^2`` for the column's value frequencies ``p_v`` (Yang & Qiao 2010, Algorithm 1 draws from
-    them; a uniform draw over the values has the smaller chance ``1/|domain|``)."""
+def _collision_and_entropy(values: np.ndarray) -> tuple[float, float]:
+    """The chance that a draw from the attribute's own values equals a record's value, over the records —
+    ``sum_v p_v^2`` for the value frequencies ``p_v`` (Yang & Qiao 2010, Algorithm 1 draws from them; a
+    uniform draw over the values has the smaller chance ``1/|domain|``) — and the entropy ``-sum p ln p``
+    (§4.1, for Proposition 7's weights)."""
     if len(values) == 0:
-        return 0.0
+        return 0.0, 0.0
     counts = pd.Series(values, dtype=object).value_counts(dropna=False).to_numpy(dtype=np.float64)
     p = counts / counts.sum()
-    return float((p * p).sum())
+    return float((p * p).sum()), float(-(p * np.log(p)).sum())
+
+
+def _keep_chance(collisions: dict[str, tuple[float, float]], weights, draws: str, n: int) -> float:
+    """An upper bound on the chance that a randomized record keeps every quasi-identifier value, slack
+    included.
+
+    One attribute ``j`` redrawn with chance ``w_j`` keeps the value with chance ``c_j`` (its collision
+    chance): ``sum_j w_j c_j``. Enhanced RA redraws a uniformly random subset; the product of its ``c_j`` is
+    at most the ``c_j`` of one member picked at random, so the uniform sum bounds it too. Unknown weights:
+    the largest ``c_j``. A shuffle instead of fresh draws keeps, per column and block of rows, the cells its
+    random permutation leaves in place — one on average — beyond the equal values it swaps: that is added
+    as a count of records, with room for a Poisson tail (below 1e-13)."""
+    if not collisions:
+        return 1.0
+    names = list(collisions)
+    c = np.array([collisions[a][0] for a in names])
+    h = np.array([collisions[a][1] for a in names])
+    if weights == "entropy":
+        w = np.exp(h)
+    elif weights == "uniform":
+        w = np.ones(len(names))
+    elif isinstance(weights, dict):
+        w = np.array([max(0.0, float(weights.get(a, 0.0))) for a in names])
+    else:
+        w = None
+    q = float(c.max()) if w is None or w.sum() <= 0 else float((w / w.sum() * c).sum())
+    q += _KEEP_SLACK
+    if draws == "shuffle" and n:
+        in_place = len(names) * -(-n // _SHUFFLE_BLOCK_ROWS)
+        q += (in_place + 8 * in_place ** 0.5 + 16) / n
+    return min(1.0, q)
 
 
 def _too_few_changed(n: int, unchanged: int, keep_chance: float) -> float | None:
     """A bound on the chance that ``unchanged`` or more of ``n`` records kept every quasi-identifier, if
     each was randomized; ``None`` when that chance is not below :data:`UNRANDOMIZED_CHANCE`.
 
-    A randomized record keeps its values only if each redraw hits its old value: at most ``keep_chance``
-    (the largest collision chance of a quasi-identifier, plus a slack), whichever attributes were redrawn
-    and however many. The unchanged records are then at most a binomial ``B(n, q)``, and Chernoff's bound
-    ``P(X >= u) <= exp(-n KL(u/n || q))`` (exact for ``u = n``: ``q^n``) bounds the chance from above, so a
-    randomized output is refused only when it is even less likely than the bound says."""
+    Each randomized record keeps its values with a chance of at most ``keep_chance``
+    (:func:`_keep_chance`): the unchanged records are then at most a binomial ``B(n, q)``, and Chernoff's
+    bound ``P(X >= u) <= exp(-n KL(u/n || q))`` (exact for ``u = n``: ``q^n``) bounds the chance from above,
+    so a randomized output is refused only when it is even less likely than the bound says."""
     import math
 
-    q = min(1.0, keep_chance + _KEEP_SLACK)
+    q = keep_chance
     if n == 0 or q >= 1.0 or unchanged <= q * n:
         return None
     a = unchanged / n

@@ -596,7 +596,8 @@ def hierarchy_warnings(specs: dict[str, Any], data: Any, hierarchies: dict) -> l
 def release_warnings(data: Any, output: Any) -> list[str]:
     """Risks the privacy model does not cover, for the report, the CLI and the workbench (issue 11 #14, #16):
     columns published as they are that look like identifiers, and records unique on the quasi-identifiers
-    together with the columns that have no role."""
+    together with the columns that have no role; and what of the input was not read (a Parquet file's
+    stored index)."""
     from anonstudio.core.data import EventLog
 
     if isinstance(data, EventLog):
@@ -604,6 +605,12 @@ def release_warnings(data: Any, output: Any) -> list[str]:
     if not isinstance(data, Table) or not isinstance(output, Table):
         return []
     warnings: list[str] = [ORDER_WARNING]  # removed at publication when the rows are shuffled
+    left_out = io.parquet_index_left_out(data)
+    if left_out:
+        warnings.append(
+            f"the Parquet file {data.source.name} also stores {', '.join(repr(c) for c in left_out)} as its "
+            "index (pandas writes a frame's index that way): it was not read, so it is neither given a role nor "
+            "published; to anonymize it as a column, save the frame with reset_index() first")
     frame = output.df
     n = len(frame)
     # column by column, in slices of rows (core.data._chunks): on the workbench's worker thread no pandas call

@@ -132,3 +132,28 @@ def test_an_event_log_release_warns_that_its_sequence_ids_are_published(tmp_path
     assert any("sequence ids (column 'PID') are published as they are" in w for w in outcome.report["warnings"])
     report = json.loads((tmp_path / "results" / "events-cbmsa-k5.report.json").read_text())
     assert report["warnings"] == outcome.report["warnings"]
+
+
+@pytest.mark.parametrize("index", ["patient_id", None, "range"])
+def test_a_parquet_files_stored_index_that_was_not_read_is_said(tmp_path, index):
+    """A Parquet input written from a frame indexed by 'patient_id' was read without that column and said
+    nothing: the user saw a table without their ids and could not tell why (nothing was published)."""
+    import pandas as pd
+
+    frame = pd.DataFrame([r[1:] for r in ROWS], columns=["sex", "age", "race", "disease"])
+    if index == "patient_id":
+        frame.index = pd.Index([r[0] for r in ROWS], name="patient_id")
+    elif index is None:
+        frame.index = pd.Index([(7 * i) % 40 for i in range(40)])  # unnamed, no plain row count: a stored column
+    frame.astype(str).to_parquet(tmp_path / "t.parquet")
+    job = _job(tmp_path)
+    job.write_text(job.read_text().replace('"t.csv"', '"t.parquet"'), encoding="utf-8")
+    outcome = jobs.run_job(jobs.load_job(job))
+    said = [w for w in outcome.report["warnings"] if "Parquet" in w]
+    if index == "range":
+        assert said == []
+    else:
+        stored = "'patient_id'" if index else "'__index_level_0__'"
+        assert len(said) == 1 and stored in said[0] and "not read" in said[0] and "t.parquet" in said[0]
+    published = pd.read_csv(tmp_path / "out.csv")
+    assert list(published.columns) == ["sex", "age", "race", "disease"]

@@ -393,23 +393,42 @@ def read_table(
     return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines, missing_text=spelled)
 
 
+def _stored_index(path: Path, columns) -> list[str]:
+    """The columns a Parquet file stores that pandas restores as the frame's index, not as ``columns``
+    (a name may repeat a column's). A plain row count (a range index) is no stored column."""
+    import pyarrow.parquet as pq
+
+    from collections import Counter
+
+    seen = Counter(str(c) for c in columns)
+    hidden = []
+    for name in (str(c) for c in pq.read_schema(path).names):
+        if seen[name]:
+            seen[name] -= 1
+        else:
+            hidden.append(name)
+    return hidden
+
+
+def parquet_index_left_out(table: Table) -> list[str]:
+    """The stored index columns of the Parquet file ``table`` was read from, which the reader leaves out
+    (``read_table`` without ``index_columns``): [] for any other table, or if the file cannot be read now."""
+    source = table.source
+    if not isinstance(source, Path) or source.suffix.lower() not in PARQUET_SUFFIXES:
+        return []
+    try:
+        return _stored_index(source, table.df.columns)
+    except Exception:  # noqa: BLE001 — moved or changed since it was read: nothing to say about it
+        return []
+
+
 def _read_parquet(path: Path, tokens: list[str], index_columns: bool = False) -> Table:
     if not path.is_file():
         read_bytes(path)  # raises the right "not found / folder" error
     try:
         frame = pd.read_parquet(path, dtype_backend="numpy_nullable")
         if index_columns:
-            import pyarrow.parquet as pq
-
-            from collections import Counter
-
-            seen = Counter(str(c) for c in frame.columns)
-            hidden = []  # stored in the file, restored as the index (a name may repeat a column's)
-            for name in (str(c) for c in pq.read_schema(path).names):
-                if seen[name]:
-                    seen[name] -= 1
-                else:
-                    hidden.append(name)
+            hidden = _stored_index(path, frame.columns)
             if hidden:
                 index = frame.index.to_frame(index=False)
                 if index.shape[1] == len(hidden):

@@ -259,10 +259,11 @@ class WorkbenchState:
         self._changed("hierarchies")
 
     def remove_hierarchy(self, attribute: str) -> None:
-        if attribute in self.hierarchies:
-            self.revision += 1
+        had = attribute in self.hierarchies
         self.hierarchies.pop(attribute, None)
         self.hierarchy_sources.pop(attribute, None)
+        if had:  # the shown outcome was made with it: out of date, as for a changed one
+            self._invalidate("a hierarchy was removed since this run")
         self._changed("hierarchies")
 
     def missing_values(self, attribute: str) -> list[str]:

@@ -40,3 +40,23 @@ def test_parameters_changed_during_a_run_make_its_outcome_stale(window, adult_cs
     assert len(window.state.history) == 1  # kept in the history, for reference
     target = tmp_path / "out.csv"
     assert not window.export_data(target) and not target.exists()
+
+
+def test_a_hierarchy_removed_after_a_run_makes_its_outcome_out_of_date(window, adult_csv, sex_hierarchy_csv,
+                                                                        test_method, qtbot, tmp_path):
+    """Removing a quasi-identifier's hierarchy left the finished run current and exportable, where changing
+    it made the run out of date (README: results that no longer match the hierarchies on screen are greyed
+    and export is off); and the hierarchy editor put the removed tree straight back into the state."""
+    _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
+    with qtbot.waitSignal(window.runFinished, timeout=20_000):
+        window.start_run(test_method, {"k": 2})
+    assert window.state.outcome is not None and window.act_export_data.isEnabled()
+    window.state.remove_hierarchy("sex")
+    qtbot.wait(100)  # the hierarchy editor, which showed the tree, put it back into the state
+    assert "sex" not in window.state.hierarchies and window.panes["Hierarchies"].models["sex"].rowCount() == 0
+    assert window.state.outcome is None and not window.act_export_data.isEnabled()
+    assert "hierarchy was removed" in window.state.stale_reason
+    target = tmp_path / "out.csv"
+    assert not window.export_data(target) and not target.exists()
+    window.state.remove_hierarchy("sex")  # none left: nothing changes, nothing to say
+    assert "hierarchy was removed" in window.state.stale_reason

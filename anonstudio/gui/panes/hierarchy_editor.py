@@ -250,6 +250,9 @@ class HierarchyEditor(QWidget):
         super().__init__(parent)
         self.state: WorkbenchState | None = None
         self.models: dict[str, HierarchyItemModel] = {}
+        #: attributes whose tree is (or was) the state's hierarchy: one gone from the state was removed there,
+        #: and its tree goes too (a tree never applied — still being built — stays)
+        self._in_state: set[str] = set()
         self._loading = False
         #: True while this editor writes to the state (the window then does not ask it to refresh)
         self.applying = False
@@ -360,6 +363,15 @@ class HierarchyEditor(QWidget):
                 model.rowCount() == 0 or (self._valid(model) and _rows_key(model.to_hierarchy()) != _rows_key(h))
             ):
                 self._load(model, h)  # set from outside (a project, a job, the demo): show it
+            if h is not None:
+                self._in_state.add(attr)
+            elif attr in self._in_state:  # removed from the state: not put back from the tree
+                self._in_state.discard(attr)
+                self._loading = True
+                try:
+                    model.set_rows(attr, [])
+                finally:
+                    self._loading = False
         self.attribute_box.blockSignals(True)
         self.attribute_box.clear()
         self.attribute_box.addItems(attrs)
@@ -391,6 +403,7 @@ class HierarchyEditor(QWidget):
             model.set_hierarchy(h)
         finally:
             self._loading = False
+        self._in_state.add(model.attribute)
 
     @staticmethod
     def _valid(model: HierarchyItemModel) -> bool:
@@ -484,6 +497,7 @@ class HierarchyEditor(QWidget):
                     self.state.set_hierarchy(attr, h, None)  # hand-edited: no file or builder behind it any more
                 finally:
                     self.applying = False
+                self._in_state.add(attr)
                 self.export_button.setEnabled(True)
                 self.hierarchyChanged.emit(attr)
         missing = h.missing(self.state.column_values(attr))

@@ -339,6 +339,11 @@ class CBMSA(Algorithm):
             out[attr] = pd.array(labels[published[kept, a]], dtype=out[attr].dtype
                                  if isinstance(out[attr].dtype, pd.StringDtype) else object)
         out = out.reset_index(drop=True)
+        # events renumbered 1..m in each published sequence: the original numbers showed which events were
+        # suppressed (gaps), and so singled sequences out of their group of identical QI sequences
+        number = out.groupby(out[data.sequence_id].astype(str), sort=False).cumcount().to_numpy() + 1
+        numeric = pd.api.types.is_numeric_dtype(out[data.event_order].dtype)
+        out[data.event_order] = number if numeric else pd.array([str(v) for v in number], dtype=object)
         output = EventLog(out, data.sequence_id, data.event_order, list(data.quasi_identifiers), data.sensitive,
                           source=None, delimiter=data.delimiter, encoding=data.encoding)
 

@@ -43,7 +43,9 @@ def verify_kc_privacy(
     Faithfulness to the input is checked too: every published sequence exists in the input, and its events
     map, in order, to *distinct* original events of that sequence (a subsequence: suppressed events are
     absent), each published QI cell being the original value or one of its ancestors (``*`` allowed), and
-    every other column equal. The greedy earliest match decides this exactly: if any order-preserving
+    every other column equal. The event-order column, where published, must number each sequence's events
+    1..m down its rows: original numbers (or dates) show where events were suppressed, which singles a
+    sequence out of its group though its QI sequence is shared. The greedy earliest match decides this exactly: if any order-preserving
     matching exists, matching each published event to the earliest compatible original event after the
     previous match finds one. Removed sequences and suppressed events are counted, not faulted.
     """
@@ -56,7 +58,8 @@ def verify_kc_privacy(
     qis = list(original.quasi_identifiers)
     sens = original.sensitive
     src = original.df
-    others = [col for col in src.columns if col not in qis and col != sid]
+    event_order = original.event_order
+    others = [col for col in src.columns if col not in qis and col not in (sid, event_order)]
     problems = Problems()
     details: dict[str, Any] = {
         "k": k,
@@ -94,6 +97,8 @@ def verify_kc_privacy(
     p_qi = np.column_stack([as_text(pub[q]) for q in qis]) if qis else np.empty((len(pub), 0), object)
     p_ot = np.column_stack([as_text(pub[x]) for x in others]) if others else np.empty((len(pub), 0), object)
     p_sens = as_coded(pub[sens]).read_alike(keep=NA_TOKEN).array() if sens and sens in pub.columns else None
+    p_number = (pd.to_numeric(pub[event_order], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+                if event_order in pub.columns else None)
 
     for q in qis:  # '*' must mean a suppressed cell, never also a group of the hierarchy
         ambiguous = marker_problem(hierarchies.get(q), q)
@@ -130,6 +135,12 @@ def verify_kc_privacy(
             problems.add(f"sequence '{name}' is not in the input", record=name, kind="unknown sequence")
             unmatched += 1
             continue
+        if p_number is not None and not np.array_equal(p_number[rows], np.arange(1, len(rows) + 1)):
+            shown = ", ".join(show(v) for v in as_text(pub[event_order].iloc[rows[:6]]))
+            problems.add(f"sequence '{name}': its published event order ({shown}{' …' if len(rows) > 6 else ''}) is "
+                         f"not 1..{len(rows)} down its rows: original positions show which events were suppressed "
+                         "and single the sequence out of its group; number the published events 1..m",
+                         record=name, column=event_order, kind="event order published")
         i_seq = where[name]
         o_lo, o_hi = int(offsets[i_seq]), int(offsets[i_seq + 1])
         pos = o_lo

@@ -294,3 +294,24 @@ def test_leftover_merge_keeps_k_c_privacy_on_generated_visits(method):
         check = verify_kc_privacy(log, run.output, h, k, c, ["HIV", "Hepatitis"])
         assert check.passed, check.failures
         assert (run.details["cluster_size"] >= k).all() and (run.details["cluster_confidence"] <= c + 1e-12).all()
+
+
+@pytest.mark.parametrize("method", [CBMSA, CBMSABaseline])
+def test_published_events_are_numbered_one_to_m_and_original_numbers_are_refused(method):
+    """The output kept each event's original number (VID): a sequence's gaps showed which of its events were
+    suppressed, and 159 of the demo's 300 sequences could be told apart inside their groups of identical QI
+    sequences, yet (k,c)-privacy passed (third false-pass hunt, 2026-11-26)."""
+    log, h = hhp(300, seed=2)
+    result = method(k=5, c=0.7, highly_sensitive=["HIV", "Hepatitis"]).run(log, h)
+    assert result.metrics["suppressed_events"] > 0  # there were gaps to show
+    out = result.output.df
+    by_sequence = out.groupby(out["PID"].astype(str), sort=False)
+    numbers = pd.to_numeric(out["VID"]).to_numpy()
+    assert (numbers == by_sequence.cumcount().to_numpy() + 1).all()
+    assert verify_kc_privacy(log, result.output, h, 5, 0.7, ["HIV", "Hepatitis"]).passed
+    rows = next(r for r in by_sequence.indices.values() if len(r) >= 2)
+    gapped = out.copy()
+    gapped.loc[rows[-1], "VID"] = str(len(rows) + 1)  # 1, 2, ..., m-1, m+1: an event suppressed before the last
+    verdict = verify_kc_privacy(log, gapped, h, 5, 0.7, ["HIV", "Hepatitis"])
+    assert not verdict.passed
+    assert any("published event order" in p and f"not 1..{len(rows)}" in p for p in verdict.problems)

@@ -42,6 +42,26 @@ def _without_foreign(original: SequenceSet, output: SequenceSet) -> SequenceSet:
                        original.alphabet, output.labels, output.source, output.extra)
 
 
+def _read_backwards(output: SequenceSet) -> list[tuple[str, SequenceSet]]:
+    """``output`` as a reader could turn it back into an input: each string reversed, and for DNA also
+    reverse-complemented (a strand read the other way)."""
+    n = len(output.codes)
+    if not n:
+        return []
+    starts, ends = output.offsets[:-1], output.offsets[1:]
+    owner = np.repeat(np.arange(len(starts)), np.diff(output.offsets))
+    flipped = output.codes[(starts + ends - 1)[owner] - np.arange(n)]
+    views = [("reversed", flipped)]
+    symbols = output.alphabet.symbols
+    pairs = {"A": "T", "T": "A", "C": "G", "G": "C"}
+    if set(symbols) == set(pairs):
+        where = {sym: i for i, sym in enumerate(symbols)}
+        complement = np.array([where[pairs[sym]] for sym in symbols], dtype=output.codes.dtype)
+        views.append(("reverse-complemented", complement[flipped]))
+    return [(how, SequenceSet(output.ids, output.headers, codes, output.offsets, output.alphabet))
+            for how, codes in views]
+
+
 def _named_input(header: str, ids: set[str]) -> str | None:
     """The first input identifier ``header`` names: a whitespace-separated token, or a part of one between
     punctuation; the output's own ``segment=``/``group=`` fields are skipped."""
@@ -519,14 +539,17 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
     Fails when
 
     - an output string equals an input string (symbols the inputs never hold — gaps, ``X`` — deleted first,
-      as a reader would), or an output header carries an input's identifier;
+      as a reader would), also when read backwards (reversed; DNA also reverse-complemented; strings of
+      ``max_fragment`` symbols or more, as shorter ones match backwards by chance), or an output header
+      carries an input's identifier;
     - (with ``k``) the output does not say which group each pseudo-string belongs to (``group=<g>`` in the
       headers, or ``output.extra["groups"]``), or a group has fewer than ``k`` pseudo-strings;
     - (with ``k`` and ``max_fragment`` = L) a pseudo-string contains a substring of L or more symbols that
       occurs in at least one but fewer than ``k`` inputs — the fragment rule, the k-anonymous reading of
       "no identifying fragment copied": a fragment held by ≥ k inputs names none of them, one held by
       fewer narrows a reader down to fewer than k records. This also catches near-copies (an input minus
-      a residue, or with one added) whose long runs occur in that one input only.
+      a residue, or with one added) whose long runs occur in that one input only. Pseudo-strings are
+      scanned backwards too.
 
     The details give the longest substring any pseudo-string shares with any input (max, mean, median),
     whatever its frequency, and the rare fragments found.
@@ -546,18 +569,24 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
             checkpoint()  # 100,000 item strings take a while: the enclosing phase reports, Cancel may stop
         inputs.setdefault(orig_codes[original.offsets[i] : original.offsets[i + 1]].tobytes(), i)
     copies = 0
+    backwards = _read_backwards(output)
+    views = [("", out_codes)] + [(f" read {how}", _translate(original, view)[1]) for how, view in backwards]
     for j in range(len(output)):
         if j % 16384 == 16383:
             checkpoint()
-        hit = inputs.get(out_codes[output.offsets[j] : output.offsets[j + 1]].tobytes())
-        if hit is not None:
-            copies += 1
-            problems.add(
-                f"pseudo-string {j + 1} ('{output.ids[j]}') is an exact copy of input record '{original.ids[hit]}'",
-                record=output.ids[j],
-                kind="exact copy",
-                original=original.ids[hit],
-            )
+        long_enough = output.offsets[j + 1] - output.offsets[j] >= (max_fragment or DEFAULT_MAX_FRAGMENT)
+        for how, codes in views[: len(views) if long_enough else 1]:  # a short one matches backwards by chance
+            hit = inputs.get(codes[output.offsets[j] : output.offsets[j + 1]].tobytes())
+            if hit is not None:
+                copies += 1
+                problems.add(
+                    f"pseudo-string {j + 1} ('{output.ids[j]}'){how} is an exact copy of input record "
+                    f"'{original.ids[hit]}'",
+                    record=output.ids[j],
+                    kind="exact copy",
+                    original=original.ids[hit],
+                )
+                break
     ids = set(original.ids)
     for j, header in enumerate(output.headers):
         if j % 16384 == 16383:
@@ -593,6 +622,16 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
         for j in leaking.tolist():
             problems.add(f"pseudo-string {j + 1} ('{output.ids[j]}') contains {rule.measure(stats, j)}",
                          record=output.ids[j], kind="rare fragment")
+        flagged = set(leaking.tolist())
+        for how, view in backwards:  # a fragment read the other way names its inputs as well
+            back = index.rare_fragments(view, max_fragment, k)
+            stats = ClassStats(np.ones(len(view), np.int64), fragment=back["longest"], holders=back["inputs"])
+            for j in rule.failing(stats).tolist():
+                if j not in flagged:
+                    flagged.add(j)
+                    problems.add(f"pseudo-string {j + 1} ('{output.ids[j]}') read {how} contains "
+                                 f"{rule.measure(stats, j)}", record=output.ids[j], kind="rare fragment")
+        details["rare_fragment_strings"] = len(flagged)
     sizes = _group_sizes(output)
     if sizes is not None:
         details["groups"] = len(sizes)

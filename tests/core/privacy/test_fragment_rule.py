@@ -54,6 +54,16 @@ PROTEINS = [
 ]
 
 
+def _scrambled(s: str) -> str:
+    """An innocent pseudo-string from ``s``'s residues: a fixed shuffle (a reversed input would be a copy read
+    backwards, which the verifier refuses)."""
+    import random
+
+    residues = list(s)
+    random.Random(len(s)).shuffle(residues)
+    return "".join(residues)
+
+
 def _pseudo(strings, groups=None) -> SequenceSet:
     out = SequenceSet.from_strings(strings, ids=[f"pseudo_{i + 1}" for i in range(len(strings))], alphabet="protein-25")
     if groups is not None:
@@ -63,12 +73,12 @@ def _pseudo(strings, groups=None) -> SequenceSet:
 
 @pytest.mark.parametrize(
     "tamper",
-    [lambda s: s[:30] + s[31:], lambda s: "M" + s, lambda s: s[::-1][::-1][5:]],
+    [lambda s: s[:30] + s[31:], lambda s: "M" + s, lambda s: s[5:]],
     ids=["minus-one-residue", "M-plus-input", "input-minus-its-first-five"],
 )
 def test_near_copies_of_one_input_fail_the_fragment_rule(tamper):
     original = SequenceSet.from_strings(PROTEINS, alphabet="protein-25")
-    output = _pseudo([tamper(PROTEINS[0]), PROTEINS[1][::-1], PROTEINS[2][::-1], PROTEINS[3][::-1]], [0, 0, 1, 1])
+    output = _pseudo([tamper(PROTEINS[0]), *map(_scrambled, PROTEINS[1:])], [0, 0, 1, 1])
     v = verify_pseudo_strings(original, output, k=2, max_fragment=20)
     assert not v.passed
     assert any("occurs in only 1 input string(s), fewer than k = 2" in p for p in v.problems)
@@ -78,7 +88,7 @@ def test_near_copies_of_one_input_fail_the_fragment_rule(tamper):
 def test_a_fragment_held_by_k_inputs_is_allowed():
     motif = "WWWWCCCCWWWWCCCCWWWWCCCC"
     original = SequenceSet.from_strings([p + motif for p in PROTEINS], alphabet="protein-25")
-    output = _pseudo([motif + "A", motif + "G", PROTEINS[2][::-1], PROTEINS[3][::-1]], [0, 0, 0, 0])
+    output = _pseudo([motif + "A", motif + "G", _scrambled(PROTEINS[2]), _scrambled(PROTEINS[3])], [0, 0, 0, 0])
     assert verify_pseudo_strings(original, output, k=4, max_fragment=20).passed  # the motif is in all 4 inputs
     five = verify_pseudo_strings(original, output, k=5, max_fragment=20)
     assert any("occurs in only 4 input string(s), fewer than k = 5" in p for p in five.problems)
@@ -86,10 +96,10 @@ def test_a_fragment_held_by_k_inputs_is_allowed():
 
 def test_missing_group_tags_fail_instead_of_skipping_the_k_check():
     original = SequenceSet.from_strings(PROTEINS, alphabet="protein-25")
-    output = _pseudo([p[::-1] for p in PROTEINS])  # headers without group=
+    output = _pseudo([_scrambled(p) for p in PROTEINS])  # headers without group=
     v = verify_pseudo_strings(original, output, k=2)
     assert not v.passed and any("does not say which group" in p for p in v.problems)
-    assert not verify_pseudo_strings(original, _pseudo([p[::-1] for p in PROTEINS], [0, 0, 0, 1]), k=2).passed
+    assert not verify_pseudo_strings(original, _pseudo([_scrambled(p) for p in PROTEINS], [0, 0, 0, 1]), k=2).passed
 
 
 def test_verify_job_fails_on_tampered_condensation_output(tmp_path, repo_root):
@@ -129,3 +139,23 @@ def test_yeast_6049_at_k20_publishes_no_rare_fragment(shared_data):
     scan = index.rare_fragments(outcome.result.output, 20, 20)
     assert int(scan["longest"].max()) == 0
     assert np.all(scan["shared"] >= 0)
+
+
+@pytest.mark.parametrize("alphabet, inputs, how", [
+    ("protein-25", PROTEINS, "reversed"),
+    ("dna", ["ACGTTGCAAGGCTTACCGATGCATGCAAGTCCGATTACG", "TTGACCGGTAACGTTAGCCATGGCAATCGGATCCGTAAC"],
+     "reverse-complemented"),
+])
+def test_an_input_read_backwards_is_a_copy(alphabet, inputs, how):
+    """An input published reversed (or, for DNA, as its reverse complement) passed: no forward run of 20
+    symbols was shared, yet any reader turns it back (third false-pass hunt, 2026-11-26)."""
+    flip = {"reversed": lambda s: s[::-1],
+            "reverse-complemented": lambda s: s[::-1].translate(str.maketrans("ACGT", "TGCA"))}[how]
+    original = SequenceSet.from_strings(inputs, alphabet=alphabet)
+    out = SequenceSet.from_strings([flip(inputs[0]), _scrambled(inputs[1])], ids=["pseudo_1", "pseudo_2"],
+                                   alphabet=alphabet)
+    out.headers = ["pseudo_1 segment=0 group=0", "pseudo_2 segment=0 group=0"]
+    verdict = verify_pseudo_strings(original, out, k=2, max_fragment=20)
+    assert not verdict.passed
+    assert any(f"read {how} is an exact copy" in p for p in verdict.problems)
+    assert any(f"read {how} contains a fragment" in p for p in verdict.problems)

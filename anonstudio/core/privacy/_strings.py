@@ -76,6 +76,59 @@ def _named_input(header: str, ids: set[str]) -> str | None:
     return None
 
 
+#: a run of letters and digits: the pieces identifiers are made of (``sp|P12345|GENE_HUMAN``, ``synp00291.1``)
+_PIECE = re.compile(r"[0-9A-Za-z]+")
+_OWN_ID = re.compile(r"pseudo_\d+")
+
+
+def _identifying_pieces(ids: list[str]) -> dict[str, str]:
+    """Case-folded pieces of the input identifiers that name one input each: the runs of letters and digits
+    (``P12345``, ``GENE0``, ``synp00291``) and the ``|``-separated parts (``GENE0_HUMAN``) of 4 or more
+    characters held by that input only (``sp`` or ``HUMAN`` name nobody)."""
+    holders: dict[str, set[str]] = {}
+    for name in ids:
+        parts = {p.casefold() for p in (*_PIECE.findall(name), *name.split("|")) if len(p) >= 4}
+        for part in parts:
+            holders.setdefault(part, set()).add(name)
+    return {part: next(iter(who)) for part, who in holders.items() if len(who) == 1}
+
+
+def _names_a_piece(header: str, pieces: dict[str, str]) -> str | None:
+    """The input whose identifier piece ``header`` holds, in any case and however it is wrapped
+    (``src_synp00291``, ``SYNP00291``, ``acc=P12345.2``, ``GENE0_HUMAN``), outside the output's own
+    ``pseudo_<n>``, ``segment=`` and ``group=``."""
+    tokens = header.split()
+    for n, token in enumerate(tokens):
+        if _OWN_FIELD.fullmatch(token) or (n == 0 and _OWN_ID.fullmatch(token)):
+            continue
+        for part in (*_PIECE.findall(token), *re.split(r"[^\w|.-]+", token), *token.split("|")):
+            hit = pieces.get(part.casefold())
+            if hit is not None:
+                return hit
+    return None
+
+
+def _header_runs(original: SequenceSet, headers: list[str], length: int) -> tuple[list[int], SequenceSet] | None:
+    """Runs of ``length`` or more of the inputs' letters in the headers (a sequence written into a header),
+    as a set to scan, with the header each came from; ``None`` for alphabets of longer tokens."""
+    if not original.alphabet.single_letter:
+        return None
+    letters = {s.casefold() for s in original.alphabet.symbols if s.isalpha()}
+    if not letters:
+        return None
+    run = re.compile("[" + re.escape("".join(sorted(letters | {c.upper() for c in letters}))) + "]{%d,}" % length)
+    index = original.alphabet.index()
+    folded = {s.casefold(): s for s in index}
+    owners, runs = [], []
+    for j, header in enumerate(headers):
+        for found in run.findall(header):
+            owners.append(j)
+            runs.append("".join(folded[c.casefold()] for c in found))
+    if not runs:
+        return None
+    return owners, SequenceSet.from_strings(runs, alphabet=original.alphabet)
+
+
 def _as_set(obj: Any) -> SequenceSet:
     if isinstance(obj, SequenceSet):
         return obj
@@ -541,7 +594,8 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
     - an output string equals an input string (symbols the inputs never hold — gaps, ``X`` — deleted first,
       as a reader would), also when read backwards (reversed; DNA also reverse-complemented; strings of
       ``max_fragment`` symbols or more, as shorter ones match backwards by chance), or an output header
-      carries an input's identifier;
+      carries an input's identifier — whole, or a piece of it that names that input only, in any case
+      (:func:`_names_a_piece`) — or a run of ``max_fragment`` (default 20) letters an input holds;
     - (with ``k``) the output does not say which group each pseudo-string belongs to (``group=<g>`` in the
       headers, or ``output.extra["groups"]``), or a group has fewer than ``k`` pseudo-strings;
     - (with ``k`` and ``max_fragment`` = L) a pseudo-string contains a substring of L or more symbols that
@@ -588,10 +642,11 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
                 )
                 break
     ids = set(original.ids)
+    pieces = _identifying_pieces(original.ids)
     for j, header in enumerate(output.headers):
         if j % 16384 == 16383:
             checkpoint()
-        leaked = _named_input(header, ids)
+        leaked = _named_input(header, ids) or _names_a_piece(header, pieces)
         if leaked is not None:
             problems.add(
                 f"pseudo-string {j + 1} ('{output.ids[j]}'): its header names input record '{leaked}'",
@@ -604,6 +659,15 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
         index = FragmentIndex.of(original)
         scan = index.rare_fragments(output, max_fragment or 1, k if (k is not None and max_fragment) else 0)
         shared = scan["shared"]
+        in_headers = _header_runs(original, output.headers, max_fragment or DEFAULT_MAX_FRAGMENT)
+        if in_headers is not None:
+            owners, runs = in_headers
+            longest = index.longest_shared(runs)
+            for j in sorted({owners[r] for r in np.flatnonzero(longest >= (max_fragment or DEFAULT_MAX_FRAGMENT))}):
+                problems.add(f"pseudo-string {j + 1} ('{output.ids[j]}'): its header carries a run of "
+                             f"{int(max(longest[r] for r in range(len(owners)) if owners[r] == j))} symbols that "
+                             "an input string holds (a sequence written into the header)",
+                             record=output.ids[j], kind="sequence in header")
     else:
         scan, shared = None, np.zeros(0, np.int64)
     details.update(

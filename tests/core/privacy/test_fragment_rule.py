@@ -159,3 +159,36 @@ def test_an_input_read_backwards_is_a_copy(alphabet, inputs, how):
     assert not verdict.passed
     assert any(f"read {how} is an exact copy" in p for p in verdict.problems)
     assert any(f"read {how} contains a fragment" in p for p in verdict.problems)
+
+
+_UNIPROT = [f"sp|P12340{i}|GENE{i}_HUMAN" for i in range(4)]
+
+
+@pytest.mark.parametrize("extra, named", [
+    ("P123400", True), ("P123400.2", True), ("acc=P123400", True), ("GENE0_HUMAN", True), ("gene0", True),
+    ("src_p123400", True), ("sp|P123400|GENE0_HUMAN", True), ("HUMAN", False), ("sp", False), ("", False),
+])
+def test_a_header_naming_an_input_by_a_piece_of_its_id_fails(extra, named):
+    """Only the whole 'sp|P123400|GENE0_HUMAN' was caught: the accession alone, a version suffix, the entry
+    name, any case or an identifier glued to other text passed (third false-pass hunt, 2026-11-26). Pieces
+    every input shares ('sp', 'HUMAN') name nobody."""
+    original = SequenceSet.from_strings(PROTEINS, ids=_UNIPROT, headers=[f"{i} Protein number {n}" for n, i in
+                                                                         enumerate(_UNIPROT)], alphabet="protein-25")
+    out = _pseudo([_scrambled(p) for p in PROTEINS], [0, 0, 0, 0])
+    out.headers[0] = f"pseudo_1 segment=0 group=0 {extra}".strip()
+    verdict = verify_pseudo_strings(original, out, k=2, max_fragment=20)
+    assert verdict.passed is not named
+    if named:
+        assert any("its header names input record 'sp|P123400|GENE0_HUMAN'" in p for p in verdict.problems)
+
+
+def test_a_sequence_written_into_a_header_fails():
+    """'note=<the input's residues>' in a header passed: headers were never scanned for residues."""
+    original = SequenceSet.from_strings(PROTEINS, alphabet="protein-25")
+    out = _pseudo([_scrambled(p) for p in PROTEINS], [0, 0, 0, 0])
+    out.headers[1] += " note=" + PROTEINS[2][10:40].lower()
+    verdict = verify_pseudo_strings(original, out, k=2, max_fragment=20)
+    assert not verdict.passed
+    assert any("'pseudo_2'): its header carries a run of 30 symbols" in p for p in verdict.problems)
+    out.headers[1] = "pseudo_2 segment=0 group=0 note=SEQUENCEFROMNOWHEREATALL"  # letters no input holds
+    assert verify_pseudo_strings(original, out, k=2, max_fragment=20).passed

@@ -94,6 +94,19 @@ def test_events_sequence_and_its_anonymized_form(pane, screenshot):
     assert d_left.rowCount() == offsets[i + 1] - offsets[i] == d_right.rowCount()
     labels = [d_right.headerData(r, Qt.Vertical) for r in range(d_right.rowCount())]
     assert labels.count("suppressed") == d_right.rowCount() - kept_per[i]
+    # each kept event sits beside the original event it came from (published events are numbered 1..m, so
+    # their numbers do not say which): its sensitive value, published as it is, is that event's
+    kept = [r for r, label in enumerate(labels) if label != "suppressed"]
+    assert [labels[r] for r in kept] == [str(n) for n in range(1, kept_per[i] + 1)]
+    disease = [d_right.headerData(c, Qt.Horizontal) for c in range(d_right.columnCount())].index("diagnosis")
+    left_disease = [d_left.headerData(c, Qt.Horizontal) for c in range(d_left.columnCount())].index("diagnosis")
+    for r in kept:
+        assert d_right.data(d_right.index(r, disease), Qt.DisplayRole) == \
+            d_left.data(d_left.index(r, left_disease), Qt.DisplayRole)
+    ev = outcome.result.details
+    source = ev["event_rows"][ev["event_kept"]]  # the input row of each published event, in output order
+    seq_rows = np.flatnonzero(out["PID"].astype(str).to_numpy() == str(ids[i]))
+    assert sorted(int(np.flatnonzero(order[offsets[i]:offsets[i + 1]] == source[p])[0]) for p in seq_rows) == kept
     # a sequence whose ages were generalized to a band shows the band, marked changed
     j = ids.index(out.loc[out["age"].str.contains("-"), "PID"].iloc[0]) if isinstance(ids, list) else \
         int(np.flatnonzero(np.asarray(ids) == out.loc[out["age"].str.contains("-"), "PID"].iloc[0])[0])

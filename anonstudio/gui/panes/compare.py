@@ -368,18 +368,14 @@ class ComparePane(OutcomePane):
         cols = [c for c in data.df.columns if c != data.sequence_id]
         a = data.df.iloc[orig.rows[i]][cols].reset_index(drop=True)
         b_rows = output.df.iloc[anon.rows[i]] if len(anon.rows[i]) else output.df.iloc[0:0]
-        # put each kept event under the original event with the same order value; suppressed ones stay empty
-        b_by_order = {str(v): r for r, v in zip(range(len(b_rows)), b_rows[output.event_order].astype(str))}
         out_cols = [c for c in cols if c in output.df.columns]
         aligned = pd.DataFrame("", index=range(len(a)), columns=out_cols, dtype=object)
         labels = []
-        for r, v in enumerate(a[data.event_order].astype(str)):
-            if v in b_by_order:
-                aligned.iloc[r] = b_rows[out_cols].iloc[b_by_order[v]].astype("string").fillna("").tolist()
-                labels.append(str(r + 1))
+        for r, p in enumerate(self._published_rows(orig.rows[i], b_rows, a[data.event_order].astype(str))):
+            if p is not None:  # the kept event's published row, under the original event it came from
+                aligned.iloc[r] = b_rows[out_cols].iloc[p].astype("string").fillna("").tolist()
+                labels.append(str(p + 1))  # its number in the published sequence (events are numbered 1..m)
             else:
-                if data.event_order in out_cols:
-                    aligned.iloc[r, out_cols.index(data.event_order)] = v
                 labels.append("suppressed")
         changed = changed_mask(a, aligned)
         self.detail_pair.left_model.set_frame(a, changed_mask(aligned, a))
@@ -387,6 +383,22 @@ class ComparePane(OutcomePane):
         self.detail_pair.fit_columns()
         self.detail_pair.left_title.setText(f"Sequence {orig.ids[i]} — {len(a)} events")
         self.detail_pair.right_title.setText(f"Anonymized — {len(b_rows)} events kept")
+
+    def _published_rows(self, original_rows: np.ndarray, b_rows: pd.DataFrame, order_values: pd.Series) -> list:
+        """For each original event of a sequence (``original_rows``, rows of the input in event order), the
+        row of ``b_rows`` (its published events) it became, or ``None`` if suppressed. From the run's own
+        record of which events it kept (CBMSA's ``event_rows``/``event_published_row``): published events
+        are numbered 1..m, so their numbers no longer name the original events. Without that record (an
+        output from elsewhere), events are matched by equal order values."""
+        details = getattr(getattr(self.outcome, "result", None), "details", None) or {}
+        rows, published = details.get("event_rows"), details.get("event_published_row")
+        if rows is not None and published is not None and len(b_rows):
+            pub_of = np.full(int(np.max(rows)) + 1, -1, dtype=np.int64)
+            pub_of[np.asarray(rows)] = np.asarray(published)
+            first = int(b_rows.index[0])  # published rows of one sequence are consecutive in the output
+            return [int(pub_of[r]) - first if r < len(pub_of) and pub_of[r] >= 0 else None for r in original_rows]
+        by_order = {str(v): r for r, v in enumerate(b_rows[self._output.event_order].astype(str))}
+        return [by_order.get(v) for v in order_values]
 
     # -- selection -------------------------------------------------------------------------------------
     def _select(self, side: str, row: int) -> None:

@@ -493,16 +493,23 @@ def entry() -> None:
       exits the usual way.
     """
     argv = sys.argv[1:]
+    prepare_process(argv)
+    code = main(argv)
+    if "PySide6.QtCore" in sys.modules:
+        raise SystemExit(code)
+    _leave(code)
+
+
+def prepare_process(argv: list[str]) -> None:
+    """What :func:`entry` does to the process before ``main(argv)``: lean kernel loads and the collector's
+    threshold, for every command but the workbench (also used by the whole-process benchmark's profiled
+    run)."""
     command = next((a for a in argv if not a.startswith("-")), None)
     if command not in (None, "gui"):
         from anonstudio.core.kernels import lean_cache_loads
 
         lean_cache_loads()
         gc.set_threshold(_YOUNG_OBJECTS_BEFORE_COLLECTING, *gc.get_threshold()[1:])
-    code = main(argv)
-    if "PySide6.QtCore" in sys.modules:
-        raise SystemExit(code)
-    _leave(code)
 
 
 def _leave(code: int) -> None:

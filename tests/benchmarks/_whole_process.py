@@ -35,9 +35,8 @@ _PYCACHE = Path(tempfile.gettempdir()) / "anonstudio-bench-pycache"
 #: the profiled run: what ``anonstudio`` (``cli.main.entry``) does, but returning, so cProfile can write
 _PROFILED = """
 import sys
-from anonstudio.core.kernels import lean_cache_loads
-from anonstudio.cli.main import main
-lean_cache_loads()
+from anonstudio.cli.main import main, prepare_process
+prepare_process(sys.argv[1:])
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -19,7 +19,6 @@ Adult (../shared/data/adult, 30,162 rows) with 8 quasi-identifiers, k = 10:
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys

@@ -10,8 +10,8 @@ arrays; the score matrices are indexed by those codes. Unit costs: Myers/Hyyrö 
 from __future__ import annotations
 
 import numpy as np
-from anonstudio.core.kernels._jit import njit
 
+from anonstudio.core.kernels._jit import njit
 
 @njit(cache=True, nogil=True)
 def nw_unit_distance(a, b):

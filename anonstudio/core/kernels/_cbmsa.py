@@ -26,8 +26,8 @@ the alignment minimises.
 from __future__ import annotations
 
 import numpy as np
-from anonstudio.core.kernels._jit import njit, prange
 
+from anonstudio.core.kernels._jit import njit, prange
 from anonstudio.core.kernels import parallel_runtime
 from anonstudio.core.kernels._generalize import lca_node
 

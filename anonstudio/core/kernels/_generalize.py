@@ -9,8 +9,8 @@ first level at which their ancestor columns agree.
 from __future__ import annotations
 
 import numpy as np
-from anonstudio.core.kernels._jit import njit
 
+from anonstudio.core.kernels._jit import njit
 
 @njit(cache=True, nogil=True)
 def lca_node(n1, n2, node_anc, node_level):

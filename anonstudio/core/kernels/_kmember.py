@@ -9,8 +9,8 @@ over records with lowest-index tie-breaking would pick. Information loss uses th
 from __future__ import annotations
 
 import numpy as np
-from anonstudio.core.kernels._jit import njit
 
+from anonstudio.core.kernels._jit import njit
 from anonstudio.core.kernels._generalize import lca_node
 
 

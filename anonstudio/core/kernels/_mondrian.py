@@ -10,8 +10,8 @@ is entropy l-diverse on the sensitive codes (Machanavajjhala et al. 2007).
 from __future__ import annotations
 
 import numpy as np
-from anonstudio.core.kernels._jit import njit
 
+from anonstudio.core.kernels._jit import njit
 from anonstudio.core.kernels._generalize import lca_node
 
 

@@ -14,8 +14,8 @@
 from __future__ import annotations
 
 import numpy as np
-from anonstudio.core.kernels._jit import njit
 
+from anonstudio.core.kernels._jit import njit
 from anonstudio.core.kernels._generalize import lca_node
 
 INT64_MAX = np.iinfo(np.int64).max

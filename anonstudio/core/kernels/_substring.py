@@ -13,8 +13,8 @@ look-ups without a dense table for every state.
 from __future__ import annotations
 
 import numpy as np
-from anonstudio.core.kernels._jit import njit, prange
 
+from anonstudio.core.kernels._jit import njit, prange
 from anonstudio.core.kernels import parallel_runtime
 
 parallel_runtime()  # before any kernel of this module is loaded (see parallel_runtime)

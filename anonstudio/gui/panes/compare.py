@@ -395,8 +395,8 @@ class ComparePane(OutcomePane):
         if rows is not None and published is not None and len(b_rows):
             pub_of = np.full(int(np.max(rows)) + 1, -1, dtype=np.int64)
             pub_of[np.asarray(rows)] = np.asarray(published)
-            first = int(b_rows.index[0])  # published rows of one sequence are consecutive in the output
-            return [int(pub_of[r]) - first if r < len(pub_of) and pub_of[r] >= 0 else None for r in original_rows]
+            position = {int(label): p for p, label in enumerate(b_rows.index)}  # output row -> row of b_rows
+            return [position.get(int(pub_of[r])) if r < len(pub_of) else None for r in original_rows]
         by_order = {str(v): r for r, v in enumerate(b_rows[self._output.event_order].astype(str))}
         return [by_order.get(v) for v in order_values]
 

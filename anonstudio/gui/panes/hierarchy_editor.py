@@ -352,6 +352,7 @@ class HierarchyEditor(QWidget):
         for attr in list(self.models):
             if attr not in attrs:
                 del self.models[attr]
+                self._in_state.discard(attr)
         for attr in attrs:
             h = self.state.hierarchies.get(attr)
             model = self.models.get(attr)

@@ -227,6 +227,8 @@ def methods_text() -> str:
     if missing:
         lines.append(f"not available in this version: {', '.join(missing)}")
     lines.append("every method also takes seed (a deterministic method records that it has no effect)")
+    lines.append("every release is also verified byte for byte: its files must be the canonical form anonstudio writes "
+                 "of what was checked, with every token from a whitelist (README: Errors and guarantees)")
     return "\n".join(lines)
 
 

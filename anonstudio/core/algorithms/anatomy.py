@@ -72,7 +72,7 @@ class Anatomy(Algorithm):
     output_kind = "tables"
     reference = "X. Xiao, Y. Tao: Anatomy: simple and effective privacy preservation. VLDB 2006"
     description = ("publishes the quasi-identifiers unchanged with a group number, and each group's sensitive values "
-                   "in a second table, so a record's sensitive value is one of at least l equally likely ones")
+                   "in a second table; no sensitive value is more than 1/l of a record's group")
     privacy_models = ("anatomy: every group l-diverse (no sensitive value above 1/l of its group)",)
     reported_metrics = ("groups", "group_size")
     result_view = "Anatomy"

@@ -545,7 +545,8 @@ class Condensation(Algorithm):
     description = ("groups similar strings (proteins, DNA, item sequences) in groups of at least k and publishes "
                    "pseudo-strings drawn from each group's statistics instead of the originals")
     output_kind = "fasta"
-    privacy_models = ("pseudo-strings: groups of at least k", "no original copied", "fragment rule (max_fragment)")
+    privacy_models = ("pseudo-strings: groups of at least k", "no input published exactly (forwards or backwards)",
+                      "fragment rule (max_fragment)")
     reported_metrics = ("CD", "distance_order_preserved", "knn_accuracy", "longest_shared_substring")
     parameters = ParamSet((
         Param("k", "int", 20, "anonymity level: every group holds at least k strings (§2, §4)", low=2),

@@ -149,8 +149,6 @@ class Outcome:
     #: the privacy model the output was verified against (the method's, with the job's roles): the
     #: publication gate re-checks the written files against it
     model: dict[str, Any] = field(default_factory=dict)
-    #: the job's missing-value tokens (``None``: the readers' default), for reading the release back
-    missing: list[str] | None = None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -576,8 +574,7 @@ def run(
         "warnings": release_warnings(data, result.output) + list(result.warnings),
     }
     report(progress, 1.0, "done")
-    return Outcome(result, verification, rep, data, hierarchies, model=model,
-                   missing=declared.missing if declared is not None else None)
+    return Outcome(result, verification, rep, data, hierarchies, model=model)
 
 
 #: warn when more than this share of the published records is unique on its quasi-identifiers together with

@@ -82,6 +82,10 @@ def shuffled_sequences(log: EventLog, seed: int) -> EventLog:
     return replace(log, df=log.df.iloc[rows].reset_index(drop=True))
 
 
+def _tokens(tokens: Any) -> list[str] | None:
+    return None if tokens is None else list(tokens)
+
+
 def _name_only(path: Any) -> str:
     return Path(str(path)).name
 
@@ -147,7 +151,8 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
             io.write_output(frame, staged_sides[suffix], like=outcome.result.output)
             names[staged_sides[suffix]] = sides[suffix].name
         gate = privacy.verify_release(outcome.model, outcome.data, staged, outcome.hierarchies,
-                                      side_paths=staged_sides, missing=outcome.missing, shuffle_seed=seed,
+                                      side_paths=staged_sides, shuffle_seed=seed,
+                                      missing=_tokens(getattr(outcome.data, "missing_tokens", None)),
                                       names=names)
         if not gate.passed:
             raise PrivacyError(f"the release failed verification as written ({gate.model}): {gate.summary()}; "

@@ -391,7 +391,8 @@ def read_table(
     if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0:
         df = df.reset_index(drop=True)
     df, spelled = _apply_missing(df, tokens)
-    return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines, missing_text=spelled)
+    return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines, missing_text=spelled,
+                 missing_tokens=tuple(tokens))
 
 
 def _stored_index(path: Path, columns) -> list[str]:
@@ -450,7 +451,8 @@ def _read_parquet(path: Path, tokens: list[str], index_columns: bool = False) ->
         cols[name] = out
     df = pd.DataFrame(cols, columns=header) if cols else pd.DataFrame()
     df, spelled = _apply_missing(df, tokens)
-    return Table(df, source=path, delimiter=",", encoding="utf-8", header_lines=0, missing_text=spelled)
+    return Table(df, source=path, delimiter=",", encoding="utf-8", header_lines=0, missing_text=spelled,
+                 missing_tokens=tuple(tokens))
 
 
 def write_table(

@@ -217,11 +217,30 @@ def _check_events(problems: Problems, original: EventLog, output: EventLog, data
         _compare(problems, data, expected, shown)
 
 
-def _check_fasta(problems: Problems, original: SequenceSet, output: SequenceSet, data: bytes, shown: str) -> None:
+def _one_length(problems: Problems, output: SequenceSet, groups: np.ndarray, segments: np.ndarray,
+                length_mode: str | None, shown: str) -> None:
+    """Pseudo-strings are generated at one length per group (``length = "group"``, the default), per segment
+    (``"segment"``) or for the whole release (``"database"``): a string of another length than its unit's is
+    a length the method did not draw, free to carry a bit."""
+    unit = {"group": groups, "segment": segments, "database": np.zeros(len(groups), dtype=np.int64)}.get(
+        length_mode or "group", groups)
+    lengths = np.diff(output.offsets)
+    frame = pd.DataFrame({"u": unit, "n": lengths})
+    spread = frame.groupby("u", sort=False)["n"].nunique()
+    bad = spread[spread > 1]
+    if len(bad):
+        first = int(np.flatnonzero(unit == bad.index[0])[0])
+        problems.add(f"{shown}: the pseudo-strings of one {length_mode or 'group'} (the one record {first + 1} is in) "
+                     f"have {int(bad.iloc[0])} different lengths: the method draws every string of a "
+                     f"{length_mode or 'group'} at one length", kind="length", record=first + 1)
+
+
+def _check_fasta(problems: Problems, original: SequenceSet, output: SequenceSet, data: bytes, shown: str,
+                 length_mode: str | None = None) -> None:
     """Canonical bytes of a pseudo-string release: headers exactly ``pseudo_<n> segment=<s> group=<g>`` with
-    n = 1..N in order, a group's strings together and groups numbered in order of first appearance (from the
-    first group's number), one segment per group; letters only from the inputs' own ASCII alphabet; 60
-    letters a line."""
+    n = 1..N in order, a group's strings together, groups and segments numbered 0, 1, … in order of first
+    appearance, one segment per group, one length per group (or segment, or release: ``length_mode``); letters
+    only from the inputs' own ASCII alphabet; 60 letters a line."""
     allowed = {s for s in original.alphabet.symbols if s.isascii()}
     used = np.unique(output.codes) if len(output.codes) else np.zeros(0, dtype=np.int64)
     foreign = [output.alphabet.symbols[int(c)] for c in used if output.alphabet.symbols[int(c)] not in allowed]
@@ -248,18 +267,17 @@ def _check_fasta(problems: Problems, original: SequenceSet, output: SequenceSet,
         segment_of.append(int(m.group(2)))
         heads.append(header)
     if len(group_of) == len(output.headers) and group_of:
-        base = group_of[0]
-        codes, uniques = pd.factorize(np.asarray(group_of, dtype=np.int64))
-        canonical = base + codes
-        seg = np.asarray(segment_of, dtype=np.int64)
+        codes, uniques = pd.factorize(np.asarray(group_of, dtype=np.int64))  # groups 0, 1, … in order
+        seg_codes = pd.factorize(np.asarray(segment_of, dtype=np.int64))[0]  # segments 0, 1, … in order
         together = np.all(np.diff(codes) >= 0) if len(codes) > 1 else True
-        one_segment = len(pd.DataFrame({"g": codes, "s": seg}).drop_duplicates()) == len(uniques)
+        one_segment = len(pd.DataFrame({"g": codes, "s": seg_codes}).drop_duplicates()) == len(uniques)
         if not together:
             problems.add(f"{shown}: the strings of a group are not published together (record "
                          f"{int(np.flatnonzero(np.diff(codes) < 0)[0]) + 2})", kind="header")
         if not one_segment:
             problems.add(f"{shown}: a group's strings name different segments", kind="header")
-        heads = [f"pseudo_{i + 1} segment={seg[i]} group={canonical[i]}" for i in range(len(canonical))]
+        _one_length(problems, output, codes, seg_codes, length_mode, shown)
+        heads = [f"pseudo_{i + 1} segment={seg_codes[i]} group={codes[i]}" for i in range(len(codes))]
     tokenized = not output.alphabet.single_letter
     seqs: list = [output.symbols_of(i) for i in range(len(output))] if tokenized else output.strings()
     expected = canon.fasta_bytes(heads, seqs, tokenized=tokenized)
@@ -311,7 +329,7 @@ def verify_release(spec: dict[str, Any], original: Any, output_path: str | Path,
         elif isinstance(original, EventLog):
             _check_events(problems, original, output, data, output_path, shown, shuffle_seed)
         elif isinstance(original, SequenceSet):
-            _check_fasta(problems, original, output, data, shown)
+            _check_fasta(problems, original, output, data, shown, spec.get("length"))
     canonical = Verification(not problems, "canonical form",
                              {"canonical_form": not problems, "violations": problems.count,
                               "first_violations": problems.records}, problems.sentences)

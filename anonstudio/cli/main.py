@@ -111,8 +111,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     job = load_job(args.job, args.set)
     verification = verify_job(job)
-    _say(json.dumps(verification.as_dict(), indent=2) if args.json else
-          f"{job.output_path}: {'passed' if verification.passed else 'FAILED'} ({verification.model}) {verification.summary()}")
+    if args.json:
+        _say(json.dumps(verification.as_dict(), indent=2))
+    else:
+        _say(f"{job.output_path}: {'passed' if verification.passed else 'FAILED'} ({verification.model}) "
+             f"{verification.summary()}")
+        for problem in verification.problems[1:] if not verification.passed else []:
+            _say(f"  also: {problem}")
     return 0 if verification.passed else 1
 
 
@@ -222,6 +227,8 @@ def methods_text() -> str:
     if missing:
         lines.append(f"not available in this version: {', '.join(missing)}")
     lines.append("every method also takes seed (a deterministic method records that it has no effect)")
+    lines.append("every release is also verified byte for byte: its files must be the canonical form anonstudio writes "
+                 "of what was checked, with every token from a whitelist (README: Errors and guarantees)")
     return "\n".join(lines)
 
 

@@ -545,7 +545,8 @@ class Condensation(Algorithm):
     description = ("groups similar strings (proteins, DNA, item sequences) in groups of at least k and publishes "
                    "pseudo-strings drawn from each group's statistics instead of the originals")
     output_kind = "fasta"
-    privacy_models = ("pseudo-strings: groups of at least k", "no original copied", "fragment rule (max_fragment)")
+    privacy_models = ("pseudo-strings: groups of at least k", "no input published exactly (forwards or backwards)",
+                      "fragment rule (max_fragment)")
     reported_metrics = ("CD", "distance_order_preserved", "knn_accuracy", "longest_shared_substring")
     parameters = ParamSet((
         Param("k", "int", 20, "anonymity level: every group holds at least k strings (§2, §4)", low=2),
@@ -569,7 +570,8 @@ class Condensation(Algorithm):
     ))
 
     def privacy_model(self) -> dict[str, Any]:
-        return {"model": "pseudo-strings", "k": self.params["k"], "max_fragment": self.params["max_fragment"]}
+        return {"model": "pseudo-strings", "k": self.params["k"], "max_fragment": self.params["max_fragment"],
+                "length": self.params["length"]}
 
     def run(self, data: SequenceSet, hierarchies: dict | None = None, progress: ProgressCallback | None = None) -> Result:
         import numpy as np
@@ -667,7 +669,10 @@ class Condensation(Algorithm):
                                             progress=subrange(progress, 0.97, 0.995))
         suppressed = seg.suppressed + uncondensable_strings
         ids = [f"pseudo_{i + 1}" for i in range(m)]
-        headers = [f"pseudo_{i + 1} segment={out_segments[i]} group={out_groups[i]}" for i in range(m)]
+        # segments numbered 0, 1, … in order among those published (a segment whose groups were all suppressed
+        # leaves no gap): the header's numbers are fixed by the grouping, the only form the verifier accepts
+        dense = {s: i for i, s in enumerate(dict.fromkeys(out_segments))}
+        headers = [f"pseudo_{i + 1} segment={dense[out_segments[i]]} group={out_groups[i]}" for i in range(m)]
         offsets = np.zeros(m + 1, np.int64)
         np.cumsum([len(c) for c in out_codes], out=offsets[1:])
         codes = np.concatenate(out_codes).astype(data.codes.dtype) if m else np.zeros(0, data.codes.dtype)

@@ -43,6 +43,7 @@ from anonstudio.core.privacy._tables import (
     verify_l_diversity,
 )
 from anonstudio.core.privacy._random import verify_random_anonymization
+from anonstudio.core.privacy._canonical import unshuffled_table, verify_release
 from anonstudio.core.privacy._verification import Verification, as_coded, frame_of
 
 __all__ = [
@@ -63,6 +64,8 @@ __all__ = [
     "verify_output",
     "verify_pseudo_strings",
     "verify_random_anonymization",
+    "verify_release",
+    "unshuffled_table",
 ]
 
 def _need(spec: dict, key: str) -> Any:

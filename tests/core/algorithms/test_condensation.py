@@ -219,7 +219,7 @@ def test_first_symbol_and_transitions_follow_fs_and_sc():
 def test_registered_and_declares_its_model():
     cls = get("condensation")
     assert cls is Condensation and cls.data_kind == "fasta"
-    assert Condensation(k=7).privacy_model() == {"model": "pseudo-strings", "k": 7, "max_fragment": 20}
+    assert Condensation(k=7).privacy_model() == {"model": "pseudo-strings", "k": 7, "max_fragment": 20, "length": "group"}
     assert Condensation(k=7, max_fragment=30).privacy_model()["max_fragment"] == 30
 
 

@@ -170,47 +170,51 @@ def _randomness(problems: Problems, coded: dict, collisions: dict, weights, max_
                            "attributes": {}}
     if n < 2:
         return out
+    found: list[tuple[float, str, dict]] = []  # (log p, sentence, record): the most significant told first
     for q in names:
         old, new, values = coded[q]
         moved = old != new
         row: dict[str, Any] = {"changed": int(moved.sum())}
+        out["attributes"][q] = row
         if chances is not None:
             share = stats.share_test(old, moved, chances[q], shuffle)
             row.update(expected_changed=round(share.expected, 3), share_log10_p=round(share.log_p / math.log(10), 3))
             if share.log_p < log_limit:
-                problems.add(
+                sentence = (
                     f"quasi-identifier '{q}': {share.changed:,} of {n:,} cells ({share.changed / n:.1%}) differ from "
                     f"the input, where the job's random redraws change about {share.expected:,.0f} "
-                    f"({share.expected / n:.1%}: redrawn in {share.redraw_chance:.1%} of records, and a redraw "
-                    f"keeps the old value with a chance of {share.hit_chance:.3f}); so far off by chance: "
-                    f"p ≤ {stats.format_p(share.log_p)} (limit {limit:.1e}). The cells were not redrawn as the job "
-                    "says", column=q, kind="share of changed cells")
+                    f"({share.expected / n:.1%}: redrawn in {share.redraw_chance:.1%} of records, and a redraw keeps "
+                    f"the old value with a chance of {share.hit_chance:.3f}); so far off by chance: "
+                    f"p ≤ {stats.format_p(share.log_p)} (limit {limit:.1e}). The cells were not redrawn as the job says")
+                found.append((share.log_p, sentence, {"column": q, "kind": "share of changed cells"}))
         if shuffle:
             broken = stats.rearranged(old, np.where(new >= 0, new, 0), moved & (new >= 0), len(values))
             for code, before, after in broken[:3]:
-                problems.add(
-                    f"quasi-identifier '{q}' (draws = shuffle): among its changed cells {show(values[code])} was "
-                    f"the old value of {before:,} and is the new value of {after:,}; a shuffle only exchanges the "
-                    "values of the chosen cells, so each value must leave as many cells as it enters. The values "
-                    "were not shuffled", column=q, kind="not a shuffle")
+                sentence = (
+                    f"quasi-identifier '{q}' (draws = shuffle): among its changed cells {show(values[code])} was the "
+                    f"old value of {before:,} and is the new value of {after:,}; a shuffle only exchanges the values "
+                    "of the chosen cells, so each value must leave as many cells as it enters. The values were not "
+                    "shuffled")
+                found.append((-math.inf, sentence, {"column": q, "kind": "not a shuffle"}))
             problems.count += max(0, len(broken) - 3)
             if broken:
-                row["independence_log10_p"] = None
-                out["attributes"][q] = row
+                row["independence_log10_p"] = None  # the test's null (a rearrangement) does not hold
                 continue
         counts = np.bincount(old, minlength=len(values)).astype(np.float64)
         test = stats.independence_test(old, new, moved, counts / n, shuffle)
         row["independence_log10_p"] = round(test.log_p / math.log(10), 3)
         if test.log_p < log_limit and test.cell is not None:
             a, b, count, total, expected = test.cell
-            problems.add(
+            chance = "a random shuffle, independent of the old value, gives" if shuffle else \
+                "random draws, independent of the old value, give"
+            sentence = (
                 f"quasi-identifier '{q}': among its {test.cells:,} changed cells the new value depends on the old "
                 f"one: of the {total:,} that were {show(values[a])}, {count:,} became {show(values[b])}, where "
-                f"{'a random shuffle' if shuffle else 'random draws'}, independent of the old value, give about "
-                f"{expected:,.1f}; "
-                f"so far off by chance: p ≤ {stats.format_p(test.log_p)} (limit {limit:.1e}). The new values were "
-                "not drawn at random", column=q, kind="new value depends on the old")
-        out["attributes"][q] = row
+                f"{chance} about {expected:,.1f}; so far off by chance: p ≤ {stats.format_p(test.log_p)} (limit "
+                f"{limit:.1e}). The new values were not drawn at random")
+            found.append((test.log_p, sentence, {"column": q, "kind": "new value depends on the old"}))
+    for _, sentence, record in sorted(found, key=lambda f: f[0]):
+        problems.add(sentence, **record)
     return out
 
 

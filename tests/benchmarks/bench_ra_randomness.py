@@ -1,7 +1,8 @@
 """The random-anonymization verifier's statistical checks (issue 28, item 4) on real runs and on crafted
 outputs: how many genuine runs are refused (must be 0) and the smallest p-value bound seen, per check; that
-every crafted output (a deterministic map) is refused, and by which check; and the share of records that keep
-their full original combination (issue 28, item 8).
+every crafted output (a deterministic map) is refused, and by which check; how small a share of the changed
+cells a map may cover and still be refused; and the share of records that keep their full original
+combination (issue 28, item 8).
 
     python tests/benchmarks/bench_ra_randomness.py [--demo-seeds 200] [--adult-seeds 30] [--crafted-seeds 5]
 """
@@ -19,7 +20,19 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from anonstudio.core.privacy import verify_output  # noqa: E402
-from tests.core.privacy._ra_crafted import ADULT, CONFIGS, DEMO, crafted, genuine, kept_combinations, table_of  # noqa: E402
+from tests.core.privacy._ra_crafted import (  # noqa: E402
+    ADULT,
+    CONFIGS,
+    DEMO,
+    crafted,
+    genuine,
+    kept_combinations,
+    partly_mapped,
+    table_of,
+)
+
+#: shares of a column's changed cells a partial map is applied to
+SHARES = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
 
 
 def smallest(verdict, key: str) -> float:
@@ -79,6 +92,25 @@ def crafted_runs(name: str, table, seeds: int) -> None:
         print(f"{key[0]:38s} {key[1]:12s} {tried[key]:6d} {passed[key]:7d} {worst[key]:18.1f}  {kinds_seen}")
 
 
+def partial_maps(name: str, table, seeds: int) -> None:
+    """How small a share of the changed cells a map may cover and still be refused (what (b) cannot see)."""
+    print(f"\n## {name}: a map applied to a share of one column's changed cells (seeds 1..{seeds}, ra entropy)")
+    print(f"{'map':52s} " + " ".join(f"{s:>6.0%}" for s in SHARES))
+    for draws in ("independent", "shuffle"):
+        params = {"weights": "entropy", "draws": draws}
+        runs = [genuine(table, "ra", params, seed) for seed in range(1, seeds + 1)]
+        for column in ("age", "education"):
+            label = (f"{column} rotated by the old value's rank" if draws == "shuffle" else
+                     f"{column} {'to the next value' if column == 'age' else 'fixed permutation'}")
+            row = []
+            for share in SHARES:
+                refused = sum(not verify_output(spec, table, partly_mapped(table.df, out, column, share, seed,
+                                                                           draws == "shuffle"), {}).passed
+                              for seed, (spec, out) in enumerate(runs, 1))
+                row.append(f"{refused}/{seeds}")
+            print(f"{label + ' (' + draws + ')':52s} " + " ".join(f"{r:>6s}" for r in row))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--demo-seeds", type=int, default=200)
@@ -93,6 +125,7 @@ def main() -> None:
     for name, table, seeds in tables:
         genuine_runs(name, table, seeds)
         crafted_runs(name, table, args.crafted_seeds)
+        partial_maps(name, table, args.crafted_seeds)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 
 RA publishes every record with at most one (enhanced RA: at most ``k``) quasi-identifier value replaced by
 a draw from that attribute's own values; it promises probabilistic anonymity (Eq. 1), not equivalence
-classes. The verifier checks, from the input and the output only, what that model promises — and says
-"random anonymization", never "k-anonymity".
+classes. The verifier checks, from the input, the output and the job only (never the method's bookkeeping),
+what that model promises, and that the changed cells look drawn at random as the job says (statistical
+tests, :mod:`._randomness`) — and says "random anonymization", never "k-anonymity".
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ def verify_random_anonymization(
        Proposition 7; ``"uniform"``; or attribute = weight), the same as ``"uniform"`` for enhanced RA's
        random subsets; ``None`` (not known) takes the most repetitive attribute. ``draws`` is the job's
        ``"independent"`` or ``"shuffle"`` (a shuffle also leaves some cells where they were).
+    6. the cells were drawn at random, not mapped (:func:`_randomness`, :mod:`._randomness`): per quasi-
+       identifier (a) the share of changed cells fits the job's chance of redrawing it and of a redraw hitting
+       the old value (not made when ``weights`` is ``None``), (b) among the changed cells the new value is
+       independent of the old one; with ``draws = "shuffle"`` also the new values of each block's changed
+       cells are a rearrangement of their old values. A genuine run fails 6 with a chance of at most
+       ``_randomness.ALPHA`` (1e-9). Every sex flipped, every changed age moved to the next value or a fixed
+       permutation of the values passed 1-5.
     """
     max_changed = _check_int("max_changed", max_changed, 0)
     levels = levels or {}
@@ -228,7 +236,8 @@ _SHUFFLE_BLOCK_ROWS = 1 << 16
 
 
 def _collision_and_entropy(values: np.ndarray) -> tuple[float, float]:
-    """The chance that a draw from the attribute's own values equals a record's value, over the records —
+    """From a column's cells (or their integer value codes): the chance that a draw from the attribute's own
+    values equals a record's value, over the records —
     ``sum_v p_v^2`` for the value frequencies ``p_v`` (Yang & Qiao 2010, Algorithm 1 draws from them; a
     uniform draw over the values has the smaller chance ``1/|domain|``) — and the entropy ``-sum p ln p``
     (§4.1, for Proposition 7's weights)."""

@@ -35,25 +35,31 @@ and at most ``k`` changes per record, so the exact checks pass it; two tests see
 (b) **the new value is independent of the old one** (:func:`independence_test`), on the contingency table
     ``T[a, b]`` of the changed cells (old ``a``, new ``b ≠ a``):
 
-    - independent draws: given which cells changed, the new values are independent, ``P(b | a) =
-      p_b / (1 - p_a)``. The test statistic is the likelihood ratio of the best row-wise multinomial
-      ``q̂_a(b) = T_ab / r_a`` (``r_a`` the row's total) against that null, i.e. ``G/2``; its tail is bounded
-      *exactly*, for any counts, by the Shtarkov sum: ``P(max_q q(x)/P0(x) ≥ t) ≤ Σ_x max_q q(x) / t =
-      Π_a C(k_a, r_a) / t``, ``C(k, n)`` the multinomial normalized-maximum-likelihood constant
-      (:func:`log_shtarkov`, the linear-time recurrence of Kontkanen & Myllymäki 2007). No pooling,
-      no chi-square approximation.
+    - independent draws: given which cells changed, the new values are independent, ``P(b | a) = π_ab =
+      p_b / (1 - p_a)``. A likelihood ratio ``max_{q ∈ Q} q(x) / P0(x)`` over a model class ``Q`` has its
+      tail bounded *exactly*, for any counts, by the class's Shtarkov sum: ``P0(max_q q(x)/P0(x) ≥ t) ≤
+      Σ_x max_q q(x) / t`` (no pooling, no chi-square approximation). Two classes, Bonferroni between them:
+      *full* — any multinomial per row, ``q̂_a(b) = T_ab/r_a`` (``r_a`` the row's total): the ratio is
+      ``e^{G/2}``, the sum ``Π_a C(k, r_a)``, ``C(k, n)`` the multinomial normalized-maximum-likelihood
+      constant (:func:`log_shtarkov`, the linear-time recurrence of Kontkanen & Myllymäki 2007); it sees
+      dependence spread over many cells. *target* — per row the null mixed with one value ``b*``: the
+      ratio is ``Π_a max_b exp(r_a KL(T_ab/r_a ‖ π_ab))`` over cells above the null, the sum at most
+      ``Π_a k C(2, r_a)`` (for a fixed ``b*`` the count of ``b*`` is sufficient and the sum over it is a
+      binomial's, ``≤ C(2, r_a)``); it sees a map applied to part of the cells, with a penalty of about
+      ``log k + ½ log r_a`` per row instead of ``(k/2) log r_a``.
     - shuffle: given the chosen set ``C`` and which of its cells kept their value, every arrangement of the
       changed cells' old values onto them that gives no cell its own value ("colored derangement") is
       equally likely — each value assignment of ``C`` comes from the same number ``Π_b N_b!`` of
       permutations. So ``P0(x) = 1/Z``, ``Z`` the number of colored derangements of the row totals ``r``,
       and the same Shtarkov bound applies with ``P0(x) ≤ 1/Z_lo``: ``Z_lo`` from the Egorychev–Falikman
       (van der Waerden) bound ``per(S) ≥ R!/R^R`` on the doubly stochastic scaling ``S = u_a u_b`` of the
-      class-block 0/1 matrix (:func:`log_colored_derangements_lower`). The fitted ``r_a r_b``-quasi-
-      independence ``π_ab = r_b u_a u_b`` gives the expected counts the problems quote.
+      class-block 0/1 matrix (:func:`log_colored_derangements_lower`). The quasi-independence fit ``π_ab =
+      r_b u_a u_b`` (rows sum to 1) takes the null's place in both classes; ``Π π_ab^{T_ab}`` is the same
+      for every arrangement, so the bound is the independent-draws one times ``1/(Π π^T · Z_lo)``.
 
     A deterministic map puts every changed cell of row ``a`` on one ``b``: the likelihood ratio grows like
-    ``r_a log(1/π_ab)`` per row against a penalty of about ``(k/2) log r_a``. A binary attribute has one
-    other value only: every change is a flip, (b) says nothing, (a) carries it.
+    ``r_a log(1/π_ab)`` per row. A binary attribute has one other value only: every change is a flip, (b)
+    says nothing, (a) carries it.
 
 The false-alarm rate is :data:`ALPHA` for the whole verdict: each of the ``2 m`` tests (two per quasi-
 identifier) refuses at ``ALPHA / (2 m)`` (Bonferroni). Every p-value here is an upper bound on the chance of
@@ -321,61 +327,95 @@ def independence_test(old_codes: np.ndarray, new_codes: np.ndarray, changed: np.
                       shuffle: bool) -> IndependenceResult:
     """Test (b) for one quasi-identifier (see the module): ``old_codes``/``new_codes`` the input's and the
     output's value codes (the output's in the input's coding, ``-1`` for a value not in it — left to the
-    domain check), ``changed`` which cells differ, ``probabilities`` the input's value distribution."""
+    domain check), ``changed`` which cells differ, ``probabilities`` the input's value distribution. A
+    shuffle's blocks are independent given their chosen cells: their bounds multiply (logs add)."""
     size = len(probabilities)
     keep = changed & (new_codes >= 0)
     if not shuffle:
-        return _independence(old_codes[keep], new_codes[keep], size, probabilities)
-    log_p, cells, best, weight = 0.0, 0, None, -math.inf
+        return _independence([_table(old_codes[keep], new_codes[keep], size, probabilities)])
+    parts = []
     for start in range(0, len(old_codes), BLOCK_ROWS):
         sl = slice(start, start + BLOCK_ROWS)
-        block = _independence(old_codes[sl][keep[sl]], new_codes[sl][keep[sl]], size, None)
-        log_p += block.log_p
-        cells += block.cells
-        if block.cell is not None:
-            o, b, t, rows, e = block.cell
-            w = t * math.log(t / e) - t + e if e > 0 else math.inf
-            if w > weight:
-                best, weight = block.cell, w
-    return IndependenceResult(cells, min(0.0, log_p), best)
+        parts.append(_table(old_codes[sl][keep[sl]], new_codes[sl][keep[sl]], size, None))
+    return _independence(parts)
 
 
-def _independence(old: np.ndarray, new: np.ndarray, size: int, probabilities: np.ndarray | None) -> IndependenceResult:
-    """One table: independent draws from ``probabilities``, or (``None``) a shuffle's colored derangement."""
+@dataclass
+class _Table:
+    """One contingency table of changed cells, with what the two statistics need."""
+
+    cells: int
+    log_full: float = 0.0  # Σ_a log C(k, r_a): the full row multinomials' Shtarkov sums
+    gain_full: float = 0.0  # Σ T log((T/r_a)/π): log of their best likelihood over the null's (G/2)
+    log_target: float = 0.0  # Σ_a log(k C(2, r_a)): one target value per row, mixed with the null
+    gain_target: float = 0.0  # Σ_a max_b r_a KL(T_ab/r_a ‖ π_ab) over cells above the null
+    gap: float = 0.0  # log L_π(x) - log of an upper bound on P0(x) (0 for independent draws)
+    cell: tuple | None = None  # (old, new, count, row total, expected, weight)
+
+
+def _table(old: np.ndarray, new: np.ndarray, size: int, probabilities: np.ndarray | None) -> _Table:
+    """One table: independent draws from ``probabilities``, or (``None``) a shuffle's colored derangement
+    (a table that is no rearrangement is left out: its own check refuses it)."""
     cells = len(old)
     if cells == 0:
-        return IndependenceResult(0, 0.0)
+        return _Table(0)
     keys, counts = np.unique(old.astype(np.int64) * size + new.astype(np.int64), return_counts=True)
     a, b = keys // size, keys % size
     t = counts.astype(np.float64)
     row_total = np.bincount(a, weights=t, minlength=size)
-    log_max = float((t * np.log(t / row_total[a])).sum())
     if probabilities is not None:
         p = np.asarray(probabilities, dtype=np.float64)
         categories = int((p > 0).sum()) - 1
         pi = p[b] / (1.0 - p[a])
-        log_null = float((t * np.log(pi)).sum())
+        gap = 0.0
     else:
-        col_total = np.bincount(b, weights=t, minlength=size)
-        if not np.array_equal(row_total, col_total):
-            return IndependenceResult(cells, 0.0)  # not a rearrangement: refused by its own check
+        if not np.array_equal(row_total, np.bincount(b, weights=t, minlength=size)):
+            return _Table(cells)
         present = np.flatnonzero(row_total > 0)
+        r = row_total[present]
         categories = len(present) - 1
-        if 2 * row_total.max() < row_total.sum():
+        total = float(r.sum())
+        if 2 * r.max() < total:
             u = np.zeros(size)
-            u[present] = class_scaling(row_total[present])
-            log_null = -log_colored_derangements_lower(row_total[present], u[present])
+            u[present] = class_scaling(r)
             pi = row_total[b] * u[a] * u[b]
-        else:  # one value is half the changed cells: the arrangements are counted exactly
-            log_null = -log_colored_derangements_lower(row_total[present])
-            pi = row_total[b] / (row_total.sum() - row_total[a])
-    rows = np.flatnonzero(row_total > 0)
-    penalty = float(log_shtarkov(categories, row_total[rows].astype(np.int64)).sum())
-    log_p = min(0.0, penalty + log_null - log_max)
-    expected = row_total[a] * pi
-    weight = t * np.log(t / expected) - t + expected
-    i = int(np.argmax(weight))
-    return IndependenceResult(cells, log_p, (int(a[i]), int(b[i]), int(t[i]), int(row_total[a[i]]), float(expected[i])))
+            log_z = log_colored_derangements_lower(r, u[present])
+        else:  # one value is half the changed cells: the others all take it, its cells take the rest
+            pi = np.where(2 * row_total[a] == total, row_total[b] / (total - row_total[a]), 1.0)
+            log_z = log_colored_derangements_lower(r)
+        log_pi_all = float((t * np.log(pi)).sum())  # the same for every arrangement with these totals
+        gap = log_pi_all + log_z
+    rows = row_total[row_total > 0].astype(np.int64)
+    x = t / row_total[a]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain_cells = t * np.log(x / pi)
+        kl = row_total[a] * (x * np.log(x / pi) + np.where(x < 1, (1 - x) * np.log((1 - x) / (1 - pi)), 0.0))
+    kl = np.where(x > pi, kl, 0.0)
+    best_per_row = np.zeros(size)
+    np.maximum.at(best_per_row, a, kl)
+    i = int(np.argmax(kl))
+    expected = float(row_total[a[i]] * pi[i])
+    return _Table(
+        cells,
+        log_full=float(log_shtarkov(categories, rows).sum()),
+        gain_full=float(gain_cells.sum()),
+        log_target=float((math.log(max(categories, 1)) + log_shtarkov(2, rows)).sum()),
+        gain_target=float(best_per_row.sum()),
+        gap=gap,
+        cell=(int(a[i]), int(b[i]), int(t[i]), int(row_total[a[i]]), expected, float(kl[i])),
+    )
+
+
+def _independence(parts: list[_Table]) -> IndependenceResult:
+    """The two statistics over the tables (products over blocks), Bonferroni between them: ``p ≤ 2 min(N_full
+    / L_full, N_target / L_target) · L_π / L_null-bound``."""
+    full = sum(t.log_full - t.gain_full for t in parts)
+    target = sum(t.log_target - t.gain_target for t in parts)
+    gap = sum(t.gap for t in parts)
+    log_p = min(0.0, math.log(2.0) + min(full, target) - gap)
+    cells = [t.cell for t in parts if t.cell is not None]
+    best = max(cells, key=lambda c: c[5])[:5] if cells else None
+    return IndependenceResult(sum(t.cells for t in parts), log_p, best)
 
 
 # -- the job's chance of redrawing each quasi-identifier ----------------------------------------------------

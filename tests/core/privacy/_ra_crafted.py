@@ -113,6 +113,31 @@ def crafted(table: Table, output: pd.DataFrame, spec: dict, seed: int) -> dict[s
     return out
 
 
+def partly_mapped(src: pd.DataFrame, output: pd.DataFrame, column: str, share: float, seed: int,
+                  keep_values: bool) -> pd.DataFrame:
+    """``output`` (a real run) with a deterministic map applied to a random ``share`` of ``column``'s changed
+    cells, the rest as drawn: age to the next larger age, education by the fixed permutation — or, with
+    ``keep_values`` (what a shuffle must keep), those cells' new values rearranged among them by the rank of
+    their old values (:func:`_rotated`'s rule: sorted, rotated by the largest class)."""
+    rng = np.random.default_rng(seed)
+    moved = np.flatnonzero((output[column] != src[column]).to_numpy())
+    pick = np.sort(rng.choice(moved, size=max(2, int(round(share * len(moved)))), replace=False))
+    out = output.copy()
+    where = out.columns.get_loc(column)
+    if keep_values:  # the picked cells' new values, sorted, given to the cells sorted by old value
+        key = (lambda v: v.astype(float)) if column == "age" else (lambda v: v)
+        old = src[column].to_numpy()[pick]
+        new = output[column].to_numpy()[pick]
+        matched = np.empty(len(pick), dtype=object)
+        largest = int(pd.Series(new).value_counts().max())
+        matched[np.argsort(key(old), kind="stable")] = np.roll(new[np.argsort(key(new), kind="stable")], largest)
+        out.iloc[pick, where] = matched
+        return out
+    mapping = _next_value(src["age"]) if column == "age" else _cyclic_permutation(src[column])
+    out.iloc[pick, where] = src[column].iloc[pick].map(lambda v: mapping.get(v, v)).to_numpy()
+    return out
+
+
 def _rotated(src: pd.DataFrame, output: pd.DataFrame, column: str) -> pd.DataFrame:
     """``output`` with the new values of ``column``'s changed cells rearranged deterministically: the cells
     sorted by old value receive the same multiset of values sorted and rotated by the largest class, so each

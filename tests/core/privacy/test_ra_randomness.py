@@ -68,7 +68,7 @@ def test_the_independence_bound_is_valid_for_independent_draws_by_enumeration():
     for new in itertools.product(*choices):
         new = np.array(new)
         chance = math.prod(p[b] / (1 - p[a]) for a, b in zip(old, new))
-        outcomes.append((chance, stats._independence(old, new, 4, p).log_p))
+        outcomes.append((chance, stats._independence([stats._table(old, new, 4, p)]).log_p))
     assert sum(c for c, _ in outcomes) == pytest.approx(1.0)
     assert min(lp for _, lp in outcomes) < math.log(0.05)  # the test can refuse at all
     _assert_valid(outcomes)
@@ -80,7 +80,7 @@ def test_the_independence_bound_is_valid_for_a_shuffle_by_enumeration(old):
     equally likely (the module's derivation): every one is an outcome of chance 1/Z."""
     old = np.array(old)
     arrangements = _colored_derangements(list(old))
-    outcomes = [(1 / len(arrangements), stats._independence(old, np.array(x), 4, None).log_p) for x in arrangements]
+    outcomes = [(1 / len(arrangements), stats._independence([stats._table(old, np.array(x), 4, None)]).log_p) for x in arrangements]
     _assert_valid(outcomes)
 
 

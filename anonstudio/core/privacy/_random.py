@@ -193,7 +193,7 @@ def _randomness(problems: Problems, coded: dict, collisions: dict, weights, max_
                     f"the input, where the job's random redraws change about {share.expected:,.0f} "
                     f"({share.expected / n:.1%}: redrawn in {share.redraw_chance:.1%} of records, and a redraw keeps "
                     f"the old value with a chance of {share.hit_chance:.3f}); so far off by chance: "
-                    f"p ≤ {stats.format_p(share.log_p)} (limit {limit:.1e}). The cells were not redrawn as the job says")
+                    f"{stats.format_p(share.log_p)} (limit {limit:.1e}). The cells were not redrawn as the job says")
                 found.append((share.log_p, sentence, {"column": q, "kind": "share of changed cells"}))
         if shuffle:
             broken = stats.rearranged(old, np.where(new >= 0, new, 0), moved & (new >= 0), len(values))
@@ -218,7 +218,7 @@ def _randomness(problems: Problems, coded: dict, collisions: dict, weights, max_
             sentence = (
                 f"quasi-identifier '{q}': among its {test.cells:,} changed cells the new value depends on the old "
                 f"one: of the {total:,} that were {show(values[a])}, {count:,} became {show(values[b])}, where "
-                f"{chance} about {expected:,.1f}; so far off by chance: p ≤ {stats.format_p(test.log_p)} (limit "
+                f"{chance} about {expected:,.1f}; so far off by chance: {stats.format_p(test.log_p)} (limit "
                 f"{limit:.1e}). The new values were not drawn at random")
             found.append((test.log_p, sentence, {"column": q, "kind": "new value depends on the old"}))
     for _, sentence, record in sorted(found, key=lambda f: f[0]):

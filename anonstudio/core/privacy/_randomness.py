@@ -22,13 +22,21 @@ and at most ``k`` changes per record, so the exact checks pass it; two tests see
       uniform ``N``-subset given ``N``; a uniform permutation of ``C`` leaves ``Σ_a N_a²/N`` cells on an
       equal value on average, so ``E[X | C] = N - Σ_a N_a²/N`` and, with the hypergeometric moments of
       ``N_a``, ``E[X | N] = (1 - c)(N - (n - N)/(n - 1))`` (``c`` the block's own ``Σ q_a²``; ``X = 0`` when
-      ``N = 0``): ``E X = (1 - c)(n s - n(1 - s)/(n - 1) + (1 - s)^n n/(n - 1))``. The deviation is a
-      martingale — first each record's selection is revealed (adding a record to ``C`` moves ``E[X | C]`` by
-      ``1 + (Σ N_a²/N - 2 N_b - 1)/(N + 1) ∈ (-1, 2)``: steps ``|D| ≤ 2`` of conditional variance
-      ``≤ 4 s (1 - s)``), then the permutation, one image at a time (swapping two images changes ``X`` by
-      at most 2, so each step lies in an interval of length 2: variance ``≤ 1``, ``N`` steps). Freedman's
-      inequality in Bennett's form (Freedman 1975) with ``V ≤ 4 n s (1 - s) + N_hi`` — ``N_hi`` a
-      Chernoff upper bound of ``N ~ B(n, s)`` that fails with chance :data:`RESERVE` — bounds each tail.
+      ``N = 0``): ``E X = (1 - c)(n s - n(1 - s)/(n - 1) + (1 - s)^n n/(n - 1))``. The deviation splits in
+      two. ``E[X | N] - E X`` is ``w (N - n s)`` with ``w = (1 - c)(1 + 1/(n - 1))``, up to a term of at
+      most 2 from ``N = 0``: a weighted sum of the records' independent selections, bounded by Bennett's
+      inequality. ``X - E[X | N]`` given ``N`` is a martingale over the chosen records drawn one by one
+      (replacing one chosen record by another moves ``Σ_a N_a²/N`` by ``2(N_b - N_a + 1)/N``, less than 2)
+      and then the permutation, one image at a time (swapping two images changes ``X`` by at most 2): ``2N``
+      steps each in an interval of length 2, so Azuma–Hoeffding gives ``2 exp(-t²/(4N))``, with ``N ≤ N_hi``
+      (a Chernoff bound of ``N ~ B(n, s)`` that fails with chance :data:`RESERVE`). The p-value is the
+      smallest sum of the two over a fixed grid of ways to split the deviation (each sum bounds the same
+      tail). Over blocks the parts add up (the permutations are independent given the chosen sets).
+      A second bound on the same tail, whichever is smaller is used: one martingale revealing each record's
+      selection (adding a record to ``C`` moves ``E[X | C]`` by ``1 + (Σ N_a²/N - 2 N_b - 1)/(N + 1) ∈
+      (-1, 2)``: steps ``|D| ≤ 2`` of conditional variance ``≤ 4 s (1 - s)``), then the permutation (variance
+      ``≤ 1`` per step), by Freedman's inequality in Bennett's form (Freedman 1975) with ``V ≤ 4 n s (1 - s) +
+      N_hi``.
       The shuffle also keeps each block's multiset of values: the new values of the changed cells must be
       a rearrangement of their old values (:func:`rearranged`), checked exactly.
 
@@ -129,10 +137,13 @@ def _log_add(x: float, y: float) -> float:
 
 
 def format_p(log_p: float) -> str:
-    """A p-value bound for a message: ``3.1e-12``, or ``1e-870`` beyond floating point."""
+    """A p-value bound for a message: ``p ≤ 3.1e-12``, ``p ≤ 1e-870`` beyond floating point, or ``p = 0``
+    (the job's draws cannot give it, e.g. a change in a column its weights never redraw)."""
+    if log_p == -math.inf:
+        return "p = 0, impossible for the job's draws"
     if log_p >= math.log(1e-300):
-        return f"{math.exp(log_p):.1e}"
-    return f"1e{math.floor(log_p / math.log(10)):d}"
+        return f"p ≤ {math.exp(log_p):.1e}"
+    return f"p ≤ 1e{math.floor(log_p / math.log(10)):d}"
 
 
 # -- (a) the share of changed cells ------------------------------------------------------------------------
@@ -149,17 +160,65 @@ def share_test(old_codes: np.ndarray, changed: np.ndarray, redraw_chance: float,
         expected = s * n * (1.0 - hit)
         log_p = _chernoff_two_sided(x, n, expected / n if n else 0.0)
     else:
-        expected, variance = 0.0, 4.0 * n * s * (1.0 - s)
+        expected, slack, weights, sizes = 0.0, 0.0, [], []
         for start in range(0, n, BLOCK_ROWS):
             nb = min(n, start + BLOCK_ROWS) - start
             if nb < 2:
-                continue
+                continue  # one row: its chosen cell, if any, stays where it is
             q = np.bincount(old_codes[start:start + nb]).astype(np.float64) / nb
             cb = float((q * q).sum())
             expected += (1.0 - cb) * (nb * s - nb * (1.0 - s) / (nb - 1) + (1.0 - s) ** nb * nb / (nb - 1))
-        variance += _binomial_upper(n, s, RESERVE)
-        log_p = _freedman_two_sided(abs(x - expected), variance, 2.0, RESERVE)
+            weights.append((1.0 - cb) * nb / (nb - 1))
+            sizes.append(nb)
+            slack += (1.0 - cb) * nb / (nb - 1)  # the N = 0 term's largest effect
+        chosen_at_most = _binomial_upper(n, s, RESERVE)
+        log_p = min(_shuffle_share_log_p(abs(x - expected), np.array(weights), np.array(sizes), s, slack,
+                                         chosen_at_most),
+                    _freedman_two_sided(abs(x - expected), 4.0 * n * s * (1.0 - s) + chosen_at_most, 2.0, RESERVE))
     return ShareResult(x, n, expected, s, hit, log_p)
+
+
+def _freedman_two_sided(deviation: float, variance: float, step: float, reserve: float) -> float:
+    """``log`` of ``min(1, 2 exp(-(V/b²) h(b t / V)) + reserve)``, ``h(u) = (1+u) log(1+u) - u``: Freedman's
+    inequality (Bennett's form) for a martingale with steps ``|D| ≤ b`` and summed conditional variance
+    ``≤ V``, both tails, plus the chance ``reserve`` that the variance bound fails (see the module)."""
+    if deviation <= 0:
+        return 0.0
+    if variance <= 0:
+        return math.log(reserve)
+    u = step * deviation / variance
+    exponent = -(variance / step ** 2) * ((1 + u) * math.log1p(u) - u)
+    return min(0.0, _log_add(math.log(2.0) + exponent, math.log(reserve)))
+
+
+#: the shares of the deviation given to the selections (the rest to the permutation) that are tried
+_SPLITS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+
+
+def _shuffle_share_log_p(deviation: float, weights: np.ndarray, sizes: np.ndarray, s: float, slack: float,
+                         chosen_at_most: float) -> float:
+    """``log`` of the bound on ``P(|X - E X| ≥ deviation)`` for shuffled draws (see the module): the
+    selections' part by Bennett's inequality, the chosen records' and the permutation's by Azuma–Hoeffding,
+    the best of the fixed :data:`_SPLITS`, plus :data:`RESERVE`."""
+    if deviation <= 0:
+        return 0.0
+    if s <= 0.0 or chosen_at_most <= 0:
+        return -math.inf  # nothing is ever chosen: any change is impossible
+    variance = float((weights ** 2 * sizes).sum()) * s * (1.0 - s)
+    step = float(weights.max()) * max(s, 1.0 - s) if len(weights) else 0.0
+    best = 1.0
+    for f in _SPLITS:
+        first, second = f * deviation - slack, (1.0 - f) * deviation
+        if first <= 0:
+            p1 = 1.0
+        elif variance <= 0 or step <= 0:
+            p1 = 0.0
+        else:
+            u = step * first / variance
+            p1 = min(1.0, 2.0 * math.exp(-(variance / step ** 2) * ((1 + u) * math.log1p(u) - u)))
+        p2 = min(1.0, 2.0 * math.exp(-second * second / (4.0 * chosen_at_most)))
+        best = min(best, p1 + p2)
+    return min(0.0, math.log(best + RESERVE))
 
 
 def _chernoff_two_sided(x: int, n: int, mean: float) -> float:
@@ -189,19 +248,6 @@ def _binomial_upper(n: int, s: float, chance: float) -> float:
         else:
             lo = mid
     return hi
-
-
-def _freedman_two_sided(deviation: float, variance: float, step: float, reserve: float) -> float:
-    """``log`` of ``min(1, 2 exp(-(V/b²) h(b t / V)) + reserve)``, ``h(u) = (1+u) log(1+u) - u``: Freedman's
-    inequality for a martingale with steps ``|D| ≤ b`` and summed conditional variance ``≤ V`` (Bennett's
-    form), both tails, plus the chance ``reserve`` that the variance bound fails."""
-    if deviation <= 0:
-        return 0.0
-    if variance <= 0:
-        return math.log(reserve)
-    u = step * deviation / variance
-    exponent = -(variance / step ** 2) * ((1 + u) * math.log1p(u) - u)
-    return min(0.0, _log_add(math.log(2.0) + exponent, math.log(reserve)))
 
 
 def rearranged(old_codes: np.ndarray, new_codes: np.ndarray, changed: np.ndarray, size: int) -> list:

@@ -140,7 +140,7 @@ def demo() -> Table:
 @pytest.mark.parametrize(("label", "method", "params"), CONFIGS, ids=[c[0] for c in CONFIGS])
 def test_genuine_runs_on_the_demo_table_are_not_refused(demo, label, method, params):
     """20 seeds of each configuration here (the benchmark runs 200: no refusal, smallest p-value bound
-    10^-2.3)."""
+    10^-2.6)."""
     for seed in range(1, 21):
         spec, out = genuine(demo, method, params, seed)
         verdict = verify_output(spec, demo, out, {})
@@ -260,3 +260,24 @@ def test_genuine_runs_and_crafted_outputs_on_adult(shared_data):
             assert not verdict.passed, (label, case)
             text = " | ".join(verdict.problems)
             assert all(fragment in text for fragment in MESSAGES[case] if "2,000" not in fragment), (label, case)
+
+
+def test_a_change_in_a_column_the_weights_never_redraw_is_impossible(demo):
+    """The custom weights leave salary-class out: a real run never changes it, so one changed cell is
+    refused with p = 0 (and the report's JSON holds no infinity)."""
+    from anonstudio.core.io import to_jsonable
+
+    spec, out = genuine(demo, "ra", {"weights": CONFIGS[2][2]["weights"]}, 1)
+    assert "salary-class" not in spec["weights"]
+    kept = np.flatnonzero((out[demo.quasi_identifiers].to_numpy() == demo.df[demo.quasi_identifiers].to_numpy())
+                          .all(axis=1))
+    bad = out.copy()
+    row = kept[0]
+    bad.iloc[row, bad.columns.get_loc("salary-class")] = ">50K" if out["salary-class"][row] == "<=50K" else "<=50K"
+    verdict = verify_output(spec, demo, bad, {})
+    assert not verdict.passed
+    assert verdict.problems[0].startswith("quasi-identifier 'salary-class': 1 of 2,000 cells (0.1%) differ from the "
+                                          "input, where the job's random redraws change about 0 (0.0%: redrawn in "
+                                          "0.0% of records")
+    assert "p = 0, impossible for the job's draws" in verdict.problems[0]
+    assert to_jsonable(verdict.details)["randomness"]["attributes"]["salary-class"]["share_log10_p"] is None

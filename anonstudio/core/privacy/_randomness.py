@@ -82,7 +82,7 @@ equally likely values was drawn); which records were redrawn (a real run's choic
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -114,7 +114,6 @@ class IndependenceResult:
     cells: int
     log_p: float
     cell: tuple[int, int, int, int, float] | None = None  # (old, new, count, row total, expected)
-    not_rearranged: list[tuple[int, int, int]] = field(default_factory=list)  # (code, old count, new count)
 
 
 # -- helpers -----------------------------------------------------------------------------------------------

@@ -38,7 +38,13 @@ def test_the_shtarkov_sum_matches_enumeration():
 
 
 def _colored_derangements(old: list[int]) -> list[tuple[int, ...]]:
-    return sorted({x for x in itertools.permutations(old) if all(a != b for a, b in zip(x, old))})
+    """Every arrangement of the multiset ``old`` onto its places with no place given its own value."""
+    def arrange(i: int, left: Counter) -> list[tuple[int, ...]]:
+        if i == len(old):
+            return [()]
+        return [(v, *rest) for v in sorted(left) if left[v] and v != old[i]
+                for rest in arrange(i + 1, left - Counter({v: 1}))]
+    return arrange(0, Counter(old))
 
 
 @pytest.mark.parametrize("sizes", [(1, 1, 1), (2, 2, 1), (2, 2, 2), (3, 2, 2), (3, 3), (3, 1, 1, 1), (4, 3, 2, 1),
@@ -62,7 +68,7 @@ def _assert_valid(outcomes: list[tuple[float, float]]) -> None:
 
 def test_the_independence_bound_is_valid_for_independent_draws_by_enumeration():
     p = np.array([0.4, 0.3, 0.2, 0.1])
-    old = np.array([0, 0, 0, 1, 1, 2, 3, 0])
+    old = np.array([0, 0, 0, 1, 1, 2, 3])
     choices = [[b for b in range(4) if b != a] for a in old]
     outcomes = []
     for new in itertools.product(*choices):
@@ -74,14 +80,18 @@ def test_the_independence_bound_is_valid_for_independent_draws_by_enumeration():
     _assert_valid(outcomes)
 
 
-@pytest.mark.parametrize("old", [[0, 0, 1, 1, 2, 2, 3], [0, 0, 0, 1, 1, 2, 2, 3], [0, 0, 0, 1, 1, 1, 2, 3]])
-def test_the_independence_bound_is_valid_for_a_shuffle_by_enumeration(old):
+@pytest.mark.parametrize("sizes", [(2, 2, 2, 1), (3, 2, 2, 1), (3, 3, 1, 1), (5, 5, 5)])
+def test_the_independence_bound_is_valid_for_a_shuffle_by_enumeration(sizes):
     """Given which cells changed, a shuffle's arrangements of their values with no cell on its own value are
-    equally likely (the module's derivation): every one is an outcome of chance 1/Z."""
-    old = np.array(old)
+    equally likely (the module's derivation): every one is an outcome of chance 1/Z. On 5 + 5 + 5 cells the
+    two most regular arrangements get a bound of 0.05 (2 of 2,252 outcomes): the bound is not vacuous."""
+    old = np.array([v for v, r in enumerate(sizes) for _ in range(r)])
     arrangements = _colored_derangements(list(old))
-    outcomes = [(1 / len(arrangements), stats._independence([stats._table(old, np.array(x), 4, None)]).log_p) for x in arrangements]
+    outcomes = [(1 / len(arrangements), stats._independence([stats._table(old, np.array(x), 4, None)]).log_p)
+                for x in arrangements]
     _assert_valid(outcomes)
+    if sizes == (5, 5, 5):
+        assert min(lp for _, lp in outcomes) < math.log(0.06)
 
 
 def _poisson_binomial(chances: np.ndarray) -> np.ndarray:
@@ -104,11 +114,13 @@ def test_the_share_bound_is_valid_for_independent_draws_exactly():
         assert result.expected == pytest.approx(float((np.arange(len(dist)) * dist).sum()))
         outcomes.append((chance, result.log_p))
     _assert_valid(outcomes)
+    assert min(lp for _, lp in outcomes) < math.log(1e-3)  # not vacuous
 
 
 def test_the_share_expectation_and_bound_for_a_shuffle_are_exact_on_every_outcome():
     """All selections of 7 records and all permutations of the chosen cells: the exact mean of the changed
-    count is the derived ``(1 - c)(n s - n(1 - s)/(n - 1) + (1 - s)^n n/(n - 1))``, and the bound holds."""
+    count is the derived ``(1 - c)(n s - n(1 - s)/(n - 1) + (1 - s)^n n/(n - 1))``, and the bound holds (it is
+    loose at this size — below 1 only for all 7 changed — so the mean is the point here)."""
     old = np.array([0, 0, 0, 1, 1, 2, 3])
     n, s = len(old), 0.4
     dist = Counter()

@@ -354,28 +354,28 @@ class GlobalRecoding(GeneralizingMethod):
         self.search: LatticeSearch | None = None
 
     # -- parameters the data must agree with ----------------------------------------------------------------
-    def _level_limits(self, qis: list[str], hierarchies: list, data: Table) -> tuple[np.ndarray, np.ndarray]:
+    def _level_limits(self, qis: list[str], hierarchies: list) -> tuple[np.ndarray, np.ndarray]:
         import numpy as np
 
         low = np.zeros(len(qis), dtype=np.int64)
         high = np.array([h.height for h in hierarchies], dtype=np.int64)
-        for key, target, default in (("min_level", low, None), ("max_level", high, None)):
+        for key, target in (("min_level", low), ("max_level", high)):
             for attr, level in (self.params.get(key) or {}).items():
                 if attr not in qis:
                     raise ParameterError(f"{key} names '{attr}', which is not a quasi-identifier "
-                                         f"({', '.join(qis)})", file=data.source, key=f"algorithm.{key}")
+                                         f"({', '.join(qis)})", key=f"algorithm.{key}")
                 h = hierarchies[qis.index(attr)]
                 if level > h.height:
                     raise ParameterError(f"{key} of '{attr}' is {level}, above its hierarchy's height {h.height}",
-                                         file=data.source, key=f"algorithm.{key}")
+                                         key=f"algorithm.{key}")
                 target[qis.index(attr)] = level
         for a, attr in enumerate(qis):
             if low[a] > high[a]:
                 raise ParameterError(f"min_level of '{attr}' ({low[a]}) is above its max_level ({high[a]})",
-                                     file=data.source, key="algorithm.min_level")
+                                     key="algorithm.min_level")
         return low, high
 
-    def _weights(self, qis: list[str], data: Table, model) -> tuple[np.ndarray, list[str]]:
+    def _weights(self, qis: list[str], model) -> tuple[np.ndarray, list[str]]:
         import numpy as np
 
         from anonstudio.core.metrics._quality import weight_vector
@@ -386,9 +386,9 @@ class GlobalRecoding(GeneralizingMethod):
             unknown = [a for a in weights if a not in qis]
             if unknown:
                 raise ParameterError(f"weights name '{unknown[0]}', which is not a quasi-identifier "
-                                     f"({', '.join(qis)})", file=data.source, key="algorithm.weights")
+                                     f"({', '.join(qis)})", key="algorithm.weights")
             if not any(weights.get(a, 1.0) > 0 for a in qis):
-                raise ParameterError("weights must give some quasi-identifier a positive weight", file=data.source,
+                raise ParameterError("weights must give some quasi-identifier a positive weight",
                                      key="algorithm.weights")
             if not model.uses_weights:
                 notes.append(f"weights have no effect on the quality model '{model.name}' (it counts classes, not "
@@ -424,13 +424,12 @@ class GlobalRecoding(GeneralizingMethod):
         qis = packed.attributes
         hs = packed.hierarchies
         model = MODELS[self.params["quality"]]
-        low, high = self._level_limits(qis, hs, data)
-        weights, notes = self._weights(qis, data, model)
+        low, high = self._level_limits(qis, hs)
+        weights, notes = self._weights(qis, model)
         size = int(np.prod(high - low + 1))
         if size > MAX_TRANSFORMATIONS:
             raise ParameterError(f"the lattice of transformations has {size:,} nodes, more than the {MAX_TRANSFORMATIONS:,} "
-                                 "searched: narrow it with min_level / max_level", file=data.source,
-                                 key="algorithm.max_level")
+                                 "searched: narrow it with min_level / max_level", key="algorithm.max_level")
         sens_all, n_sens = self._sensitive_codes(data, idx)
         limits = partition_limits(self.models())
         n = data.n_rows

@@ -76,13 +76,16 @@ class QualityModel:
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
+    #: one line for a summary card; ``definition`` is the whole sentence
+    meaning: ClassVar[str] = ""
     definition: ClassVar[str] = ""
     reference: ClassVar[str] = ""
     additive: ClassVar[bool] = True
     uses_weights: ClassVar[bool] = True
 
     def describe(self) -> dict[str, str]:
-        return {"title": self.title, "definition": self.definition, "reference": self.reference}
+        return {"title": self.title, "meaning": self.meaning, "definition": self.definition,
+                "reference": self.reference}
 
 
 class AdditiveModel(QualityModel):
@@ -108,6 +111,7 @@ class AdditiveModel(QualityModel):
 class Loss(AdditiveModel):
     name = "loss"
     title = "Loss (ARX)"
+    meaning = "ARX's default: share of each hierarchy lost per cell, attributes by geometric mean; 0 none – 1 all"
     definition = ("per attribute, the mean over records of (leaves under the published node − 1) / (leaves of the "
                   "hierarchy − 1), a suppressed record counting 1 (Iyengar's loss metric, LM); attributes combined "
                   "as ARX's default quality model Loss does: (Π (1 + w·LM))^(1/d) − 1, each LM rounded down to 10 "
@@ -135,6 +139,7 @@ class Loss(AdditiveModel):
 class NCP(AdditiveModel):
     name = "ncp"
     title = "NCP (mean over cells)"
+    meaning = "share of the hierarchy lost per cell, averaged over every quasi-identifier cell; 0 none – 1 all"
     definition = ("per attribute, the mean over records of (leaves under the published node − 1) / (leaves of the "
                   "hierarchy − 1), a suppressed record counting 1; attributes combined by the weighted mean, so with "
                   "equal weights it is that share averaged over every quasi-identifier cell. 0 = nothing "
@@ -150,6 +155,7 @@ class NCP(AdditiveModel):
 class Precision(AdditiveModel):
     name = "precision"
     title = "Precision loss (height)"
+    meaning = "hierarchy levels climbed per cell over the height, averaged; 1 − Sweeney's precision"
     definition = ("per attribute, the mean over records of (level of the published node) / (height of the "
                   "hierarchy), a suppressed record counting 1; attributes combined by the weighted mean. Sweeney's "
                   "precision is 1 minus this value")
@@ -165,6 +171,7 @@ class Precision(AdditiveModel):
 class NonUniformEntropy(AdditiveModel):
     name = "entropy"
     title = "Non-uniform entropy"
+    meaning = "information (bits) lost per cell given the data's frequencies, over its most; 0 none – 1 all"
     definition = ("per attribute, Σ over records of log2(records under the published node / records with the "
                   "original value), divided by its value with every cell at the root (records with every "
                   "quasi-identifier present; a suppressed record counts as published at the root); attributes "
@@ -206,6 +213,7 @@ class ClassModel(QualityModel):
 class Discernibility(ClassModel):
     name = "dm"
     title = "Discernibility (DM)"
+    meaning = "Σ class size², a suppressed record costing n; normalized (DM − n)/(n² − n)"
     definition = ("Σ |E|² over the published classes plus n for every fully suppressed record (n records); "
                   "normalized: (DM − n) / (n² − n)")
     reference = ("R. J. Bayardo, R. Agrawal, Data privacy through optimal k-anonymization, ICDE 2005 (DM); ARX's "
@@ -227,6 +235,7 @@ class Discernibility(ClassModel):
 class AverageClassSize(ClassModel):
     name = "aecs"
     title = "Average class size"
+    meaning = "records per published class (suppressed records one class); normalized (AECS − 1)/(n − 1)"
     definition = ("n / (published classes, plus one when records are suppressed: they form one more class); "
                   "normalized: (AECS − 1) / (n − 1)")
     reference = ("K. LeFevre, D. J. DeWitt, R. Ramakrishnan, Mondrian multidimensional k-anonymity, ICDE 2006 "

@@ -295,7 +295,7 @@ class GeneralizingMethod(Algorithm):
 
     data_kind = "table"
     output_kind = "table"
-    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
+    reported_metrics = ("NCP", "GCP", "DM", "CAVG", "quality")
 
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress=None, *, executor=None) -> dict:
         return table_metrics_for(self, data, result, hierarchies)

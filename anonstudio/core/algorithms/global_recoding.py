@@ -329,6 +329,7 @@ class GlobalRecoding(GeneralizingMethod):
                    "records of classes smaller than k within max_suppression; the levels are the lattice "
                    "optimum for the chosen quality model (k-anonymity, optional l-diversity)")
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    reported_metrics = ("transformation", "quality_value", "NCP", "GCP", "DM", "CAVG", "quality")
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),
         Param("l", "float", None, help="l-diversity of the sensitive attribute in every published class (optional; "

@@ -192,8 +192,8 @@ class _Lattice:
         c = self.class_arrays
         n_out, n_classes, sumsq_all, published, kept, kept_sumsq, block_ok = evaluate_transformation(
             levels, self.tcode, self.cards, self.cnt, self.sens, self.n_sens, self.k, self.min_distinct,
-            self.log_l, self.cost, self.tops, self.additive, self.budget, self.block_base, all_out, self.keys, self.direct,
-            self.hashed, self.stamp, c[0], c[1], c[2], c[3], c[4],
+            self.log_l, self.cost, self.tops, self.additive, self.budget, self.block_base, all_out, self.keys,
+            self.direct, self.hashed, self.stamp, c[0], c[1], c[2], c[3], c[4],
             self.cplogp, self.outlier, self.tmask, self.sup_extra, self.block)
         suppressed = int(published) + self.n_missing
         acceptable = int(published) <= self.budget and bool(block_ok)
@@ -210,6 +210,7 @@ class _Lattice:
                 "acceptable": acceptable,
                 "value": value, "bound": bound, "outliers": int(n_out), "suppressed": suppressed,
                 "classes": int(kept), "block_ok": bool(block_ok)}
+
 
 def search_lattice(lattice: _Lattice, progress: ProgressCallback | None = None) -> LatticeSearch | None:
     """The anonymous transformation of least value (see the module); ``None`` when none is anonymous."""
@@ -315,7 +316,8 @@ class GlobalRecoding(GeneralizingMethod):
 
     Parameters: ``k``; optional ``l`` with ``l_kind`` (distinct or entropy l-diversity of the one sensitive
     attribute, as Mondrian's); ``quality`` (the model minimized, :data:`QUALITY_MODELS`); ``weights``
-    (attribute = weight, for the additive models; unnamed attributes weigh 1); ``min_level`` / ``max_level``
+    (attribute = weight, for the additive models; unnamed attributes weigh 1 — ARX gives them 0.5, so name
+    every attribute to compare weighted results with ARX's); ``min_level`` / ``max_level``
     (attribute = level: the levels the search may choose, as ARX's per-attribute limits). The suppression limit
     is the pipeline's ``max_suppression``.
     """
@@ -396,7 +398,7 @@ class GlobalRecoding(GeneralizingMethod):
                              "attributes)")
         return weight_vector(weights, qis), notes
 
-    def _sensitive_codes(self, data: Table, idx: np.ndarray) -> tuple[np.ndarray, int]:
+    def _sensitive_codes(self, data: Table) -> tuple[np.ndarray, int]:
         import numpy as np
 
         from anonstudio.core.data import value_codes
@@ -429,9 +431,10 @@ class GlobalRecoding(GeneralizingMethod):
         weights, notes = self._weights(qis, model)
         size = int(np.prod(high - low + 1))
         if size > MAX_TRANSFORMATIONS:
-            raise ParameterError(f"the lattice of transformations has {size:,} nodes, more than the {MAX_TRANSFORMATIONS:,} "
-                                 "searched: narrow it with min_level / max_level", key="algorithm.max_level")
-        sens_all, n_sens = self._sensitive_codes(data, idx)
+            raise ParameterError(f"the lattice of transformations has {size:,} nodes, more than the "
+                                 f"{MAX_TRANSFORMATIONS:,} searched: narrow it with min_level / max_level",
+                                 key="algorithm.max_level")
+        sens_all, n_sens = self._sensitive_codes(data)
         limits = partition_limits(self.models())
         n = data.n_rows
         share = float(self.pipeline.get("max_suppression", DEFAULT_MAX_SUPPRESSION))

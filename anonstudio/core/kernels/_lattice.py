@@ -84,18 +84,20 @@ def evaluate_transformation(levels, tcode, cards, cnt, sens, n_sens, k, min_dist
     tuple; ``sens int32[T]`` sensitive code (-1 missing, not a value; tuples ordered by it); ``k``,
     ``min_distinct`` (1: none), ``log_l`` (0: none) the privacy models; ``cost float64[d, L, T]`` the tuple's
     records' summed cell cost at each level (additive quality models) and ``tops int64[d]`` each attribute's
-    root level,
-    used when ``with_cost``; ``block_base int64[n_sens]`` sensitive counts of the records suppressed anyway (a
-    missing quasi-identifier); ``all_out``: publish every class suppressed (the all-root transformation). The
-    rest are scratch arrays of size ≥ T (``keys``, the ``c*`` class arrays, ``outlier``, ``tmask``), the id tables
-    ``direct``, ``hashed`` and ``stamp`` (see :func:`_dense_ids`), ``sup_extra float64[d]`` and ``block int64[n_sens]``.
+    root level, used when ``with_cost``; ``budget`` the records that may be suppressed (the suppression costs and
+    the suppressed block's diversity are worked out only when the published outliers fit in it);
+    ``block_base int64[n_sens]`` sensitive counts of the records suppressed anyway (a missing
+    quasi-identifier); ``all_out``: publish every class suppressed (the all-root transformation). The rest are
+    scratch arrays of size ≥ T (``keys``, the ``c*`` class arrays, ``outlier``, ``tmask``), the id tables
+    ``direct``, ``hashed`` and ``stamp`` (see :func:`_dense_ids`), ``sup_extra float64[d]`` and
+    ``block int64[n_sens]``.
 
     On return ``keys[t]`` is tuple ``t``'s class, ``csize``/``outlier`` describe the classes, and
-    ``sup_extra[a]`` is what suppressing the outliers adds to attribute ``a``'s cost (when they fit the budget). Returns ``(n_out,
-    n_classes, sumsq_all, published_out, kept_classes, kept_sumsq, block_ok)``: records in outlier classes
-    (ARX's count, monotone over the lattice), classes and Σ|E|² before suppression, then what is published:
-    records suppressed (every record when ``all_out``), classes kept and their Σ|E|², and whether the
-    suppressed records together are l-diverse (the verifier judges them as one class).
+    ``sup_extra[a]`` is what suppressing the outliers adds to attribute ``a``'s cost (when they fit the budget).
+    Returns ``(n_out, n_classes, sumsq_all, published_out, kept_classes, kept_sumsq, block_ok)``: records in
+    outlier classes (ARX's count, monotone over the lattice), classes and Σ|E|² before suppression, then what
+    is published: records suppressed (every record when ``all_out``), classes kept and their Σ|E|², and whether
+    the suppressed records together are l-diverse (the verifier judges them as one class).
     """
     d = len(levels)
     n = len(cnt)

@@ -343,7 +343,8 @@ def release_quality(original, output, quasi_identifiers: list[str], hierarchies:
     # per attribute, the records (every quasi-identifier present) per published node and per original leaf: every
     # additive model's sums are dot products with its per-node and per-leaf terms
     node_counts = [np.bincount(node[present], minlength=h.n_nodes).astype(np.float64) for node, h in zip(nodes, hs)]
-    leaf_counts = [np.bincount(leaf[present], minlength=len(h.leaves)).astype(np.float64) for leaf, h in zip(leaves, hs)]
+    leaf_counts = [np.bincount(leaf[present], minlength=len(h.leaves)).astype(np.float64)
+                   for leaf, h in zip(leaves, hs)]
     absent = int((~present).sum())
     for model in MODELS.values():
         entry: dict[str, Any] = {}

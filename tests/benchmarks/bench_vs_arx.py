@@ -5,12 +5,15 @@ education, occupation) and 8 (all but salary-class), k = 2, 5, 10, 50, and k = 5
 occupation (occupation is then the sensitive attribute, so the QIs are the others: 4 and 7).
 
 - ours: ``mondrian``, ``kmember``, ``mst`` and ``global`` (quality Loss, and DM) with ``max_suppression`` 0.1,
-  in-process; time = the method's ``run`` (encoding, search or partitioning, the published table), median
-  of ``--runs`` runs after one warm-up run. kmember and mst enforce no l-diversity: they sit out that setting;
+  in-process; time = the method's ``run`` (encoding, search or partitioning, the published table), wall and
+  CPU of the process (all its threads), medians of ``--runs`` runs after one warm-up run (on a machine shared with other
+  work the CPU figure is the steadier one). kmember and mst enforce no l-diversity: they sit out that setting;
 - ARX (``../shared/reference/arx/run-arx``, when ``java`` and that folder are present; otherwise said and
   skipped): ``mode=global supp=0.1`` with Loss (its default) and with ``metric=dm``, and ``mode=local`` (its
   GUI's local transformation); time = ARX's own ``anonymize_ms`` (global) / ``core_ms`` (local: anonymize +
-  local recoding), median of ``--runs`` separate JVMs.
+  local recoding) and the CPU of its main thread from the anonymize call to fetching the output
+  (``main_thread_cpu_core_ms``; ARX's JIT-compiler and garbage-collector threads are not counted), medians of
+  ``--runs`` separate JVMs.
 
 One evaluator for every output, from the output CSV cells and the hierarchy files alone (written here, no
 anonstudio code): NCP per cell = (leaves under the published node − 1) / (leaves of the hierarchy − 1), a `*`
@@ -138,22 +141,23 @@ def run_ours(method: str, s: dict, table: Table, hs: dict, runs: int, quality: s
         outcome = jobs.run(table, hs, get(method)(**params), max_suppression=SUPPRESSION)
     except AnonStudioError as exc:
         return {"error": f"refused: {exc.message[:90]}"}
-    times = []
+    times, cpu = [], []
     for _ in range(runs):
         alg = get(method)(**params)
         alg.pipeline["max_suppression"] = SUPPRESSION
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         alg.run(table, hs)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
     out = {"frame": outcome.result.output.df, "output": outcome.result.output, "time": statistics.median(times),
-           "verdict": "ok" if outcome.verification.passed else "FAIL"}
+           "cpu": statistics.median(cpu), "verdict": "ok" if outcome.verification.passed else "FAIL"}
     if method == "global":
         out["transformation"] = outcome.report["metrics"]["transformation"]
     return out
 
 
 def run_arx(s: dict, mode: str, runs: int, work: Path, metric: str = "loss") -> dict:
-    times = []
+    times, cpu = [], []
     stats = {}
     for i in range(runs):
         out, js = work / f"arx-{mode}-{metric}-{i}.csv", work / f"arx-{mode}-{metric}-{i}.json"
@@ -169,8 +173,9 @@ def run_arx(s: dict, mode: str, runs: int, work: Path, metric: str = "loss") -> 
         if not stats.get("result_available"):
             return {"error": "ARX found no solution"}
         times.append(stats["anonymize_ms" if mode == "global" else "core_ms"] / 1000)
+        cpu.append(stats["main_thread_cpu_core_ms"] / 1000)
     frame = pd.read_csv(out, sep=";", dtype=object, keep_default_na=False)
-    result = {"frame": frame, "time": statistics.median(times)}
+    result = {"frame": frame, "time": statistics.median(times), "cpu": statistics.median(cpu)}
     if mode == "global":
         result["transformation"] = dict(zip(stats["transformation_qis"], stats["transformation"]))
     return result
@@ -227,16 +232,17 @@ def main(argv: list[str] | None = None) -> int:
                         row["note"] = r["error"]
                     else:
                         row.update(NCP=r["NCP"], DM=r["DM"], suppressed=r["suppressed"], verified=r["verdict"],
-                                   time=r["time"], ncp_ratio=fmt_ratio(r["NCP"], ref.get("NCP")),
+                                   time=r["time"], cpu=r["cpu"], ncp_ratio=fmt_ratio(r["NCP"], ref.get("NCP")),
                                    dm_ratio=fmt_ratio(r["DM"], ref.get("DM")))
                         if name.startswith("global"):
                             other = results.get("ARX " + name, {}).get("transformation")
                             row["note"] = ("" if other is None else
                                            "same transformation as ARX" if other == r["transformation"] else
                                            f"ARX chose {other}, we {r['transformation']}")
-                            arx_time = results.get("ARX " + name, {}).get("time")
-                            if arx_time:
-                                row["note"] += f"; {arx_time / r['time']:.1f}x faster than ARX's anonymize"
+                            arx = results.get("ARX " + name, {})
+                            if arx.get("time"):
+                                row["note"] += (f"; ARX's anonymize / ours: {arx['time'] / r['time']:.1f}x wall, "
+                                                f"{arx['cpu'] / r['cpu']:.1f}x CPU")
                     rows.append(row)
                     print_row(row)
                 print()
@@ -249,7 +255,7 @@ def print_row(row: dict) -> None:
         return
     print(f"{row['setting']:<28} {row['method']:<18} NCP {row['NCP']:.3f} ({row['ncp_ratio']:>4})  "
           f"DM {row['DM']:>13,.0f} ({row['dm_ratio']:>5})  suppressed {row['suppressed']:>5}  "
-          f"{row['verified']:<4}  {row['time']:7.3f} s  {row.get('note', '')}", flush=True)
+          f"{row['verified']:<4}  {row['time']:7.3f} s ({row['cpu']:6.3f} s CPU)  {row.get('note', '')}", flush=True)
 
 
 if __name__ == "__main__":

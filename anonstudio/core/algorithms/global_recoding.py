@@ -204,8 +204,10 @@ class _Lattice:
         else:
             value = self.model.value(ClassSummary(self.n, suppressed, int(kept), float(kept_sumsq)))
         bound = 0.0
-        if not self.additive:
-            bound = self.model.bound(ClassSummary(self.n, self.n_missing, int(n_classes), float(sumsq_all)))
+        if not self.additive:  # the least any generalization can cost (see the kernel): a floor of the model
+            floor = ClassSummary(self.n, self.n_missing, min(int(n_classes), self.n_present // self.k),
+                                 float(sumsq_all))
+            bound = self.model.bound(floor)
         return {"anonymous": int(n_out) <= self.budget,
                 "acceptable": acceptable,
                 "value": value, "bound": bound, "outliers": int(n_out), "suppressed": suppressed,

@@ -95,7 +95,9 @@ def evaluate_transformation(levels, tcode, cards, cnt, sens, n_sens, k, min_dist
     On return ``keys[t]`` is tuple ``t``'s class, ``csize``/``outlier`` describe the classes, and
     ``sup_extra[a]`` is what suppressing the outliers adds to attribute ``a``'s cost (when they fit the budget).
     Returns ``(n_out, n_classes, sumsq_all, published_out, kept_classes, kept_sumsq, block_ok)``: records in
-    outlier classes (ARX's count, monotone over the lattice), classes and Σ|E|² before suppression, then what
+    outlier classes (ARX's count, monotone over the lattice), classes and ``Σ |E| · max(|E|, k)`` before
+    suppression (in this transformation and every generalization of it, a record's class holds at least its
+    class here and, kept, at least k records, or it is suppressed at the cost of n ≥ k: a floor of DM), then what
     is published: records suppressed (every record when ``all_out``), classes kept and their Σ|E|², and whether
     the suppressed records together are l-diverse (the verifier judges them as one class).
     """
@@ -106,7 +108,9 @@ def evaluate_transformation(levels, tcode, cards, cnt, sens, n_sens, k, min_dist
     space = 1
     for a in range(d):
         m = cards[a, levels[a]]
-        if space > _KEY_LIMIT // max(m, 1):
+        if m == 1:  # one code (the root, or a level with one value): nothing to tell apart
+            continue
+        if space > _KEY_LIMIT // m:
             space = _dense_ids(keys, n, space, direct, hashed, stamp)
         lv = levels[a]
         for t in range(n):
@@ -137,12 +141,12 @@ def evaluate_transformation(levels, tcode, cards, cnt, sens, n_sens, k, min_dist
                     clast[c] = s
                     crun[c] = cnt[t]
     n_out = 0
-    sumsq_all = 0.0
+    sumsq_all = 0.0  # Σ |E| · max(|E|, k): what DM can reach at least, here and above (see the docstring)
     kept_classes = 0
     kept_sumsq = 0.0
     for c in range(n_classes):
         size = csize[c]
-        sumsq_all += float(size) * float(size)
+        sumsq_all += float(size) * float(max(size, k))
         bad = size < k
         if diverse:
             if clast[c] >= 0:

@@ -204,9 +204,12 @@ class ClassModel(QualityModel):
     def normalized(self, s: ClassSummary) -> float:
         raise NotImplementedError
 
-    def bound(self, before: ClassSummary) -> float:
-        """A lower bound of a transformation's value, valid for every generalization of it too, from its classes
-        before suppression (``before``: every class kept; ``suppressed`` only the records suppressed anyway)."""
+    def bound(self, floor: ClassSummary) -> float:
+        """A lower bound of a transformation's value, valid for every generalization of it too, from ``floor``:
+        its classes before suppression as the least any generalization can reach — ``kept_sumsq`` is
+        ``Σ |E| · max(|E|, k)`` (a record's class only grows, and a kept class holds k records, a suppressed
+        record costs n ≥ k), ``kept_classes`` the most classes a generalization can keep (no more than these,
+        nor than records / k), ``suppressed`` the records suppressed anyway."""
         raise NotImplementedError
 
 
@@ -226,10 +229,9 @@ class Discernibility(ClassModel):
         n = float(s.n)
         return float((self.value(s) - n) / (n * n - n)) if n > 1 else 0.0
 
-    def bound(self, before):
-        # a suppressed record costs n ≥ its class's size: DM ≥ Σ |E|² over all classes (DM*), which merging
-        # classes only raises
-        return self.value(before)
+    def bound(self, floor):
+        # a record costs the size of its class, at least k when kept, or n ≥ k when suppressed
+        return self.value(floor)
 
 
 class AverageClassSize(ClassModel):
@@ -248,9 +250,9 @@ class AverageClassSize(ClassModel):
     def normalized(self, s):
         return float((self.value(s) - 1.0) / (s.n - 1.0)) if s.n > 1 else 0.0
 
-    def bound(self, before):
+    def bound(self, floor):
         # kept classes can only be fewer (merging, suppressing), and suppression adds at most one group
-        return float(before.n) / (before.kept_classes + 1)
+        return float(floor.n) / (floor.kept_classes + 1)
 
 
 #: every model by its name, in the order reports list them

@@ -187,7 +187,8 @@ def test_adult_optimum_is_arxs(shared_data, qis, params, expected, arx_value):
     outcome = jobs.run(table, hs, method, max_suppression=0.1)
     assert outcome.verification.passed
     assert outcome.report["metrics"]["transformation"] == expected
-    assert method.search.value == arx_value  # the same number ARX reports for its optimum
+    # the number ARX reports for its optimum (here digit for digit; a libm's pow may differ in the last bit)
+    assert method.search.value == pytest.approx(arx_value, rel=1e-12)
 
 
 def test_max_suppression_is_the_budget_the_search_spends():

@@ -19,8 +19,9 @@ weighted mean. Generalizing a cell never lowers its cost, so the cost of a trans
 suppression is a lower bound for it and for every generalization of it.
 
 **Class** models depend on the equivalence classes' sizes only (:class:`ClassSummary`): discernibility and
-the average class size. Merging classes never lowers ``Σ |E|²`` nor raises the number of classes, so the
-values measured on one transformation's classes (before suppression) bound every generalization of it.
+the average class size. Generalizing only merges classes, a kept class holds at least k records and a
+suppressed record costs n ≥ k, so one transformation's classes before suppression give a floor
+(:meth:`ClassModel.bound`) of its value and of every generalization's.
 
 Records with a missing quasi-identifier are published fully suppressed: additive models count their cells as
 generalized to the root (non-uniform entropy leaves them out: they hold no original value to lose).

@@ -530,14 +530,17 @@ def run(
     if algorithm.data_kind != kind_of(data):
         raise JobError(f"method '{algorithm.name}' works on {algorithm.data_kind} data, the input is {kind_of(data)}",
                        file=getattr(data, "source", None), key="algorithm.name")
+    if max_suppression is None:
+        max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
+    if isinstance(data, Table) and isinstance(getattr(algorithm, "pipeline", None), dict):
+        # the suppression budget the verifier allows is the one the method may spend (global recoding does)
+        algorithm.pipeline["max_suppression"] = max_suppression
     start = time.perf_counter()
     report(progress, 0.0, f"running {algorithm.name}")
     # the method's own work (and RA's reruns in evaluate) on the executor when it can run there
     on = {"executor": executor} if executor is not None and "dask" in algorithm.engines else {}
     result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8), **on)
     runtime = time.perf_counter() - start
-    if max_suppression is None:
-        max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
     model = declared_model(algorithm, data, declared, max_suppression)
     with phase(progress, 0.8, "verifying"):  # the verifiers' chunked loops may be cancelled (checkpoint)
         verification = privacy.verify_output(model, data, result.output, hierarchies, executor=executor,

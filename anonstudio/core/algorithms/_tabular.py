@@ -295,7 +295,7 @@ class GeneralizingMethod(Algorithm):
 
     data_kind = "table"
     output_kind = "table"
-    reported_metrics = ("NCP", "GCP", "DM", "CAVG")
+    reported_metrics = ("NCP", "GCP", "DM", "CAVG", "quality")
 
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress=None, *, executor=None) -> dict:
         return table_metrics_for(self, data, result, hierarchies)
@@ -320,10 +320,21 @@ class GeneralizingMethod(Algorithm):
 
 
 def table_metrics_for(algorithm, data: Table, result, hierarchies: dict) -> dict:
-    """The report metrics of a tabular method, computed from its output table and the hierarchies only."""
-    from anonstudio.core.metrics import table_metrics
+    """The report metrics of a tabular method, computed from its input, its output table and the hierarchies
+    only: 002's figures (:func:`~anonstudio.core.metrics.table_metrics`) and, under ``quality``, every quality
+    model of :mod:`anonstudio.core.metrics._quality` with its definition (at the method's attribute weights,
+    if it takes some)."""
+    from anonstudio.core.metrics import equivalence_classes, release_quality, table_metrics
 
-    return table_metrics(result.output, data.quasi_identifiers, hierarchies, k=algorithm.params["k"])
+    qis = data.quasi_identifiers
+    classes, suppressed = equivalence_classes(result.output, qis, hierarchies)
+    metrics = table_metrics(result.output, qis, hierarchies, k=algorithm.params["k"], classes=classes,
+                            suppressed=suppressed)
+    weights = algorithm.params.get("weights")
+    metrics["quality"] = release_quality(data, result.output, qis, hierarchies,
+                                         weights=weights if isinstance(weights, dict) else None, classes=classes,
+                                         suppressed=suppressed)
+    return metrics
 
 
 def tabular_result(

@@ -13,6 +13,8 @@ from anonstudio.core.metrics._strings import (
     longest_shared_substring,
     needleman_wunsch,
 )
+from anonstudio.core.metrics._quality import MODELS as QUALITY_MODELS
+from anonstudio.core.metrics._quality import release_quality
 from anonstudio.core.metrics._table_metrics import (
     cavg,
     class_sizes,
@@ -41,5 +43,7 @@ __all__ = [
     "longest_shared_substring",
     "ncp_cells",
     "needleman_wunsch",
+    "QUALITY_MODELS",
+    "release_quality",
     "table_metrics",
 ]

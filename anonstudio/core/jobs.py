@@ -677,8 +677,9 @@ def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None,
     rep["output"]["path"] = _relative(output_path, base)
     if rep["input"].get("path"):
         rep["input"]["path"] = _relative(Path(rep["input"]["path"]), base)
-    # published as a pair: everything written under hidden names first, then renamed, the report last
-    with io.Publication() as pub:
+    # published as one release (io.Publication: folder locks, staging, journal, swap, the report last)
+    with io.Publication(*targets.values()) as pub:
+        rep.setdefault("notes", []).extend(pub.recovered)  # what an earlier, interrupted run left was recovered
         io.write_output(output, pub.stage(output_path))
         for suffix, frame in outcome.result.side_outputs.items():
             io.write_output(frame, pub.stage(side_output_path(output_path, suffix)), like=outcome.result.output)
@@ -819,6 +820,8 @@ def verify_job(job: Job):
     """Re-check an existing output against the job's input, hierarchies and privacy model."""
     from anonstudio.core import privacy
 
+    # a publication interrupted there (kill -9 during its swap) is rolled forward or back first
+    recovered = io.recover(job.output_path, job.report_path)
     data = load_data(job.input)
     hierarchies, _ = load_hierarchies(job.hierarchies, data, source=job.file,
                                       required=algorithms.get(job.algorithm).needs_hierarchies)
@@ -838,7 +841,10 @@ def verify_job(job: Job):
         side = side_output_path(job.output_path, name)
         if side.exists():
             sides[name] = io.read_output_like(data, side, missing=job.input.missing).df
-    return privacy.verify_output(model, data, output, hierarchies, side_outputs=sides)
+    verification = privacy.verify_output(model, data, output, hierarchies, side_outputs=sides)
+    if recovered:
+        verification.details["recovered"] = recovered
+    return verification
 
 
 def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,

@@ -1,12 +1,13 @@
 """Readers and writers: delimited tables and Parquet, FASTA, event CSV, ARX hierarchy CSV, JSON reports.
 
-Inputs are only ever opened for reading; outputs are written to a temporary file beside the target and
-renamed (:func:`atomic_write`), never half-written. Every error a user can cause is an
+Inputs are only ever opened for reading; outputs are written to a staging file beside the target and
+renamed (:func:`atomic_write`), never half-written; a release (output, side tables, report) is published through
+a journal (:class:`Publication`, :func:`recover`). Every error a user can cause is an
 :class:`~anonstudio.core.errors.InputError` (or :class:`~anonstudio.core.errors.HierarchyError`) naming the
 file and the line or record.
 """
 
-from anonstudio.core.io._atomic import Publication, atomic_write
+from anonstudio.core.io._atomic import JOURNAL_PREFIX, STAGING_PREFIX, Publication, atomic_write, recover
 from anonstudio.core.io._dispatch import (
     FORMATS,
     TABLE_SUFFIXES,
@@ -32,7 +33,9 @@ from anonstudio.core.io._table import (
 )
 
 __all__ = [
+    "JOURNAL_PREFIX",
     "Publication",
+    "STAGING_PREFIX",
     "DEFAULT_MISSING",
     "FASTA_SUFFIXES",
     "FORMATS",
@@ -50,6 +53,7 @@ __all__ = [
     "read_output_like",
     "read_table",
     "real_path",
+    "recover",
     "refuse_overwrites",
     "sniff_delimiter",
     "to_jsonable",

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio import __version__
-from anonstudio.core import algorithms, io
+from anonstudio.core import algorithms, io, limits
 from anonstudio.core.algorithms import Algorithm, Result
 from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table, kind_of
 from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, PrivacyError
@@ -153,6 +153,7 @@ def apply_override(raw: dict, assignment: str, *, file: Path | None = None) -> N
     if "=" not in assignment:
         raise JobError(f"--set needs KEY=VALUE, got {short_repr(assignment)}", file=file)
     key, value = assignment.split("=", 1)
+    limits.check_nesting(value, file=file, error=JobError, what=f"--set {key.strip()}", key=key.strip())
     parts = key.strip().split(".")
     if len(parts) < 2 or parts[0] not in _SECTIONS:
         raise JobError(f"--set key '{key}' must be section.key with section one of {', '.join(sorted(_SECTIONS))}", file=file)
@@ -185,6 +186,7 @@ def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
     """Read and validate a job file; ``overrides`` are ``section.key=value`` strings."""
     path = Path(path)
     text = read_text_file(path, JobError, "job file")
+    limits.check_nesting(text, file=path, error=JobError, what="the job file")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -217,7 +219,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     paths = [paths] if isinstance(paths, str) else paths
     if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
         raise err("input.path is required: the data file (or, for FASTA, a list of files), relative to the job file", "input.path")
-    resolved_paths = [Path(p) if Path(p).is_absolute() else (base / p).resolve() for p in paths]
+    resolved_paths = [io.input_path(p, base, "input.path", file) for p in paths]
     in_path = resolved_paths[0]
     fmt = inp.get("format")
     if fmt is None:
@@ -248,13 +250,8 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
         from anonstudio.core.io._common import normalize_delimiter
 
         normalize_delimiter(delimiter, file, JobError)
-    if encoding is not None:
-        import codecs
-
-        try:
-            codecs.lookup(encoding)
-        except LookupError:
-            raise err(f"input.encoding: unknown encoding {short_repr(encoding)}", "input.encoding") from None
+    if encoding is not None and limits.text_encoding_problem(encoding):
+        raise err(f"input.encoding: {limits.text_encoding_problem(encoding)}", "input.encoding")
     if pattern is not None:
         try:
             re.compile(pattern)
@@ -293,8 +290,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     resolved: dict[str, Any] = {}
     for attr, value in hierarchies.items():
         if isinstance(value, str):
-            p = Path(value)
-            resolved[attr] = p if p.is_absolute() else (base / p).resolve()
+            resolved[attr] = io.input_path(value, base, f"hierarchies.{attr}", file)
         elif isinstance(value, dict):
             resolved[attr] = dict(value)
         else:

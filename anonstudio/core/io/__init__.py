@@ -21,7 +21,8 @@ from anonstudio.core.io._dispatch import (
 from anonstudio.core.io._events import read_events, write_events
 from anonstudio.core.io._fasta import FASTA_SUFFIXES, read_fasta, write_fasta
 from anonstudio.core.io._hierarchy_csv import read_hierarchy, write_hierarchy
-from anonstudio.core.io._paths import check_target, real_path, refuse_overwrites
+from anonstudio.core.io._project_schema import ProjectError, load_project_json, validate_project
+from anonstudio.core.io._paths import check_target, input_path, real_path, refuse_overwrites
 from anonstudio.core.io._table import (
     DEFAULT_MISSING,
     PARQUET_SUFFIXES,
@@ -40,11 +41,14 @@ __all__ = [
     "FASTA_SUFFIXES",
     "FORMATS",
     "PARQUET_SUFFIXES",
+    "ProjectError",
     "SNIFFED_DELIMITERS",
     "TABLE_SUFFIXES",
     "atomic_write",
     "check_target",
     "format_of",
+    "input_path",
+    "load_project_json",
     "parquet_index_left_out",
     "read_data",
     "read_events",
@@ -57,6 +61,7 @@ __all__ = [
     "refuse_overwrites",
     "sniff_delimiter",
     "to_jsonable",
+    "validate_project",
     "write_events",
     "write_fasta",
     "write_hierarchy",

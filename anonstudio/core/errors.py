@@ -111,7 +111,7 @@ def memory_available() -> tuple[int | None, str]:
     """Bytes this process may still allocate, and what bounds them: the smaller of the system's available
     memory (``MemAvailable``) and what the address-space limit (``ulimit -v``) leaves. ``None`` if unknown."""
     best: int | None = None
-    what = "free memory"
+    what = "the system's free memory"
     try:
         with open("/proc/meminfo", encoding="ascii") as fh:
             for line in fh:
@@ -131,7 +131,7 @@ def memory_available() -> tuple[int | None, str]:
                         used = int(line.split()[1]) * 1024
             left = max(0, soft - used)
             if best is None or left < best:
-                best, what = left, f"the address-space limit (ulimit -v, {soft / _GB:.1f} GB)"
+                best, what = left, f"under the address-space limit, ulimit -v, of {soft / _GB:,.1f} GB"
     except (ImportError, OSError, ValueError, IndexError, AttributeError):
         pass
     return best, what
@@ -163,19 +163,19 @@ def environment_error(exc: BaseException) -> ResourceError | None:
         if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and (
                 exc.errno == errno.ENOMEM or "failed to map segment" in text or "Cannot allocate memory" in text)):
             left, what = memory_available()
-            have = f"{left / _GB:.1f} GB available under {what}" if left is not None else "the available memory"
+            have = f"{left / _GB:,.1f} GB available ({what})" if left is not None else "less available"
             needed = _requested_bytes(exc) if isinstance(exc, MemoryError) else None
             if "libllvmlite" in text or "failed to map segment" in text:
                 return ResourceError(f"not enough memory to load the kernel compiler (numba's libllvmlite): {have}; "
                                      "raise the limit or free memory")
             if needed:
-                return ResourceError(f"not enough memory: this step needs about {needed / _GB:.1f} GB, {have}; use "
+                return ResourceError(f"not enough memory: this step needs about {needed / _GB:,.1f} GB, {have}; use "
                                      "a smaller input or a machine with more memory")
             return ResourceError(f"not enough memory for this run ({have} when it ran out): use a smaller input, "
                                  "raise the limit or free memory")
         if isinstance(exc, RuntimeError) and "can't start new thread" in text:
             left, what = memory_available()
-            have = f" ({left / _GB:.1f} GB available under {what})" if left is not None else ""
+            have = f" ({left / _GB:,.1f} GB available, {what})" if left is not None else ""
             return ResourceError(f"cannot start a thread: the memory limit or the process limit (ulimit -u) is too "
                                  f"low{have}")
         if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):

@@ -488,7 +488,7 @@ class Publication:
         name = Path(path).name
         for staged, target in self._staged:
             head = staged.name[: staged.name.index(".", len(STAGING_PREFIX)) + 10]  # prefix, pid, token
-            if name == staged.name or head in name:
+            if name == staged.name or head in name or os.path.abspath(path) == os.path.abspath(target):
                 return target
         return None
 

@@ -108,7 +108,7 @@ def _install_cache_locators() -> None:
         from numba.core import caching
     except ImportError:
         return
-    impl = getattr(caching, "_CacheImpl", None)
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)  # (renamed in numba 0.6x)
     classes = list(getattr(impl, "_locator_classes", ()) or ())
     user = next((c for c in classes if "UserProvided" in c.__name__), None)
     if user is None:

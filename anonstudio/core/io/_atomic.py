@@ -62,8 +62,8 @@ STAGING_PREFIX = ".anonstudio.part."
 JOURNAL_PREFIX = ".anonstudio.journal."
 #: how long a run waits for another run publishing in the same folder before it is refused
 LOCK_WAIT_SECONDS = 120.0
-#: hidden ``.<name>.<random>.part`` files of anonstudio before 0.3 (no pid in the name) older than this are
-#: left over by a crash and removed
+#: hidden ``.<name>.<random>.part`` files of earlier versions (no pid in their names) older than this are left
+#: over by a crash and removed
 STALE_LEGACY_SECONDS = 600
 _NAME_MAX = 255
 _LEGACY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.part(\..*)?$")
@@ -85,8 +85,8 @@ def _output_error(exc: OSError, path: Path) -> OutputError:
 # ---------------------------------------------------------------------------------------------------------
 # names
 def staging_name(name: str, tag: str = "") -> str:
-    """``.anonstudio.part.<pid>.<token>.<tag><name>``, the name cut in the middle if the whole would be longer
-    than a file name may be (its extension kept: writers choose the format by it)."""
+    """``.anonstudio.part.<pid>.<token>.<tag><name>``, the name shortened before its extension if the whole would
+    be longer than a file name may be (the extension kept: writers choose the format by it)."""
     head = f"{STAGING_PREFIX}{os.getpid()}.{secrets.token_hex(4)}.{tag}"
     room = _NAME_MAX - len(head.encode())
     if len(name.encode()) > room:

@@ -53,15 +53,17 @@ def refuse_overwrites(
 
 
 def input_path(text: str, base: Path, key: str, file: str | Path | None = None) -> Path:
-    """A path a job names for reading (``input.path``, a hierarchy file), made absolute against ``base`` with
-    symlinks and ``..`` resolved. A NUL character, an over-long name and a loop of symlinks are
-    :class:`JobError` naming ``key``."""
+    """A path a job names for reading (``input.path``, a hierarchy file): an absolute one as written, a relative one
+    taken against ``base`` with symlinks and ``..`` resolved. A NUL character, an over-long name and a loop of
+    symlinks are :class:`JobError` naming ``key`` (a loop in an absolute path is the reader's error naming the file)."""
     from anonstudio.core.limits import path_problem
 
     problem = path_problem(text)
     if problem is not None:
         raise JobError(f"{key} {problem}", file=file, key=key)
-    p = Path(text) if Path(text).is_absolute() else base / text
+    if Path(text).is_absolute():
+        return Path(text)
+    p = base / text
     try:
         return p.resolve()
     except (RuntimeError, OSError) as exc:  # Python < 3.13 raises RuntimeError for a loop of symlinks

@@ -30,7 +30,7 @@ from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table, kind_of
 from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, PrivacyError
 from anonstudio.core.execution import Execution
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
-from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION, PIPELINE_PARAMETERS
+from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION, PIPELINE_PARAMETERS, SEED
 from anonstudio.core.progress import ProgressCallback, phase, report, subrange
 
 
@@ -110,7 +110,7 @@ class Job:
             if "seed" in params and "seed" not in cls.parameters.names():
                 # every method takes a seed (the contract's examples set one for any method); a
                 # deterministic method records that it had no effect instead of refusing the job
-                params.pop("seed")
+                SEED.validate(params.pop("seed"))
             return cls(**params)
         except AnonStudioError as exc:
             if exc.file is None:

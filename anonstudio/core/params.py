@@ -109,7 +109,8 @@ class Param:
                 raise fail(f"must be a whole number, got {_short(value)}")
             value = int(value)
             if not -MAX_INT - 1 <= value <= MAX_INT:
-                raise fail(f"must be a whole number of at most 19 digits (|value| ≤ {MAX_INT:,}), got {_short(value)}")
+                raise fail(f"must be a whole number of at most 19 digits (|value| ≤ {MAX_INT:,}), "
+                           f"got {_short(value)}")
             self._check_range(value, fail)
             return value
         if self.kind == "float":
@@ -258,6 +259,10 @@ class Command:
 #: beyond it the suppressed block, exempt from the k test, outgrows the classes it protects and the release
 #: withholds much of what it was made to publish; 0 forbids suppression, 1 allows any.
 DEFAULT_MAX_SUPPRESSION = 0.10
+
+#: The seed every method takes (``cli-contract.md``): a deterministic method records that it has no effect, but
+#: it is checked as any seed is (a time of day or 1e308 as the seed of Mondrian was exit 3)
+SEED = Param("seed", "int", 1, "random seed (no effect on a deterministic method)", low=0)
 
 #: Parameters the pipeline (not the method) takes for every method of a data kind: job keys under
 #: ``[algorithm]``, shown in the workbench's form after the method's own.

@@ -51,24 +51,40 @@ KEYS = {"input": ["path", "format", "quasi_identifiers", "sensitive", "identifyi
         "execution": ["engine", "workers", "scheduler"]}
 
 
-def _value(rng: random.Random):
-    """A TOML value of any type, many of them at a boundary."""
-    pool = [
-        0, 1, -1, 2, 7, 2**31, 2**63 - 1, -(2**63), 10**30, 0.5, -0.0, 1e308, 1e-308, float("inf"), float("nan"),
-        True, False, "", "x", "t.csv", "../t.csv", "/dev/zero", "job.toml", "out/o.json", "a\x00b", "é" * 300,
-        "rot13", "base64", "utf-16", "\t", ";", "entropy", "uniform", "HIV", "*",
-        datetime.time(7, 32), datetime.date(1979, 5, 27), datetime.datetime(1979, 5, 27, 7, 32),
-        [], [1], ["sex"], ["age", "age"], [[1, [2]]], {}, {"mask": "*"}, {"intervals": [1] * 150},
-        {"intervals": [5, 7]}, {"groups": []}, {"date": ["year"]}, {"sex": 2.0, "age": -1},
-    ]
-    value = rng.choice(pool)
-    if rng.random() < 0.05:
-        value = nested = []
-        for _ in range(rng.choice([5, 40])):
-            inner: list = []
-            nested.append(inner)
-            nested = inner
+def _nested(depth: int) -> list:
+    value = inner = []
+    for _ in range(depth):
+        inner.append([])
+        inner = inner[0]
     return value
+
+
+#: TOML values of every type, many of them at a boundary
+POOL = [
+    0, 1, -1, 2, 7, 2**31, 2**63 - 1, 2**63, -(2**63), 10**30, 0.5, -0.0, 1e308, 1e-308, float("inf"), float("nan"),
+    True, False, "", "x", "t.csv", "../t.csv", "/dev/zero", "job.toml", "out/o.json", "a\x00b", "é" * 300,
+    "rot13", "base64", "utf-16", "\t", ";", "entropy", "uniform", "HIV", "*",
+    datetime.time(7, 32), datetime.date(1979, 5, 27), datetime.datetime(1979, 5, 27, 7, 32),
+    [], [1], ["sex"], ["age", "age"], [[1, [2]]], {}, {"mask": "*"}, {"intervals": [1] * 150},
+    {"intervals": [5, 7]}, {"groups": []}, {"date": ["year"]}, {"sex": 2.0, "age": -1}, _nested(5), _nested(40),
+]
+
+
+def _value(rng: random.Random):
+    return rng.choice(POOL)
+
+
+def _every_value_at_every_key() -> list[tuple[str, dict, str]]:
+    """Each value of :data:`POOL` at each key the five jobs have (and ``algorithm.seed``): the systematic half."""
+    cases = []
+    for kind, base in JOBS.items():
+        keys = [(section, key) for section, values in base.items() for key in values] + [("algorithm", "seed")]
+        for section, key in dict.fromkeys(keys):
+            for value in POOL:
+                job = {sec: dict(values) for sec, values in base.items()}
+                job[section][key] = value
+                cases.append((kind, job, f"{kind}: {section}.{key} = {value!r:.60}"))
+    return cases
 
 
 def _mutated_job(rng: random.Random) -> tuple[str, dict, str]:
@@ -122,7 +138,10 @@ def inputs(tmp_path_factory) -> Path:
 
 
 def _run_case(work: Path, job: dict, capsys, codes: dict) -> list[str]:
-    before = {p.name: p.read_bytes() for p in work.iterdir() if p.is_file()}
+    out = job.get("output") or {}
+    targets = {str(out.get(k)) for k in ("path", "report") if isinstance(out.get(k), str)}
+    # every file of the folder but the job's own targets (a job may write over a file it does not read)
+    before = {p.name: p.read_bytes() for p in work.iterdir() if p.is_file() and p.name not in targets}
     code = main(["run", "job.toml", "--quiet"])
     codes[code] = codes.get(code, 0) + 1
     err = capsys.readouterr().err
@@ -142,14 +161,17 @@ def _run_case(work: Path, job: dict, capsys, codes: dict) -> list[str]:
     if left:
         problems.append(f"staging files left: {left}")
     if code == 0:
-        out = job["output"]
         published = [work / out["path"]] + ([work / out["report"]] if isinstance(out.get("report"), str) else [])
         if not all(p.is_file() and p.stat().st_size for p in published):
             problems.append("exit 0 without a whole release")
     return problems
 
 
-@pytest.mark.parametrize(("generator", "count"), [("job files", 600), ("input files", 256)])
+SYSTEMATIC = _every_value_at_every_key()
+
+
+@pytest.mark.parametrize(("generator", "count"), [("every value at every key", len(SYSTEMATIC)),
+                                                  ("random job files", 600), ("damaged input files", 256)])
 def test_fuzzed_inputs_never_exit_3_nor_change_an_input(inputs, tmp_path, monkeypatch, capsys, generator, count):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     rng = random.Random(f"{SEED}-{generator}")
@@ -159,8 +181,9 @@ def test_fuzzed_inputs_never_exit_3_nor_change_an_input(inputs, tmp_path, monkey
     for i in range(count):
         work = tmp_path / f"case-{i}"
         shutil.copytree(inputs, work)
-        kind, job, what = _mutated_job(rng) if generator == "job files" else (None, None, None)
-        if generator == "input files":
+        kind, job, what = (SYSTEMATIC[i] if generator == "every value at every key" else
+                           _mutated_job(rng) if generator == "random job files" else (None, None, None))
+        if generator == "damaged input files":
             kind = rng.choice(sorted(JOBS))
             job = JOBS[kind]
             source = work / Path(job["input"]["path"]).name

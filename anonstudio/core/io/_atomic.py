@@ -302,7 +302,8 @@ def atomic_write(path: str | Path, mode: str = "w", *, encoding: str | None = "u
 def _read_journal(path: Path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
-    if not isinstance(data, dict) or data.get("format") != "anonstudio-journal" or not isinstance(data.get("entries"), list):
+    if not isinstance(data, dict) or data.get("format") != "anonstudio-journal" or not isinstance(
+            data.get("entries"), list):
         raise ValueError("not an anonstudio journal")
     return data
 

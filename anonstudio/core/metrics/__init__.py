@@ -1,4 +1,5 @@
-"""Information-loss and utility metrics computed from outputs (never from an algorithm's bookkeeping)."""
+"""Information-loss, utility and re-identification-risk metrics computed from outputs (never from an algorithm's
+bookkeeping)."""
 
 from anonstudio.core.metrics._strings import (
     blosum62,
@@ -12,6 +13,13 @@ from anonstudio.core.metrics._strings import (
     knn_accuracy,
     longest_shared_substring,
     needleman_wunsch,
+)
+from anonstudio.core.metrics._release_risk import (
+    record_risks,
+    release_risk,
+    risk_comparison_frame,
+    risk_distribution_frame,
+    table_risk,
 )
 from anonstudio.core.metrics._table_metrics import (
     cavg,
@@ -41,5 +49,10 @@ __all__ = [
     "longest_shared_substring",
     "ncp_cells",
     "needleman_wunsch",
+    "record_risks",
+    "release_risk",
+    "risk_comparison_frame",
+    "risk_distribution_frame",
     "table_metrics",
+    "table_risk",
 ]

@@ -19,6 +19,7 @@ from anonstudio.core.metrics._release_risk import (
     release_risk,
     risk_comparison_frame,
     risk_distribution_frame,
+    risk_lines,
     table_risk,
 )
 from anonstudio.core.metrics._table_metrics import (
@@ -53,6 +54,7 @@ __all__ = [
     "release_risk",
     "risk_comparison_frame",
     "risk_distribution_frame",
+    "risk_lines",
     "table_metrics",
     "table_risk",
 ]

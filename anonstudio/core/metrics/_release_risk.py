@@ -88,14 +88,14 @@ def _attacks(frame: pd.DataFrame, ids: np.ndarray, quasi_identifiers: list[str],
 
 def _side(frame: pd.DataFrame, quasi_identifiers: list[str], population: int, *, threshold: float,
           sensitive: list[str], unroled: list[str], equations: str, anatomy=None, population_frame=None,
-          source: Any = None) -> dict:
+          source: Any = None, line_of=None) -> dict:
     ids = class_ids(frame, quasi_identifiers)
     sizes = _sizes(ids)
     h = Histogram.of(sizes)
     if population_frame is None:
         figures = risk_figures(h, population, threshold=threshold, equations=equations)
     else:
-        big = _population_sizes(frame, ids, sizes, population_frame, quasi_identifiers, source)
+        big = _population_sizes(frame, ids, sizes, population_frame, quasi_identifiers, source, line_of)
         present = sizes > 0
         figures = risk_figures(h, population, threshold=threshold, equations=equations,
                                sample_sizes=sizes[present], population_sizes=big[present])
@@ -104,8 +104,12 @@ def _side(frame: pd.DataFrame, quasi_identifiers: list[str], population: int, *,
     return figures
 
 
+def _times(count: int) -> str:
+    return f"{count} time" + ("" if count == 1 else "s")
+
+
 def _population_sizes(frame: pd.DataFrame, ids: np.ndarray, sizes: np.ndarray, population_frame: pd.DataFrame,
-                      quasi_identifiers: list[str], source: Any) -> np.ndarray:
+                      quasi_identifiers: list[str], source: Any, line_of=None) -> np.ndarray:
     """Per class of ``frame`` (by id) the records of the same class in the population table; refuses a class
     the population table holds fewer times than the table (it is then not a sample of it)."""
     n = len(frame)
@@ -122,9 +126,10 @@ def _population_sizes(frame: pd.DataFrame, ids: np.ndarray, sizes: np.ndarray, p
     if len(short):
         row = int(short[0])
         shown = ", ".join(f"{q}={frame[q].iloc[row]}" for q in quasi_identifiers[:4])
+        where = {"line": line_of(row)} if line_of is not None else {"record": row + 1}
         raise InputError(f"the table is not a sample of the population table: {shown} occurs "
-                         f"{int(sizes[ids[row]])} times in the table and {int(big[ids[row]])} times in the population "
-                         "table", file=source, record=row + 1)
+                         f"{_times(int(sizes[ids[row]]))} in the table and {_times(int(big[ids[row]]))} in the "
+                         "population table", file=source, **where)
     return big
 
 
@@ -137,7 +142,7 @@ def _check_columns(frame: pd.DataFrame, names: dict[str, list[str]], source: Any
                 raise InputError(f"no column '{c}' (given as {what}); the table's columns are {shown}",
                                  file=source, column=c)
             if c in seen:
-                raise ParameterError(f"column '{c}' is given as {seen[c]} and as {what}", column=c, key=what)
+                raise ParameterError(f"column '{c}' is given as {seen[c]} and as {what}")
             seen[c] = what
 
 
@@ -173,6 +178,10 @@ def table_risk(table: Any, quasi_identifiers: list[str], *, sensitive: list[str]
     if population_table is not None:
         population_frame = _frame(population_table)
         _check_columns(population_frame, {"quasi-identifier": qis}, getattr(population_table, "source", None))
+        if len(population_frame) < len(frame):
+            raise InputError(f"the population table has fewer records ({len(population_frame)}) than the table "
+                             f"({len(frame)}): the table must be a sample of it",
+                             file=getattr(population_table, "source", None))
         if population is None and sampling_fraction is None:
             population, sized_by_table = len(population_frame), True
     size, origin = resolve_population(len(frame), population=population, sampling_fraction=sampling_fraction)
@@ -180,7 +189,7 @@ def table_risk(table: Any, quasi_identifiers: list[str], *, sensitive: list[str]
     taken = set(qis) | set(sensitive) | set(identifying)
     unroled = [c for c in frame.columns if c not in taken]
     side = _side(frame, qis, size, threshold=t, sensitive=list(sensitive), unroled=unroled, equations=equations,
-                 population_frame=population_frame, source=source)
+                 population_frame=population_frame, source=source, line_of=getattr(table, "line_of", None))
     return {"table": str(source.name) if source is not None else None, "quasi_identifiers": qis,
             "threshold": t, "population": _population_entry(size, origin, side["records"]), **side}
 
@@ -212,6 +221,56 @@ def release_risk(data: Any, output: Any, *, side_outputs: dict | None = None, po
                   **common)
     return {"quasi_identifiers": qis, "sensitive": sensitive, "threshold": t,
             "population": _population_entry(size, origin, before["records"]), "before": before, "after": after}
+
+
+# ------------------------------------------------------------------------------------------------ in words
+
+
+def _pct(x: float) -> str:
+    return f"{100.0 * x:.4g} %"
+
+
+def risk_lines(figures: dict) -> list[str]:
+    """One side's figures (a :func:`table_risk` result, or ``before``/``after`` of :func:`release_risk` with the
+    section's ``population``/``threshold`` merged in) as lines of plain text, for the command line and summaries."""
+    pop = figures["population"]
+    p, j = figures["prosecutor"], figures["journalist"]
+    lines = [
+        f"{figures['records']} records measured ({figures['suppressed']} suppressed left out), "
+        f"{figures['classes']} classes on {len(figures['quasi_identifiers'])} quasi-identifiers "
+        f"({', '.join(figures['quasi_identifiers'])})",
+        f"population: {pop['size']:,} ({pop['source']}), sampling fraction {pop['sampling_fraction']:.4g}",
+        f"prosecutor risk: highest {_pct(p['highest'])}, average {_pct(p['average'])}, lowest {_pct(p['lowest'])}; "
+        f"records above the threshold {figures['threshold']:g}: {_pct(p['records_at_risk'])}; "
+        f"records at the highest risk: {_pct(p['records_at_highest'])}",
+        ("journalist risk: the prosecutor's (no population table)" if j == p else
+         f"journalist risk: highest {_pct(j['highest'])}, average {_pct(j['average'])}, records above the threshold "
+         f"{_pct(j['records_at_risk'])}"),
+        f"marketer risk: {_pct(figures['marketer']['average'])} of the records re-identified on average",
+        f"sample uniques: {_pct(figures['sample_uniques'])} of the records",
+    ]
+    est = figures["population_uniques"]
+    shown = [f"{name.capitalize() if name != 'snb' else 'SNB'} "
+             + (f"{_pct(e['share'])} ({e['uniques']:,.0f} people)" if e["available"] else "not available")
+             for name, e in est.items() if name != "dankar"]
+    d = est["dankar"]
+    lines.append("population uniques: " + ", ".join(shown) + f"; Dankar's rule takes {d.get('model', '?')}: "
+                 + _pct(d["share"]))
+    for name, e in est.items():
+        if e["note"] and not (name == "dankar" and e["available"]):
+            lines.append(f"  {name}: {e['note']}")
+    bins = [(label, share) for label, share in zip(risk_distribution_frame(figures)["label"],
+                                                   figures["distribution"]["records"]) if share > 0]
+    lines.append("records by risk: " + ", ".join(f"{label} {_pct(share)}" for label, share in reversed(bins)))
+    attacks = figures["attacks"]
+    extra = attacks["unique_with_unroled"]["columns"]
+    lines.append(f"unique on the quasi-identifiers with the columns published without a role "
+                 f"({', '.join(extra) if extra else 'none'}): {_pct(attacks['unique_with_unroled']['share'])}")
+    for column, m in attacks["inference"].items():
+        lines.append(f"{column}: {_pct(m['homogeneous_classes'])} of the classes hold one value "
+                     f"({_pct(m['homogeneous_records'])} of the records: certain and right); the class-majority guess "
+                     f"is right for {_pct(m['inference_rate'])} against a base rate of {_pct(m['base_rate'])}")
+    return lines
 
 
 # ------------------------------------------------------------------------------------------- for a Risk view
@@ -251,5 +310,5 @@ def risk_comparison_frame(risk: dict) -> pd.DataFrame:
                          "after": [after.get(k, np.nan) for k in before]})
 
 
-__all__ = ["class_ids", "record_risks", "release_risk", "risk_comparison_frame",
+__all__ = ["class_ids", "record_risks", "risk_lines", "release_risk", "risk_comparison_frame",
            "risk_distribution_frame", "table_risk"]

@@ -41,7 +41,7 @@ its SNB sums ``(1-φ)^j (1+φ)^j c_j - 1`` per size where ``D_Sh3`` has ``(1-φ)
 second moment equation multiplies by ``(1-d)^(α+2)`` where the model divides by it (see :func:`snb_log_expected`); with
 both, the equations have no solution on any table we tried, so ARX reports SNB as "not available" (0) and its
 Dankar rule falls back to Zayatz above ``φ = 0.1``. ``snb(..., equations="arx")`` reproduces ARX's figures.
-ARX's Pitman solver also requires ``θ ≥ 0`` where the model allows ``θ > -α``.
+ARX's Pitman solver also requires ``θ ≥ 0`` where the model allows ``θ > -α`` (for α > 0).
 
 Degenerate inputs never raise: no sample uniques → every estimate is 0 and available (ARX: 0); an estimator without
 a solution (every record unique, no class of size 2 for SNB, a fit outside the model) → ``available = False`` and
@@ -217,68 +217,79 @@ def zayatz(h: Histogram, population: int) -> Estimate:
 
 
 class _Sums:
-    """``Σ_{i=1}^{m} 1/(x+i)``, ``Σ i/(x+i)``, ``Σ 1/(x+i)²``, ``Σ i/(x+i)²``, ``Σ i²/(x+i)²`` for any ``x > -1``,
-    accurate to rounding: by digamma/trigamma differences while ``x ≤ 30 m``, beyond by their power series in
-    ``m/x`` (the digamma forms lose every digit to cancellation there, e.g. ``x = θ/α`` as α → 0)."""
+    """For ``s = +1``: ``Σ_{i=1}^{m} 1/(x+i)``, ``Σ i/(x+i)``, ``Σ 1/(x+i)²``, ``Σ i/(x+i)²``, ``Σ i²/(x+i)²``
+    (``x > -1``); for ``s = -1`` the same with ``x - i`` (``x > m``). Accurate to rounding: by digamma/trigamma
+    differences while ``x ≤ 4 m``, beyond by their power series in ``m/x`` (the digamma forms lose digits to
+    cancellation as x grows, every digit as ``x = θ/α`` with α → 0)."""
 
     def __init__(self, m: int) -> None:
         self.m = m
         self._sigma: np.ndarray | None = None
 
     def sigma(self) -> np.ndarray:
-        """``σ_p = Σ_{i=1}^{m} (i/m)^p / m`` for p = 0 … 17."""
+        """``σ_p = Σ_{i=1}^{m} (i/m)^p / m`` for p = 0 … 44."""
         if self._sigma is None:
             v = np.arange(1, self.m + 1, dtype=np.float64) / self.m
             acc = np.ones(self.m)
-            out = np.empty(18)
-            for p in range(18):
+            out = np.empty(45)
+            for p in range(45):
                 out[p] = acc.sum() / self.m
                 acc *= v
             self._sigma = out
         return self._sigma
 
-    def __call__(self, x: float) -> tuple[float, float, float, float, float]:
+    def __call__(self, x: float, s: int = 1) -> tuple[float, float, float, float, float]:
         m = self.m
         if m == 0:
             return 0.0, 0.0, 0.0, 0.0, 0.0
-        if x <= 30.0 * m:
-            p0 = digamma(x + m + 1.0) - digamma(x + 1.0)
-            q0 = trigamma(x + 1.0) - trigamma(x + m + 1.0)
-            return p0, m - x * p0, q0, p0 - x * q0, m - 2.0 * x * p0 + x * x * q0
+        if x <= 4.0 * m:
+            if s > 0:  # Σ 1/(x+i) = ψ(x+m+1) - ψ(x+1), Σ i/(x+i) = m - x Σ 1/(x+i), …
+                p0 = digamma(x + m + 1.0) - digamma(x + 1.0)
+                q0 = trigamma(x + 1.0) - trigamma(x + m + 1.0)
+                return p0, m - x * p0, q0, p0 - x * q0, m - 2.0 * x * p0 + x * x * q0
+            p0 = digamma(x) - digamma(x - m)  # Σ 1/(x-i), Σ i/(x-i) = x Σ 1/(x-i) - m, …
+            q0 = trigamma(x - m) - trigamma(x)
+            return p0, x * p0 - m, q0, x * q0 - p0, x * x * q0 - 2.0 * x * p0 + m
         r = m / x
-        terms = min(15, int(np.ceil(17.0 / -np.log10(r))) + 1)
+        terms = min(42, int(np.ceil(17.0 / -np.log10(r))) + 1)
         k = np.arange(terms)
-        sign = (-1.0) ** k
+        sign = (-1.0) ** k if s > 0 else np.ones(terms)  # 1/(x ± i) = (1/x) Σ (∓ i/x)^k
         rk1 = r ** (k + 1)
-        s = self.sigma()
-        p0 = float((sign * s[k] * rk1).sum())
-        p1 = m * float((sign * s[k + 1] * rk1).sum())
-        q0 = float((sign * (k + 1) * s[k] * rk1).sum()) / x
-        q1 = float((sign * (k + 1) * s[k + 1] * rk1 * r).sum())
-        q2 = m * float((sign * (k + 1) * s[k + 2] * rk1 * r).sum())
+        sg = self.sigma()
+        p0 = float((sign * sg[k] * rk1).sum())
+        p1 = m * float((sign * sg[k + 1] * rk1).sum())
+        q0 = float((sign * (k + 1) * sg[k] * rk1).sum()) / x
+        q1 = float((sign * (k + 1) * sg[k + 1] * rk1 * r).sum())
+        q2 = m * float((sign * (k + 1) * sg[k + 2] * rk1 * r).sum())
         return p0, p1, q0, q1, q2
 
 
 def _pitman_parts(h: Histogram):
-    """Score and Hessian of Pitman's log-likelihood (see :func:`pitman`), with ``x = θ/α``:
-    ``∂ℓ/∂θ = Σ_{i<u} 1/(θ+iα) - Σ_{i<n} 1/(θ+i)``, ``∂ℓ/∂α = Σ_{i<u} i/(θ+iα) - Σ_j c_j (ψ(j-α) - ψ(1-α))``."""
+    """Score and Hessian of Pitman's log-likelihood (see :func:`pitman`):
+    ``∂ℓ/∂θ = Σ_{i<u} 1/(θ+iα) - Σ_{i<n} 1/(θ+i)``, ``∂ℓ/∂α = Σ_{i<u} i/(θ+iα) - Σ_j c_j (ψ(j-α) - ψ(1-α))``;
+    the sums over ``θ + iα = |α| (θ/|α| ± i)`` by :class:`_Sums`."""
     classes_part = _Sums(h.classes - 1)
     records_part = _Sums(h.records - 1)
     sizes = h.sizes.astype(np.float64)
     counts = h.counts.astype(np.float64)
 
+    def by_alpha(theta: float, alpha: float):
+        a = abs(alpha)
+        return classes_part(theta / a, 1 if alpha > 0 else -1), a
+
     def score_theta(theta: float, alpha: float) -> float:
-        return classes_part(theta / alpha)[0] / alpha - records_part(theta)[0]
+        sums, a = by_alpha(theta, alpha)
+        return sums[0] / a - records_part(theta)[0]
 
     def score_alpha(theta: float, alpha: float) -> float:
-        return (classes_part(theta / alpha)[1] / alpha
-                - float((counts * (digamma(sizes - alpha) - digamma(1.0 - alpha))).sum()))
+        sums, a = by_alpha(theta, alpha)
+        return sums[1] / a - float((counts * (digamma(sizes - alpha) - digamma(1.0 - alpha))).sum())
 
     def hessian(theta: float, alpha: float) -> np.ndarray:
-        _, _, q0, q1, q2 = classes_part(theta / alpha)
-        t_t = -q0 / alpha ** 2 + records_part(theta)[2]
-        t_a = -q1 / alpha ** 2
-        a_a = -q2 / alpha ** 2 + float((counts * (trigamma(sizes - alpha) - trigamma(1.0 - alpha))).sum())
+        (_, _, q0, q1, q2), a = by_alpha(theta, alpha)
+        t_t = -q0 / a ** 2 + records_part(theta)[2]
+        t_a = -q1 / a ** 2
+        a_a = -q2 / a ** 2 + float((counts * (trigamma(sizes - alpha) - trigamma(1.0 - alpha))).sum())
         return np.array([[t_t, t_a], [t_a, a_a]])
 
     return score_theta, score_alpha, hessian
@@ -290,13 +301,15 @@ def pitman(h: Histogram, population: int) -> Estimate:
 
         ℓ(θ, α) = Σ_{i=1}^{u-1} log(θ + iα) - Σ_{i=1}^{n-1} log(θ + i) + Σ_j c_j Σ_{l=1}^{j-1} log(l - α),
 
-    0 < α < 1, θ > -α. Its score in θ runs from +∞ (θ → -α) to below 0 (θ → ∞, as u < n), so ``θ̂(α)`` is
+    α < 1 and every ``θ + iα > 0`` (α < 0 is Pitman's finite-class case; ARX's solver reaches it too). For each α
+    the score in θ runs from +∞ (at the lowest θ allowed) to below 0 (θ → ∞, as u < n), so ``θ̂(α)`` is
     bracketed; the profile likelihood's slope in α is the α-score at ``θ̂(α)`` (envelope theorem), -∞ at α → 1
-    when some class has two or more records. Both are solved by bracketing (Brent), then polished by Newton steps
-    on the closed-form Hessian (the sums by :class:`_Sums`). Population uniques: ``Γ(θ+1)/Γ(θ+α) · N^α``
-    (Hoshino 2001, the expected number of singletons among N); an estimate above ``N`` is not available (as
-    ARX). Not available either when every record is unique (ℓ has no maximum: θ → ∞) or the slope in α is
-    negative at α → 0 (the maximum lies outside 0 < α < 1)."""
+    when some class has two or more records, and the lower end of α is found by stepping down from 0. Both are
+    solved by bracketing (:func:`bracketed_root`), then polished by Newton steps on the closed-form Hessian.
+    Population uniques: ``Γ(θ+1)/Γ(θ+α) · N^α`` (Hoshino 2001, the expected number of singletons among N); an
+    estimate outside 0 … N is not available (as ARX). Not available either when every record is unique (ℓ has
+    no maximum: θ → ∞) or no maximum is found for α down to -10^6. ARX's solver also requires θ ≥ 0, which
+    rules out maxima with 0 < α and -α < θ < 0 (there ARX finds none; we do)."""
     if h.of_size(1) == 0:
         return _no_uniques()
     n, u = h.records, h.classes
@@ -305,11 +318,14 @@ def pitman(h: Histogram, population: int) -> Estimate:
     score_theta, score_alpha, hessian = _pitman_parts(h)
     last = [1.0]
 
+    def theta_floor(alpha: float) -> float:
+        return -alpha * (1.0 - 1e-12) if alpha > 0 else -(u - 1) * alpha * (1.0 + 1e-12)
+
     def theta_hat(alpha: float) -> float:
-        low = -alpha * (1.0 - 1e-12)
+        low = theta_floor(alpha)
         if score_theta(low, alpha) <= 0.0:
             return low
-        high = max(last[0], 1.0)
+        high = max(last[0], 2.0 * abs(low), 1.0)
         while score_theta(high, alpha) > 0.0:
             low, high = high, high * 4.0
             if high > 1e300:
@@ -323,27 +339,35 @@ def pitman(h: Histogram, population: int) -> Estimate:
         return score_alpha(theta_hat(alpha), alpha)
 
     try:
-        a_low, a_high = 1e-9, 1.0 - 1e-12
-        if slope(a_low) <= 0.0:
-            return _none("Pitman's likelihood is largest at α ≤ 0 (outside the model's 0 < α < 1)")
+        a_high = 1.0 - 1e-12
         if slope(a_high) >= 0.0:
             return _none("Pitman's likelihood is largest at α → 1")
+        a_low = 1e-9
+        while slope(a_low) <= 0.0:  # the maximum lies at α ≤ 0: step down
+            a_high = a_low
+            a_low = -1e-9 if a_low > 0 else a_low * 8.0
+            if a_low < -1e6:
+                return _none("no maximum of Pitman's likelihood was found for α ≥ -10^6")
         alpha = bracketed_root(slope, a_low, a_high, rtol=1e-13)
         point = np.array([theta_hat(alpha), alpha])
         grad = np.array([score_theta(*point), score_alpha(*point)])
         for _ in range(4):  # Newton polish to rounding
             trial = point - np.linalg.solve(hessian(*point), grad)
-            if not (np.all(np.isfinite(trial)) and 0.0 < trial[1] < 1.0 and trial[0] > -trial[1]):
+            if not (np.all(np.isfinite(trial)) and trial[1] < 1.0 and trial[1] != 0.0
+                    and trial[0] > theta_floor(trial[1])):
                 break
             new = np.array([score_theta(*trial), score_alpha(*trial)])
             if not np.abs(new).max() < np.abs(grad).max():
                 break
             point, grad = trial, new
         theta, alpha = float(point[0]), float(point[1])
-    except (FloatingPointError, ValueError, RuntimeError, np.linalg.LinAlgError):
+    except (FloatingPointError, ValueError, RuntimeError, OverflowError, np.linalg.LinAlgError):
         return _none("no maximum of Pitman's likelihood was found")
-    uniques = float(np.exp(math.lgamma(theta + 1.0) - math.lgamma(theta + alpha) + alpha * math.log(population)))
     params = {"theta": theta, "alpha": alpha}
+    try:
+        uniques = math.exp(math.lgamma(theta + 1.0) - math.lgamma(theta + alpha) + alpha * math.log(population))
+    except (OverflowError, ValueError):
+        uniques = math.inf
     if not np.isfinite(uniques) or not (0.0 <= uniques <= population):
         return Estimate(0.0, False, "Pitman's estimate lies outside 0 … population size", params)
     return Estimate(uniques, True, parameters=params)
@@ -438,17 +462,18 @@ def _snb_alpha(beta, ratio: float, fraction: float, equations: str):
 
 #: the grid of β on which :func:`snb` looks for sign changes: log-spaced towards 0 and towards 1
 _SNB_BETAS = np.unique(np.concatenate([np.logspace(-15, math.log10(0.5), 160),
-                                       1.0 - np.logspace(math.log10(0.5), -15, 160)]))
+                                       1.0 - np.logspace(math.log10(0.5), -12, 130)]))
 
 
 def snb(h: Histogram, population: int, *, equations: str = "model") -> Estimate:
     """SNB estimate of population uniques (Chen & Keller-McNulty 1998): ``K`` by :func:`shlosser_classes`, then
     ``(α, β)`` solving ``E c_1 = c_1`` and ``E c_2 = c_2`` (:func:`snb_log_expected`), and ``K β^α`` uniques.
     Solved as one equation: their ratio fixes α for each β (:func:`_snb_alpha`), and ``log(E c_1 / c_1)`` is
-    scanned over a grid of β in (0, 1) (:data:`_SNB_BETAS`) for sign changes, the first of which is narrowed by
-    :func:`bracketed_root` (deterministic; the tables we tried have exactly one). Not available without a class of
-    size 2, or when the scan finds no sign change (ARX's equations, ``equations="arx"``, had none on every table
-    we tried; ARX then reports 0)."""
+    scanned over a grid of β in (0, 1) (:data:`_SNB_BETAS`) for sign changes; each is narrowed by
+    :func:`bracketed_root` and kept if both equations hold to 1e-9 (a sign change can also be a jump where α(β)
+    leaves the floating-point range); the solution of smallest β is taken (deterministic; the tables we tried
+    have one). Not available without a class of size 2, or without a solution (ARX's equations,
+    ``equations="arx"``, had none on every table we tried; ARX then reports 0)."""
     c1, c2 = h.of_size(1), h.of_size(2)
     if c1 == 0:
         return _no_uniques()
@@ -464,26 +489,30 @@ def snb(h: Histogram, population: int, *, equations: str = "model") -> Estimate:
         alpha = _snb_alpha(beta, ratio, fraction, equations) if alpha is None else alpha
         return snb_log_expected(alpha, beta, big_k, fraction, equations=equations)[0] - math.log(c1)
 
+    none = Estimate(0.0, False, "SNB's moment equations have no solution for these classes", {"classes": big_k})
     with np.errstate(all="ignore"):
         values = gap(_SNB_BETAS)
         change = np.flatnonzero((np.sign(values[1:]) != np.sign(values[:-1]))
                                 & np.isfinite(values[1:]) & np.isfinite(values[:-1]))
-        if not len(change):
-            return Estimate(0.0, False, "SNB's moment equations have no solution for these classes",
-                            {"classes": big_k})
-        j = int(change[0])
-        try:
-            beta = bracketed_root(lambda b: float(gap(b)), float(_SNB_BETAS[j]), float(_SNB_BETAS[j + 1]),
-                                  rtol=1e-15)
-        except ValueError:
-            return Estimate(0.0, False, "SNB's moment equations have no solution for these classes",
-                            {"classes": big_k})
-        alpha = float(_snb_alpha(beta, ratio, fraction, equations))
+        found = []
+        for j in change:  # a sign change may be a jump where α(β) leaves the floating-point range: check it
+            try:
+                beta = bracketed_root(lambda b: float(gap(b)), float(_SNB_BETAS[j]), float(_SNB_BETAS[j + 1]),
+                                      rtol=1e-15)
+            except ValueError:
+                continue
+            alpha = float(_snb_alpha(beta, ratio, fraction, equations))
+            e1, e2 = snb_log_expected(alpha, beta, big_k, fraction, equations=equations)
+            if np.isfinite(alpha) and abs(e1 - math.log(c1)) < 1e-9 and abs(e2 - math.log(c2)) < 1e-9:
+                found.append((beta, alpha))
+    if not found:
+        return none
+    beta, alpha = found[0]
     uniques = big_k * beta ** alpha
     params = {"alpha": alpha, "beta": beta, "classes": big_k}
     if not np.isfinite(uniques) or not (0.0 <= uniques <= population):
         return Estimate(0.0, False, "the SNB estimate lies outside 0 … population size", params)
-    note = "" if len(change) == 1 else f"{len(change)} solutions: the one of smallest β taken"
+    note = "" if len(found) == 1 else f"{len(found)} solutions: the one of smallest β taken"
     return Estimate(float(uniques), True, note, params)
 
 
@@ -556,7 +585,7 @@ def resolve_population(records: int, *, population: int | None = None,
 def risk_figures(h: Histogram, population: int, *, threshold: float = DEFAULT_THRESHOLD,
                  population_sizes=None, sample_sizes=None, equations: str = "model") -> dict:
     """Every figure of one table from its class-size histogram, as the contract's keys (``records``, ``classes``,
-    ``prosecutor``, ``journalist``, ``marketer``, ``sample_uniques``, ``population_uniques``, ``distribution``).
+    ``class_sizes`` (the histogram: ``sizes``, ``counts``), ``prosecutor``, ``journalist``, ``marketer``, ``sample_uniques``, ``population_uniques``, ``distribution``).
     ``sample_sizes``/``population_sizes``: per class its size in the table and in a population table (journalist
     and marketer risk); without them the population is the sample."""
     prosecutor = prosecutor_risk(h, threshold)
@@ -569,6 +598,7 @@ def risk_figures(h: Histogram, population: int, *, threshold: float = DEFAULT_TH
     return {
         "records": h.records,
         "classes": h.classes,
+        "class_sizes": {"sizes": h.sizes.tolist(), "counts": h.counts.tolist()},
         "prosecutor": prosecutor,
         "journalist": journalist,
         "marketer": {"average": marketer},

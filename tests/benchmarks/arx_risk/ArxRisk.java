@@ -29,7 +29,8 @@ import org.deidentifier.arx.risk.RiskModelSampleUniqueness;
  * Uses ARX's public risk API only (DataHandle.getRiskEstimator and the models it returns).
  *
  *   java -cp arx-engine.jar:lib/* ArxRisk data=FILE qis=a,b,c [delimiter=;] [threshold=0.2]
- *        [population=N | fraction=F]   (neither: ARX's default population model, Region.USA)
+ *        [population=N | fraction=F]   (neither: ARX's default population model, Region.USA; with a fraction
+ *                                       the sample size is every row of the file, suppressed ones included)
  *        [accuracy=1e-6]               (ARX's solver accuracy; its default is 1e-6)
  *        [drop_suppressed=1]           (leave out records whose every QI cell is '*', as ARX leaves out the
  *                                       suppressed records of its own outputs)
@@ -80,7 +81,7 @@ public class ArxRisk {
         if (a.containsKey("population")) {
             population = ARXPopulationModel.create(Long.parseLong(a.get("population")));
         } else if (a.containsKey("fraction")) {
-            population = ARXPopulationModel.create(rows.size() - 1 - dropped, Double.parseDouble(a.get("fraction")));
+            population = ARXPopulationModel.create(rows.size() - 1, Double.parseDouble(a.get("fraction")));
         } else {
             population = ARXPopulationModel.create(ARXPopulationModel.Region.USA);
         }

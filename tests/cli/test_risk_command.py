@@ -66,7 +66,7 @@ def test_summary_says_each_figure_in_words(table, tmp_path):
     assert "population: 120 (--sampling-fraction), sampling fraction 0.5" in out
     assert "records above the threshold 0.1: 100 %" in out  # classes of 3: every risk is 1/3
     assert "journalist risk: the prosecutor's (no population table)" in out
-    assert "population uniques:" in out and "Dankar's rule takes none" in out  # no sample uniques
+    assert "population uniques: none estimated (no record is unique in the table)" in out
     assert "disease:" in out and "base rate of" in out
 
 

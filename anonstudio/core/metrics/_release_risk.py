@@ -250,15 +250,18 @@ def risk_lines(figures: dict) -> list[str]:
         f"sample uniques: {_pct(figures['sample_uniques'])} of the records",
     ]
     est = figures["population_uniques"]
-    shown = [f"{name.capitalize() if name != 'snb' else 'SNB'} "
-             + (f"{_pct(e['share'])} ({e['uniques']:,.0f} people)" if e["available"] else "not available")
-             for name, e in est.items() if name != "dankar"]
     d = est["dankar"]
-    lines.append("population uniques: " + ", ".join(shown) + f"; Dankar's rule takes {d.get('model', '?')}: "
-                 + _pct(d["share"]))
-    for name, e in est.items():
-        if e["note"] and not (name == "dankar" and e["available"]):
-            lines.append(f"  {name}: {e['note']}")
+    if d.get("model") == "none":
+        lines.append("population uniques: none estimated (no record is unique in the table)")
+    else:
+        shown = [f"{name.capitalize() if name != 'snb' else 'SNB'} "
+                 + (f"{_pct(e['share'])} ({e['uniques']:,.0f} people)" if e["available"] else "not available")
+                 for name, e in est.items() if name != "dankar"]
+        lines.append("population uniques: " + ", ".join(shown) + f"; Dankar's rule takes {d.get('model', '?')}: "
+                     + _pct(d["share"]))
+        for name, e in est.items():
+            if e["note"] and not (name == "dankar" and e["available"]):
+                lines.append(f"  {name}: {e['note']}")
     bins = [(label, share) for label, share in zip(risk_distribution_frame(figures)["label"],
                                                    figures["distribution"]["records"]) if share > 0]
     lines.append("records by risk: " + ", ".join(f"{label} {_pct(share)}" for label, share in reversed(bins)))

@@ -38,11 +38,12 @@ def inference(class_ids: np.ndarray, values: np.ndarray, weights: np.ndarray | N
     if n == 0:
         return {"records": 0, "classes": 0, "homogeneous_classes": 0.0, "homogeneous_records": 0.0,
                 "inference_rate": 0.0, "base_rate": 0.0}
-    cls = pd.factorize(ids)[0]
-    val = pd.factorize(vals)[0]
-    pair, pair_of = np.unique(cls.astype(np.int64) * (int(val.max()) + 1) + val, return_inverse=True)
+    cls = pd.factorize(ids)[0].astype(np.int64)
+    val = pd.factorize(vals)[0].astype(np.int64)
+    width = int(val.max()) + 1
+    pair_of, pair = pd.factorize(cls * width + val)  # hashing, not sorting: one pass over the records
     pair_count = np.bincount(pair_of, weights=w).astype(np.int64)
-    pair_class = pair // (int(val.max()) + 1)
+    pair_class = np.asarray(pair, dtype=np.int64) // width
     n_classes = int(cls.max()) + 1
     class_size = np.bincount(pair_class, weights=pair_count, minlength=n_classes)
     distinct = np.bincount(pair_class, minlength=n_classes)

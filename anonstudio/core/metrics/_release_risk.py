@@ -31,19 +31,30 @@ def _frame(table: Any) -> pd.DataFrame:
     return table.df if hasattr(table, "df") else table
 
 
+def _keys(frame: pd.DataFrame, columns: list[str], coded: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(key, suppressed)``: per record an id shared by the records with equal cells on ``columns`` (ids by first
+    appearance), and whether every one of those cells is ``*`` (never with no columns). ``coded``: the columns'
+    :func:`coded_cells`, computed here when missing and stored for the caller."""
+    coded = {} if coded is None else coded
+    n = len(frame)
+    for c in columns:
+        if c not in coded:
+            coded[c] = coded_cells(frame[c], "")
+    key = row_classes([coded[c].codes for c in columns], n) if columns else np.zeros(n, dtype=np.int64)
+    star = np.zeros(n, dtype=bool)
+    if columns:
+        star[:] = True
+        for c in columns:
+            hit = np.flatnonzero(coded[c].texts == SUPPRESSED)
+            star &= coded[c].codes == hit[0] if len(hit) else False
+    return key, star
+
+
 def class_ids(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
     """Per record the id of its class on ``columns`` (records with equal cells share it), ``-1`` for a suppressed
     record (every cell ``*``; never with no columns)."""
-    n = len(frame)
-    coded = [coded_cells(frame[c], "") for c in columns]
-    ids = row_classes([cc.codes for cc in coded], n) if coded else np.zeros(n, dtype=np.int64)
-    if coded:
-        star = np.ones(n, dtype=bool)
-        for cc in coded:
-            hit = np.flatnonzero(cc.texts == SUPPRESSED)
-            star &= cc.codes == hit[0] if len(hit) else False
-        ids = np.where(star, -1, ids)
-    return ids
+    key, star = _keys(frame, columns)
+    return np.where(star, -1, key)
 
 
 def _sizes(ids: np.ndarray) -> np.ndarray:
@@ -65,12 +76,12 @@ def _sensitive_codes(series: pd.Series) -> np.ndarray:
     return np.where(codes < 0, n_values, codes).astype(np.int64)  # a missing cell is a value of its own
 
 
-def _attacks(frame: pd.DataFrame, ids: np.ndarray, quasi_identifiers: list[str], sensitive: list[str],
-             unroled: list[str], anatomy: tuple[pd.DataFrame, str] | None = None) -> dict:
+def _attacks(frame: pd.DataFrame, ids: np.ndarray, class_key: np.ndarray, sensitive: list[str],
+             unroled: list[str], coded: dict, anatomy: tuple[pd.DataFrame, str] | None = None) -> dict:
     """The attack measures of one side: ``unique_with_unroled`` and ``inference`` per sensitive column (from the
-    side's own column, or for Anatomy's QIT from its ST: ``anatomy = (st, sensitive column)``)."""
-    key_columns = list(quasi_identifiers) + [c for c in unroled if c not in quasi_identifiers]
-    key = row_classes([coded_cells(frame[c], "").codes for c in key_columns], len(frame))
+    side's own column, or for Anatomy's QIT from its ST: ``anatomy = (st, sensitive column)``). ``class_key``: the
+    records' ids on the quasi-identifiers, suppressed records included."""
+    key = row_classes([class_key, _keys(frame, list(unroled), coded)[0]], len(frame)) if unroled else class_key
     out: dict[str, Any] = {"unique_with_unroled": {"share": unique_share(key), "columns": list(unroled)},
                            "inference": {}}
     for column in sensitive:
@@ -89,7 +100,9 @@ def _attacks(frame: pd.DataFrame, ids: np.ndarray, quasi_identifiers: list[str],
 def _side(frame: pd.DataFrame, quasi_identifiers: list[str], population: int, *, threshold: float,
           sensitive: list[str], unroled: list[str], equations: str, anatomy=None, population_frame=None,
           source: Any = None, line_of=None) -> dict:
-    ids = class_ids(frame, quasi_identifiers)
+    coded: dict = {}
+    class_key, star = _keys(frame, quasi_identifiers, coded)
+    ids = np.where(star, -1, class_key)
     sizes = _sizes(ids)
     h = Histogram.of(sizes)
     if population_frame is None:
@@ -100,7 +113,7 @@ def _side(frame: pd.DataFrame, quasi_identifiers: list[str], population: int, *,
         figures = risk_figures(h, population, threshold=threshold, equations=equations,
                                sample_sizes=sizes[present], population_sizes=big[present])
     figures["suppressed"] = int((ids < 0).sum())
-    figures["attacks"] = _attacks(frame, ids, quasi_identifiers, sensitive, unroled, anatomy)
+    figures["attacks"] = _attacks(frame, ids, class_key, sensitive, unroled, coded, anatomy)
     return figures
 
 

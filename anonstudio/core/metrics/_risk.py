@@ -108,7 +108,7 @@ class Estimate:
 
     def as_dict(self, population: int) -> dict:
         out = {"share": self.uniques / population if population else 0.0, "uniques": self.uniques,
-               "available": self.available, "note": self.note}
+               "available": self.available, "note": self.note, "parameters": dict(self.parameters)}
         if self.model:
             out["model"] = self.model
         return out

@@ -212,7 +212,7 @@ def zayatz(h: Histogram, population: int) -> Estimate:
         steps = np.where(share < 1.0, np.log1p(-np.minimum(share, 1.0)), -np.inf)
     log_prod = np.concatenate([[0.0], np.cumsum(steps)])  # log Π_{i<j}, index j-1
     ratios = h.sizes * np.exp(log_prod[h.sizes - 1])
-    uniques = c1 * c1 / ((n / big) * float((h.counts * ratios).sum()))
+    uniques = min(c1 * c1 / ((n / big) * float((h.counts * ratios).sum())), big)  # ≤ N but for rounding
     return Estimate(float(uniques), True, parameters={"conditional_uniqueness": c1 / float((h.counts * ratios).sum())})
 
 
@@ -387,11 +387,12 @@ def shlosser_classes(h: Histogram, fraction: float, *, equations: str = "model")
     if fraction >= 1.0:
         return u
     log_down = j * np.log1p(-fraction)  # log (1-φ)^j
+    log_both = j * np.log1p(-fraction * fraction)  # log (1-φ)^j (1+φ)^j = log (1-φ²)^j: never overflows
     num1 = (j * fraction ** 2 * np.exp((j - 1.0) * np.log1p(-fraction ** 2)) * c).sum()
     if equations == "arx":
-        den1 = (np.exp(log_down + j * np.log1p(fraction)) * c - 1.0).sum()
-    else:
-        den1 = (np.exp(log_down) * np.expm1(j * np.log1p(fraction)) * c).sum()
+        den1 = (np.exp(log_both) * c - 1.0).sum()
+    else:  # (1-φ)^j ((1+φ)^j - 1) = (1 - (1-φ)^j) - (1 - (1-φ²)^j), each part without cancellation
+        den1 = ((-np.expm1(log_down) + np.expm1(log_both)) * c).sum()
     num2 = (np.exp(log_down) * c).sum()
     den2 = (j * fraction * np.exp((j - 1.0) * np.log1p(-fraction)) * c).sum()
     if den1 == 0.0 or den2 == 0.0:

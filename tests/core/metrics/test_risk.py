@@ -368,3 +368,19 @@ def test_pitman_sums_are_exact_in_both_regimes(m, s):
         d = x + s * i
         brute = [(1 / d).sum(), (i / d).sum(), (1 / d ** 2).sum(), (i / d ** 2).sum(), (i * i / d ** 2).sum()]
         assert np.allclose(sums(x, s), brute, rtol=1e-11, atol=0), (x, s)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.integers(1, 4), st.integers(1, 60), st.integers(1, 5000)), min_size=1, max_size=300),
+       st.floats(0.0, 7.0))
+def test_estimators_never_raise_or_warn_and_stay_within_the_population(sizes, log_factor):
+    import warnings
+
+    h = Histogram.of(sizes)
+    big = int(h.records * 10 ** log_factor)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = population_uniqueness(h, big)
+    for e in found.values():
+        assert 0.0 <= e.uniques <= big
+        assert e.available or (e.uniques == 0.0 and e.note)

@@ -4,16 +4,17 @@ An *equivalence class* is a set of records with equal cells on the quasi-identif
 from the class-size histogram ``c_j`` = number of classes of size ``j`` (``u = Σ c_j`` classes, ``n = Σ j c_j``
 records, ``c_1`` sample uniques), vectorized over the distinct sizes — never per record.
 
-Attacker models (El Emam & Dankar, "Protecting privacy using k-anonymity", JAMIA 15(5):627-637, 2008, §"Re-
-identification risk"; El Emam, *Guide to the De-Identification of Personal Health Information*, CRC 2013,
-ch. "Measuring the probability of re-identification"), as ARX's ``RiskModelSampleSummary`` computes them:
+Attacker models (El Emam & Dankar, "Protecting privacy using k-anonymity", JAMIA 15(5):627-637, 2008; El Emam,
+*Guide to the De-Identification of Personal Health Information*, CRC 2013, "Measuring the probability of
+re-identification"), as ARX's ``RiskModelSampleSummary`` computes them (the papers' equations are written out
+here and at each function; we could not check their numbering against the papers, so none is quoted):
 
 - *prosecutor* (the attacker knows the person is in the table): a record in a class of size ``f`` is re-identified
   with probability ``1/f``. ``highest`` = 1/min f, ``lowest`` = 1/max f, ``average`` = ``u/n`` (the share of records
   re-identified on average), ``records_at_risk`` = share of records with ``1/f > threshold``.
 - *journalist* (the attacker does not know whether the person is in the table and matches against a population
   table holding the sample): the same with the class's size ``F`` in the population table; ``average`` =
-  ``max(u / Σ F, Σ (f/F) / n)`` (El Emam 2013, the larger of the two average-risk forms). Without a population
+  ``max(u / Σ F, Σ (f/F) / n)`` (the larger of the two average-risk forms, as ARX takes it). Without a population
   table ``F = f`` and the journalist figures are the prosecutor's (ARX does the same).
 - *marketer* (re-identify as many as possible): ``Σ_classes (f/F) / n`` (``u/n`` without a population table).
 
@@ -30,8 +31,9 @@ Population uniqueness — the estimated number of people unique on the quasi-ide
 - :func:`snb`: the shifted negative binomial model of Chen & Keller-McNulty, "Estimation of identification
   disclosure risk in microdata", J. Official Statistics 14(1):79-95, 1998: class sizes ``1 + NB(α, β)`` in the
   population, Bernoulli(φ) sampling; ``α, β`` by matching the expected counts of sample classes of size 1 and 2,
-  the number ``K`` of population classes by Haas & Stokes' ``D_Sh3`` ("Estimating the number of classes in a
-  finite population", JASA 93(444):1475-1487, 1998); population uniques ``K β^α``.
+  the number ``K`` of population classes by the Shlosser-type estimator ``D_Sh3`` of Haas & Stokes ("Estimating
+  the number of classes in a finite population", JASA 93(444):1475-1487, 1998) as ARX's code names and we read
+  it; population uniques ``K β^α``.
 - :func:`dankar`: Dankar, El Emam, Neisa & Roffey, "Estimating the re-identification risk of clinical data sets",
   BMC Medical Informatics and Decision Making 12:66, 2012: Pitman when ``φ ≤ 0.1`` (Zayatz if Pitman has no
   solution), otherwise the smaller of Zayatz and SNB (Zayatz if SNB has none) — the rule as ARX applies it.
@@ -59,7 +61,7 @@ from anonstudio.core.metrics._risk_numerics import bracketed_root, digamma, trig
 
 #: ARX's default population model (``ARXPopulationModel.Region.USA``)
 US_POPULATION = 317_238_626
-#: the share of records above which a record counts as at risk, by default: 0.2 = classes smaller than 5 (ARX's GUI)
+#: the re-identification risk above which a record counts as at risk, by default: 0.2 = classes under 5 (ARX's GUI)
 DEFAULT_THRESHOLD = 0.2
 #: Dankar et al.'s sampling fraction below which Pitman's estimate is used
 DANKAR_FRACTION = 0.1

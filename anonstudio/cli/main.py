@@ -126,6 +126,50 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if verification.passed else 1
 
 
+def _number(text: str | None, option: str, kind: type):
+    """A command-line number, or a one-line error naming the option."""
+    from anonstudio.core.errors import ParameterError
+
+    if text is None:
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        raise ParameterError(f"{option} takes {'a whole number' if kind is int else 'a number'}, not '{text}'",
+                             key=option) from None
+    return value
+
+
+def _names(text: str | None) -> list[str]:
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+def cmd_risk(args: argparse.Namespace) -> int:
+    from anonstudio.core.errors import ParameterError
+    from anonstudio.core.io import read_table
+    from anonstudio.core.metrics import risk_lines, table_risk
+
+    qis = _names(args.qi)
+    if not qis:
+        raise ParameterError("give the quasi-identifiers: --qi a,b,c", key="--qi")
+    population = _number(args.population, "--population", int)
+    fraction = _number(args.sampling_fraction, "--sampling-fraction", float)
+    threshold = _number(args.threshold, "--threshold", float)
+    table = read_table(args.table)
+    population_table = read_table(args.population_table) if args.population_table else None
+    figures = table_risk(table, qis, sensitive=_names(args.sensitive), identifying=_names(args.identifying),
+                         population=population, sampling_fraction=fraction,
+                         threshold=0.2 if threshold is None else threshold, population_table=population_table,
+                         equations=args.snb)
+    if args.json:
+        _say(json.dumps(figures, indent=2))
+    else:
+        _say(f"{args.table}:")
+        for line in risk_lines(figures):
+            _say(f"  {line}")
+    return 0
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from anonstudio.core.generate import GENERATORS
 
@@ -328,6 +372,26 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("risk", help="re-identification risk of a table (prosecutor, journalist, marketer; sample and "
+                                    "population uniques) and the attacks' figures")
+    p.add_argument("table", type=Path, help="the table: original or anonymized (a record whose every quasi-identifier "
+                                            "is '*' counts as suppressed)")
+    p.add_argument("--qi", metavar="A,B,C", help="the quasi-identifiers, comma-separated")
+    p.add_argument("--sensitive", metavar="S", help="sensitive column(s): homogeneity and inference figures")
+    p.add_argument("--identifying", metavar="I,J", help="columns that are not published (left out of the unique-"
+                                                       "with-other-columns figure)")
+    p.add_argument("--population", metavar="N", help="size of the population the table is a sample of "
+                                                     "(default: the US population, 317,238,626, as ARX)")
+    p.add_argument("--sampling-fraction", metavar="F", help="the table's share of the population (instead of "
+                                                            "--population): N = records / F")
+    p.add_argument("--population-table", type=Path, metavar="FILE",
+                   help="a table the given one is a sample of: journalist and marketer risk from its classes")
+    p.add_argument("--threshold", metavar="T", help="risk above which a record counts as at risk (default 0.2)")
+    p.add_argument("--snb", choices=("model", "arx"), default="model",
+                   help="SNB's equations: the model's (default) or ARX 3.9's, to reproduce its figures")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON (keys: docs/cli-contract.md)")
+    p.set_defaults(func=cmd_risk)
 
     p = sub.add_parser("demo", help="run the bundled demo jobs headless")
     p.add_argument("--out", default="anonstudio-demo", help="folder to copy the demo to and write results in")

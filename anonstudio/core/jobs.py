@@ -572,6 +572,11 @@ def run(
         "notes": list(notes or []) + list(result.notes),
         "warnings": release_warnings(data, result.output) + list(result.warnings),
     }
+    if isinstance(data, Table):  # issue 32: re-identification risk before / after and the attacks' figures
+        from anonstudio.core.metrics import release_risk
+
+        with phase(progress, 1.0, "measuring the re-identification risk"):  # cancellable between its chunks
+            rep["risk"] = to_jsonable(release_risk(data, result.output, side_outputs=result.side_outputs))
     report(progress, 1.0, "done")
     return Outcome(result, verification, rep, data, hierarchies, model=model)
 

@@ -9,6 +9,10 @@ and the lines for cases.csv)::
 
     python tests/bad_inputs/_make_hunt_channels.py
 
+``--full DIR`` builds the same releases from the whole demo data (2,000 records, 300 sequences, 300 proteins)
+in ``DIR`` instead, and prints their figures (those of ``HUNT.md``) and two more: a shuffled RA release's seed
+found from the release alone, and a default-seed RA release replayed without its report.
+
 The decoders below read only the release (and, where said, the report or a key the publisher shares with the
 reader); the input is read only to count how many decoded values are right.
 """
@@ -38,6 +42,9 @@ RA_QIS = ["sex", "age", "race", "marital-status", "education", "native-country",
 PROTEIN = "ACDEFGHIKLMNPQRSTVWY"
 CASES: list[str] = []
 FIGURES: list[str] = []
+#: where the cases are built and how large their inputs are (``--full DIR``: the whole demo data, elsewhere)
+OUT = HERE
+SIZE = {"table": 300, "report": 200, "sequences": 150, "proteins": 30}
 
 
 # ----------------------------------------------------------------------------------------------------------- helpers
@@ -56,7 +63,7 @@ def _verify(folder: Path) -> int:
 
 
 def _folder(name: str) -> Path:
-    folder = HERE / name
+    folder = OUT / name
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir()
     return folder
@@ -196,7 +203,7 @@ def decode_ordered_classes(folder: Path) -> tuple[int, int]:
 def tables() -> None:
     # 1. the report beside the release carries every record's original age (verify never reads the report)
     f = _folder("verify-hunt-report-carries-original-ages")
-    head, data = _adult(f, 200)
+    head, data = _adult(f, SIZE["report"])
     _table_job(f, 'name = "mondrian"\nk = 5', report=True)
     _run(f)
     report = json.loads((f / "out.report.json").read_text(encoding="utf-8"))
@@ -208,7 +215,7 @@ def tables() -> None:
 
     # 2. k-anonymity: class composition + the input's row order give exact ages
     f = _folder("verify-hunt-table-class-order-gives-exact-age")
-    head, data = _adult(f, 300)
+    head, data = _adult(f, SIZE["table"])
     _table_job(f, 'name = "mst"\nk = 5')
     ordered_classes(f, head, data)
     dec, right = decode_ordered_classes(f)
@@ -217,7 +224,7 @@ def tables() -> None:
 
     # 3. the same with distinct 2-diversity of salary-class: the decoded record's salary is its row's
     f = _folder("verify-hunt-table-l-diverse-class-order-gives-salary")
-    head, data = _adult(f, 300)
+    head, data = _adult(f, SIZE["table"])
     _table_job(f, 'name = "mondrian"\nk = 5\nl = 2\nl_kind = "distinct"')
     ordered_classes(f, head, data, diverse="salary-class")
     dec, right = decode_ordered_classes(f)
@@ -226,7 +233,7 @@ def tables() -> None:
 
     # 4. global (full-domain) job: a locally recoded release (one level per record) passes
     f = _folder("verify-hunt-global-release-not-full-domain")
-    head, data = _adult(f, 300)
+    head, data = _adult(f, SIZE["table"])
     _table_job(f, 'name = "global"\nk = 5')
     ordered_classes(f, head, data)
     dec, right = decode_ordered_classes(f)
@@ -237,7 +244,7 @@ def tables() -> None:
 
     # 5. global with min_level = { sex = 1 }: a release that publishes sex passes
     f = _folder("verify-hunt-global-min-level-not-enforced")
-    head, data = _adult(f, 300)
+    head, data = _adult(f, SIZE["table"])
     _table_job(f, 'name = "global"\nk = 5')
     _run(f)
     _table_job(f, 'name = "global"\nk = 5\nmin_level = { sex = 1 }')
@@ -249,7 +256,7 @@ def tables() -> None:
 def anatomy() -> None:
     """Groups chosen so that, down the QIT, each group's members hold its sorted ST values in that order."""
     f = _folder("verify-hunt-anatomy-group-order-gives-occupation")
-    head, data = _adult(f, 300, hierarchies=False)
+    head, data = _adult(f, SIZE["table"], hierarchies=False)
     (f / "job.toml").write_text(
         '[input]\npath = "t.csv"\nquasi_identifiers = ["sex", "age", "race", "marital-status", "education", '
         '"native-country", "workclass", "salary-class"]\nsensitive = ["occupation"]\n[algorithm]\nname = "anatomy"\n'
@@ -314,7 +321,7 @@ def events() -> None:
     for r in src[1:]:
         if r[0] not in pids:
             pids.append(r[0])
-    keep = set(pids[:150])
+    keep = set(pids[: SIZE["sequences"]])
     rows = [head] + [r for r in src[1:] if r[0] in keep]
     _write_rows(f / "e.csv", rows, ",")
     (f / "h").mkdir()
@@ -413,7 +420,7 @@ def _marginals(rows: list[list[str]], c: int) -> tuple[list[str], list[float], l
 def ra() -> None:
     # 1. independent draws with a keyed coupling: new = F^-1(U_r + F(old) mod 1), U_r keyed per row
     f = _folder("verify-hunt-ra-keyed-coupling")
-    head, data = _adult(f, 300, hierarchies=False)
+    head, data = _adult(f, SIZE["table"], hierarchies=False)
     _ra_job(f)
     cols = [head.index(q) for q in RA_QIS]
     which = _keyed_attribute(data, cols)
@@ -440,7 +447,7 @@ def ra() -> None:
 
     # 2. draws = "shuffle" with a keyed permutation: every old value put back
     f = _folder("verify-hunt-ra-shuffle-keyed-permutation")
-    head, data = _adult(f, 300, hierarchies=False)
+    head, data = _adult(f, SIZE["table"], hierarchies=False)
     _ra_job(f, 'draws = "shuffle"\n')
     which = _keyed_attribute(data, cols)
     out = [list(r) for r in data]
@@ -468,7 +475,7 @@ def ra() -> None:
     for name, extra in (("verify-hunt-ra-default-seed-replay", ""),
                         ("verify-hunt-ra-shuffle-default-seed-replay", 'draws = "shuffle"\n')):
         f = _folder(name)
-        head, data = _adult(f, 300, hierarchies=False)
+        head, data = _adult(f, SIZE["table"], hierarchies=False)
         _ra_job(f, extra, report=True)
         _run(f)
         rel = _rows(f / "out.csv")[1:]
@@ -505,7 +512,7 @@ def ra() -> None:
 
     # 5. ra-enhanced (3 of 8 QIs per record, uniform: no weights to know), draws = "shuffle", default seed
     f = _folder("verify-hunt-ra-enhanced-shuffle-default-seed-replay")
-    head, data = _adult(f, 300, hierarchies=False)
+    head, data = _adult(f, SIZE["table"], hierarchies=False)
     _ra_job(f, 'draws = "shuffle"\n', report=True)
     job = (f / "job.toml").read_text(encoding="utf-8")
     (f / "job.toml").write_text(job.replace('name = "ra"\nweights = "entropy"', 'name = "ra-enhanced"\n'
@@ -534,7 +541,8 @@ def _fasta(text: str) -> list[tuple[str, str]]:
 
 
 def _fasta_text(records: list[tuple[int, int, str]]) -> str:
-    return "".join(f">pseudo_{n} segment={s} group={g}\n" + "".join(seq[i:i + 60] + "\n" for i in range(0, len(seq), 60))
+    return "".join(f">pseudo_{n} segment={s} group={g}\n"
+                   + "".join(seq[i:i + 60] + "\n" for i in range(0, len(seq), 60))
                    for n, (s, g, seq) in enumerate(records, 1))
 
 
@@ -542,8 +550,8 @@ FASTA_JOB = ('[input]\npath = "p.fasta"\nalphabet = "protein-20"\n[algorithm]\nn
              'seed = 1\n[output]\npath = "out.fasta"\n')
 
 
-def _proteins(folder: Path, n: int = 30) -> list[tuple[str, str]]:
-    blocks = (DEMO / "proteins.fasta").read_text(encoding="utf-8").split(">")[1 : n + 1]
+def _proteins(folder: Path) -> list[tuple[str, str]]:
+    blocks = (DEMO / "proteins.fasta").read_text(encoding="utf-8").split(">")[1 : SIZE["proteins"] + 1]
     (folder / "p.fasta").write_text("".join(">" + b for b in blocks), encoding="utf-8")
     (folder / "job.toml").write_text(FASTA_JOB, encoding="utf-8")
     return _fasta((folder / "p.fasta").read_text(encoding="utf-8"))
@@ -616,12 +624,81 @@ def fasta() -> None:
              "by a genuine release's free structure")
 
 
+def extras() -> None:
+    """Figures measured on the whole demo only (``--full``): the seed of a genuine shuffled RA release found
+    from the release alone, and a genuine independent-draws release replayed without its report."""
+    import time
+
+    import numpy as np
+
+    head, data = _rows(DEMO / "adult-sample.csv")[0], _rows(DEMO / "adult-sample.csv")[1:]
+    cols = [head.index(q) for q in RA_QIS]
+    for name, extra in (("ra-seed-1234-shuffle", 'draws = "shuffle"\n'), ("ra-seed-1-independent", "")):
+        f = _folder(name)
+        _adult(f, len(data), hierarchies=False)
+        _ra_job(f, extra)
+        if "1234" in name:
+            (f / "job.toml").write_text((f / "job.toml").read_text().replace("seed = 1\n", "seed = 1234\n"))
+        _run(f)
+    rel = _rows(OUT / "ra-seed-1234-shuffle" / "out.csv")[1:]
+    n = len(rel)
+    codes = np.stack([np.unique([r[c] for r in rel], return_inverse=True)[1] for c in cols], axis=1)
+    size = codes.max(axis=0) + 1
+    ent = [float(-(x * np.log(x)).sum()) for x in (np.bincount(codes[:, a]) / n for a in range(len(cols)))]
+    p = np.exp(ent) / np.exp(ent).sum()
+
+    def undo(seed: int) -> np.ndarray:
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
+        which, back = rng.choice(len(p), size=n, p=p), codes.copy()
+        for a in range(len(cols)):
+            rows = np.flatnonzero(which == a)
+            if len(rows):
+                back[rows[rng.permutation(len(rows))], a] = codes[rows, a]
+        return back
+
+    def association(t: np.ndarray) -> float:  # mutual information summed over pairs of QIs
+        total = 0.0
+        for a, b in itertools.combinations(range(len(cols)), 2):
+            joint = np.bincount(t[:, a] * size[b] + t[:, b], minlength=size[a] * size[b]).reshape(size[a], size[b]) / n
+            pa, pb = joint.sum(1, keepdims=True), joint.sum(0, keepdims=True)
+            nz = joint > 0
+            total += float((joint[nz] * np.log(joint[nz] / (pa @ pb)[nz])).sum())
+        return total
+
+    start = time.time()
+    scores = sorted(((association(undo(s)), s) for s in range(5000)), reverse=True)
+    truth = np.stack([np.unique([r[c] for r in rel] + [r[c] for r in data], return_inverse=True)[1][n:]
+                      for c in cols], axis=1)  # the input coded like the release (same value sets)
+    right = int((undo(scores[0][1]) == truth).all(axis=1).sum())
+    FIGURES.append(f"genuine shuffled RA release, seed 1234: seeds 0..4999 tried from the release alone in "
+                   f"{time.time() - start:.1f} s; best {scores[0][1]} (mutual information {scores[0][0]:.3f}, next "
+                   f"{scores[1][0]:.3f}); with it {right}/{n} records put back")
+    rel = _rows(OUT / "ra-seed-1-independent" / "out.csv")[1:]
+    ent = []
+    for c in cols:
+        x = np.array(list(Counter(r[c] for r in rel).values())) / n
+        ent.append(float(-(x * np.log(x)).sum()))
+    p = np.exp(ent) / np.exp(ent).sum()
+    which = np.random.Generator(np.random.PCG64(np.random.SeedSequence(1))).choice(len(p), size=n, p=p)
+    changed = [[j for j, c in enumerate(cols) if a[c] != b[c]] for a, b in zip(data, rel)]
+    hit, total = sum(1 for ch, j in zip(changed, which) if ch == [j]), sum(1 for ch in changed if ch)
+    FIGURES.append(f"genuine RA release (the demo job), no report: seed 1 guessed, weights from the release's "
+                   f"marginals: the redrawn QI named for {hit}/{total} changed records ({hit / total:.1%})")
+
+
 def main() -> None:
-    for part in (tables, anatomy, events, ra, fasta):
+    global OUT
+    full = "--full" in sys.argv
+    if full:  # the whole demo data, built in a folder of the caller's (not the corpus): figures only
+        OUT = Path(sys.argv[sys.argv.index("--full") + 1]).resolve()
+        OUT.mkdir(parents=True, exist_ok=True)
+        SIZE.update(table=2000, report=2000, sequences=300, proteins=300)
+    for part in (tables, anatomy, events, ra, fasta) + ((extras,) if full else ()):
         part()
     print("\n".join(FIGURES))
-    print()
-    print("\n".join(CASES))
+    if not full:
+        print()
+        print("\n".join(CASES))
 
 
 if __name__ == "__main__":

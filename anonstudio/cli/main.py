@@ -113,9 +113,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from anonstudio.core.jobs import load_job, verify_job
 
     job = load_job(args.job, args.set)
-    verification = verify_job(job)
+    verification = verify_job(job, rederive=not args.model_only)
+    if args.model_only and not args.json:
+        _say("note: --model-only: the release was not re-derived; choices a forger made inside what the model "
+             "allows (class make-up, draws, order) go unseen")
     for note in verification.details.get("recovered", []):
         print(f"anonstudio: note: {note}", file=sys.stderr)
+    if job.report_path is not None and job.report_path.exists():
+        print(f"anonstudio: note: the report {job.report_path.name} is not checked: it is the run's record for you "
+              "(settings, figures computed from the input), not part of the release — publish the data files only",
+              file=sys.stderr)
     if args.json:
         _say(json.dumps(verification.as_dict(), indent=2))
     else:
@@ -371,6 +378,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("job", type=Path)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.add_argument("--model-only", action="store_true",
+                   help="check the canonical form and the privacy model only, without running the job's method again "
+                        "(for releases whose seed the job does not keep; a forger's choices then go unseen)")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("risk", help="re-identification risk of a table (prosecutor, journalist, marketer; sample and "

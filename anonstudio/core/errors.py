@@ -160,14 +160,18 @@ def environment_error(exc: BaseException) -> ResourceError | None:
     seen = 0
     while exc is not None and seen < 8:
         text = str(exc)
-        if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and (
-                exc.errno == errno.ENOMEM or "failed to map segment" in text or "Cannot allocate memory" in text)):
+        mapped = "failed to map segment" in text or "Cannot allocate memory" in text  # a library that did not fit
+        if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and (exc.errno == errno.ENOMEM or mapped)) or (
+                isinstance(exc, ImportError) and mapped):
             left, what = memory_available()
             have = f"{left / _GB:,.1f} GB available ({what})" if left is not None else "less available"
             needed = _requested_bytes(exc) if isinstance(exc, MemoryError) else None
-            if "libllvmlite" in text or "failed to map segment" in text:
+            if "libllvmlite" in text:
                 return ResourceError(f"not enough memory to load the kernel compiler (numba's libllvmlite): {have}; "
                                      "raise the limit or free memory")
+            if mapped:
+                library = text.split(":")[0].rsplit("/", 1)[-1] or "a library"
+                return ResourceError(f"not enough memory to load {library}: {have}; raise the limit or free memory")
             if needed:
                 return ResourceError(f"not enough memory: this step needs about {needed / _GB:,.1f} GB, {have}; use "
                                      "a smaller input or a machine with more memory")

@@ -112,6 +112,10 @@ class Job:
             out["the job file"] = Path(self.file)
         return out
 
+    def algorithm_class(self) -> type[Algorithm]:
+        """The class of the job's method."""
+        return algorithms.get(self.algorithm)
+
     def make_algorithm(self) -> Algorithm:
         try:
             cls = algorithms.get(self.algorithm)
@@ -551,7 +555,9 @@ def run(
     rep = {
         "anonstudio_version": __version__,
         "algorithm": algorithm.name,
-        "parameters": dict(parameters if parameters is not None else algorithm.params,
+        # every setting but the seed: a seed is the key of a method's draws (RA's undo them), kept in the job only
+        "parameters": dict({k: v for k, v in (parameters if parameters is not None else algorithm.params).items()
+                            if k != "seed"},
                            **({"max_suppression": max_suppression} if isinstance(data, Table) else {})),
         "input": {"path": str(getattr(data, "source", "") or ""), "records": _records(data)},
         "output": {"path": None, "records": _records(result.output)},
@@ -577,6 +583,12 @@ def run(
 
         with phase(progress, 1.0, "measuring the re-identification risk"):  # cancellable between its chunks
             rep["risk"] = to_jsonable(release_risk(data, result.output, side_outputs=result.side_outputs))
+    if "seed" in algorithm.parameters.names():
+        seed = algorithm.params.get("seed")
+        rep["notes"].append("the seed is not published in this report" if seed is not None else
+                            "the seed was drawn from the operating system and kept nowhere: 'anonstudio verify' can "
+                            "check the model but cannot re-derive this release; set algorithm.seed (random, at least "
+                            "2^48, the job kept private) to make releases re-derivable")
     report(progress, 1.0, "done")
     return Outcome(result, verification, rep, data, hierarchies, model=model)
 
@@ -699,11 +711,17 @@ def check_engine(job: Job) -> None:
         file=job.file, key="execution.engine")
 
 
-def verify_job(job: Job):
+def verify_job(job: Job, *, rederive: bool = True):
     """Re-check an existing release against the job's input, hierarchies and privacy model: its files must be
     byte for byte the canonical form of what is checked (:func:`anonstudio.core.privacy.verify_release`, the
-    same check ``run`` makes on the files it publishes)."""
+    same check ``run`` makes on the files it publishes) and — with ``rederive`` — byte for byte what the job's
+    method publishes for this job (:mod:`anonstudio.core.rederive`): a release whose draws the job does not keep
+    the seed of cannot be re-derived, which is an error unless ``rederive`` is False (the model alone is then
+    checked, and the verdict says so)."""
     from anonstudio.core import privacy
+    from anonstudio.core.io._canonical import first_difference
+    from anonstudio.core.rederive import rederive as rederive_release
+    from anonstudio.core.rederive import unkept_seed
 
     # a publication interrupted there (kill -9 during its swap) is rolled forward or back first
     recovered = io.recover(job.output_path, job.report_path)
@@ -716,11 +734,35 @@ def verify_job(job: Job):
         raise JobError("the output's rows were shuffled with a random order that was not kept: give "
                        "output.shuffle_seed (kept in the job file only) to publish verifiable shuffled releases",
                        file=job.file, key="output.shuffle_seed")
+    unkept = unkept_seed(job) if rederive else None
+    if unkept is not None:
+        raise JobError(f"this release cannot be re-derived: {unkept}. Give the seed the run used, or check the model "
+                       "alone with 'anonstudio verify --model-only' (choices a forger made in the draws then go "
+                       "unseen)", file=job.file, key="algorithm.seed")
     model = declared_model(job.make_algorithm(), data, job.input, job.max_suppression)
     sides = {name: side_output_path(job.output_path, name) for name in privacy.SIDE_OUTPUTS.get(model.get("model"), ())}
     verification = privacy.verify_release(model, data, job.output_path, hierarchies, side_paths=sides,
                                           missing=job.input.missing,
                                           shuffle_seed=job.shuffle_seed if job.shuffle_rows else None)
+    verification.details["rederived"] = False
+    if rederive:
+        derived = rederive_release(job, data, hierarchies)
+        if derived.reason is not None:
+            verification.passed = False
+            verification.problems.insert(0, f"the release cannot be re-derived: {derived.reason}")
+        for path, expected in derived.files.items():
+            actual = path.read_bytes() if path.is_file() else b""
+            found = first_difference(actual, expected)
+            if found is None:
+                continue
+            pos, line, column, got, want = found
+            verification.passed = False
+            verification.details["violations"] = verification.details.get("violations", 0) + 1
+            verification.problems.insert(0, (
+                f"{path.name} is not what '{job.algorithm}' publishes for this job: line {line}, byte {column} has "
+                f"'{got}' where the method writes '{want}' — a release verify accepts is the method's own output "
+                "for its job, so no choice the method did not make can carry information"))
+        verification.details["rederived"] = derived.reason is None
     if recovered:
         verification.details["recovered"] = recovered
     return verification

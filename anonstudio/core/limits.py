@@ -29,6 +29,9 @@ MAX_INT = 2**63 - 1
 MAX_EXACT_INT_AS_FLOAT = 2**53
 #: condensation's ``max_fragment`` (symbols); longer than any string means "no fragment rule"
 MAX_FRAGMENT = 1_000_000
+#: the smallest seed a secret draw may use (RA's redraws, a shuffle's row order): below it the seed is found by
+#: trying every value (a typed 4242 in seconds; a seed of 1 put every record of an RA release back)
+MIN_SECRET_SEED = 2**48
 
 _TOML_TOKENS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}\n]')
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}\n]')

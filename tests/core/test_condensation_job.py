@@ -63,7 +63,9 @@ def test_set_override_and_same_seed_same_file(tmp_path):
     first = (tmp_path / "out.fasta").read_text()
     assert main(["run", str(job), "--quiet", "--set", "algorithm.seed=9"]) == 0
     assert (tmp_path / "out.fasta").read_text() == first
-    assert json.loads((tmp_path / "out.report.json").read_text())["parameters"]["seed"] == 9
+    report = json.loads((tmp_path / "out.report.json").read_text())
+    assert "seed" not in report["parameters"]  # a seed is kept in the job only
+    assert "the seed is not published in this report" in report["notes"]
 
 
 @pytest.mark.parametrize(

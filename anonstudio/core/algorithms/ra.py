@@ -61,6 +61,12 @@ if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or 
 
 #: reruns x records the empirical bias may cost (about a second of reruns); larger tables get fewer reruns
 BIAS_CELL_BUDGET = 3_000_000
+#: RA's seed is its key: anyone who knows it replays the draws and undoes them (a default seed of 1 let a reader
+#: put every record of a shuffled release back). Unset, each run draws one from the operating system and keeps it
+#: nowhere (never in the report); a seed given in the job must be too large to guess (:data:`STRONG_SEED`).
+SEED = Param("seed", "int", None, "random seed, the key of the draws: unset, each run draws one from the operating "
+             "system and keeps it nowhere; set it (at least 2^48, random, the job kept private) to let 'anonstudio "
+             "verify' re-derive the release", low=0)
 BIAS_RUNS = Param("bias_runs", "int", 20, "reruns with the next seeds that measure the relative bias R(q) of "
                   "frequent values and pairs beside its analytic value (0: analytic only)", low=0,
                   high=MAX_BIAS_RUNS)
@@ -187,6 +193,18 @@ class _RandomAnonymization(Algorithm):
     def _choose(self, rng: np.random.Generator, n: int, p: np.ndarray) -> np.ndarray:
         """``bool[n, m]``: which quasi-identifier cells of each record are redrawn."""
 
+    def effective_seed(self) -> int:
+        """The seed this instance draws with: the job's, or one drawn once from the operating system (kept on
+        the instance, for the bias reruns and the workbench's measurements; never in a report)."""
+        seed = self.params.get("seed")
+        if seed is not None:
+            return int(seed)
+        if getattr(self, "_drawn_seed", None) is None:
+            import secrets
+
+            self._drawn_seed = (1 << 62) | secrets.randbits(62)  # at least 2^62: never mistaken for a typed seed
+        return int(self._drawn_seed)
+
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None, *,
             executor=None) -> Result:
         """Redraw the cells (see the module). With an ``executor`` (the Dask engine) the blocks of rows are
@@ -260,7 +278,7 @@ class _RandomAnonymization(Algorithm):
 
         blocks = [(b, b * BLOCK_ROWS, min(n, (b + 1) * BLOCK_ROWS)) for b in range(max(1, -(-n // BLOCK_ROWS)))]
         shuffle = self.params.get("draws") == "shuffle"
-        shared = (self, int(self.params["seed"]), p, dists, shuffle)
+        shared = (self, self.effective_seed(), p, dists, shuffle)
         if executor is None:
             parts = []
             for i, block in enumerate(blocks):
@@ -292,7 +310,9 @@ class _RandomAnonymization(Algorithm):
         return {"model": "random-anonymization", "max_changed": self._per_record(),
                 "levels": dict(self.params.get("level") or {}),
                 "weights": dict(weights) if isinstance(weights, dict) else weights,
-                "draws": self.params.get("draws") or "independent"}
+                "draws": self.params.get("draws") or "independent",
+                # the job's seed (None: drawn from the operating system): a guessable one fails verification
+                "seed": self.params.get("seed")}
 
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress: ProgressCallback | None = None,
                  *, executor: Executor | None = None) -> dict:
@@ -367,7 +387,7 @@ class _RandomAnonymization(Algorithm):
             runs = budget
         # one task per rerun: in this process one after another, or spread over a Dask cluster's workers
         # (the next seeds, wrapping round at the largest seed a parameter may hold)
-        seeds = [(self.params["seed"] + 1 + r) % (MAX_INT + 1) for r in range(runs)]
+        seeds = [(self.effective_seed() + 1 + r) % (MAX_INT + 1) for r in range(runs)]
         outputs = (executor or LocalExecutor()).map(
             rerun_output, seeds, shared=(type(self), self.params, data, hierarchies),
             progress=subrange(progress, 0.3, 0.95), label="rerun for the empirical bias")
@@ -416,7 +436,7 @@ class RandomAnonymization(_RandomAnonymization):
         Param("weights", "weights", "entropy",
               "how likely each quasi-identifier is to be the one redrawn: entropy (Proposition 7, the most "
               "anonymity), uniform, or attribute = weight", choices=("entropy", "uniform")),
-        Param("seed", "int", 1, "random seed: the same seed gives the same output", low=0),
+        SEED,
         DRAWS,
         BIAS_RUNS,
         Param("level", "levels", None, "publish these quasi-identifiers at a hierarchy level, e.g. age=1 "
@@ -457,7 +477,7 @@ class EnhancedRandomAnonymization(_RandomAnonymization):
     parameters = ParamSet((
         Param("attributes_per_record", "int", 3, "how many quasi-identifiers of each record are redrawn (k of §6)",
               low=1),
-        Param("seed", "int", 1, "random seed: the same seed gives the same output", low=0),
+        SEED,
         DRAWS,
         BIAS_RUNS,
         Param("level", "levels", None, "publish these quasi-identifiers at a hierarchy level, e.g. age=1"),

@@ -85,6 +85,34 @@ def write_output(obj: Any, path: str | Path, like: Any = None) -> list[Path]:
     return [path]
 
 
+def output_bytes(obj: Any, path: str | Path, like: Any = None) -> bytes:
+    """The bytes :func:`write_output` writes for ``obj`` at ``path`` (its canonical form: the format by the
+    path's extension, the delimiter and encoding of ``like`` or of ``obj``) — what ``verify`` re-derives a release
+    into, to compare with the files on disk."""
+    from anonstudio.core.io._canonical import fasta_bytes, table_bytes
+    from anonstudio.core.io._common import normalize_delimiter
+    from anonstudio.core.io._fasta import _sequence_strings
+
+    path = Path(path)
+    parquet = path.suffix.lower() in PARQUET_SUFFIXES
+    like_delim, like_enc = _layout_of(like)
+    if isinstance(obj, (Table, EventLog, pd.DataFrame)):
+        if isinstance(obj, Table):
+            frame, delim, enc = obj.publish_frame(), like_delim or obj.delimiter, like_enc or obj.encoding
+        elif isinstance(obj, EventLog):
+            frame, delim, enc = obj.df, like_delim or obj.delimiter, like_enc or obj.encoding
+        else:
+            frame = obj
+            delim, enc = like_delim or ("\t" if path.suffix.lower() == ".tsv" else ","), like_enc or "utf-8"
+        delim = "," if parquet else (normalize_delimiter(delim, path) or ",")
+        return table_bytes(frame, delimiter=delim, encoding=enc or "utf-8", parquet=parquet)
+    if isinstance(obj, SequenceSet):
+        tokenized = not obj.alphabet.single_letter
+        seqs = [obj.symbols_of(i) for i in range(len(obj))] if tokenized else _sequence_strings(obj)
+        return fasta_bytes(list(obj.headers), seqs, tokenized=tokenized)
+    raise TypeError(f"cannot write a {type(obj).__name__}: expected Table, DataFrame, EventLog or SequenceSet")
+
+
 def read_output_like(input_data: Any, path: str | Path,
                      missing: list[str] | None = None) -> Table | EventLog | SequenceSet:
     """Read an anonymized output back as the same kind as ``input_data`` (for ``anonstudio verify``).

@@ -92,6 +92,22 @@ def models_of(spec: dict[str, Any]) -> list[PrivacyModel]:
     raise NotAvailableError(f"no independent verifier for privacy model '{name}' (known: {', '.join(SPECS)})")
 
 
+def guessable_seed(seed: Any, model: str) -> Verification:
+    """RA's draws are a function of its seed: a seed below :data:`~anonstudio.core.limits.MIN_SECRET_SEED` is found
+    by trying every value, and the draws replayed put the records back (a genuine release made with seed 1 was
+    undone record for record). A release drawn with such a seed protects nothing, so it fails — a publication and
+    ``verify`` check it (:func:`verify_release`); an in-memory run (an experiment) may use any seed."""
+    from anonstudio.core.limits import MIN_SECRET_SEED
+
+    if seed is None or int(seed) >= MIN_SECRET_SEED:
+        return Verification(True, model, {"seed_secret": True})
+    sentence = (f"the job's seed is below 2^48, so anyone can find it by trying every value and replay the draws, "
+                "which puts the records back: leave algorithm.seed out (a fresh seed from the operating system each "
+                "run) or give a random one of at least 2^48 and keep the job private")
+    return Verification(False, model, {"seed_secret": False, "violations": 1,
+                                       "first_violations": [{"kind": "guessable seed"}]}, [sentence])
+
+
 def combine(parts: list[Verification], title: str) -> Verification:
     """One verdict from several checks of the same release: passes only if every part does."""
     if len(parts) == 1:

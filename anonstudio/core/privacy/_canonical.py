@@ -304,7 +304,7 @@ def verify_release(spec: dict[str, Any], original: Any, output_path: str | Path,
     tokens; ``shuffle_seed``: the seed a shuffled release's row (sequence) order was drawn with; ``names``:
     how to call each file in messages (the run gate checks staged files under their final names).
     """
-    from anonstudio.core.privacy import SIDE_OUTPUTS, combine, verify_output
+    from anonstudio.core.privacy import SIDE_OUTPUTS, combine, guessable_seed, verify_output
 
     output_path = Path(output_path)
     names = names or {}
@@ -336,7 +336,10 @@ def verify_release(spec: dict[str, Any], original: Any, output_path: str | Path,
     if output is None:
         return Verification(False, _kind(spec), canonical.details, canonical.problems)
     model = verify_output(spec, original, output, hierarchies, executor=executor, side_outputs=sides)
-    verdict = combine([canonical, model], model.model)  # the file's form first: it is what was tampered with
+    parts = [canonical, model]
+    if _kind(spec) == "random-anonymization":  # RA's draws are keyed by its seed: a guessable one undoes them
+        parts.insert(1, guessable_seed(spec.get("seed"), model.model))
+    verdict = combine(parts, model.model)  # the file's form first: it is what was tampered with
     verdict.details["canonical_form"] = canonical.passed
     return verdict
 

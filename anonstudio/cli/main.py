@@ -86,10 +86,16 @@ class _Progress:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from anonstudio.core.jobs import load_job, run_job
+    """Load the job into a workspace, run it, publish it — the path the workbench's Run and Export take."""
+    from anonstudio.core.progress import report, subrange
+    from anonstudio.core.workspace import Workspace
 
-    job = load_job(args.job, args.set)
-    outcome = run_job(job, _Progress(args.quiet))
+    progress = _Progress(args.quiet)
+    report(progress, 0.0, f"reading {Path(args.job).name}")
+    workspace = Workspace.from_job(args.job, args.set)
+    outcome = workspace.run(subrange(progress, 0.05, 0.95))
+    workspace.publish()
+    report(progress, 1.0, f"wrote {workspace.output_path.name}")
     rep = outcome.report
     v = rep["verification"]
     _say(f"{rep['algorithm']}: {rep['input']['records']} records in, {rep['output']['records']} out, "
@@ -103,9 +109,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"anonstudio: note: {note}", file=sys.stderr)
     for warning in rep.get("warnings", []):
         print(f"anonstudio: warning: {warning}", file=sys.stderr)
-    _say(f"output: {job.output_path}")
-    if job.report_path:
-        _say(f"report: {job.report_path}")
+    _say(f"output: {workspace.output_path}")
+    if workspace.report_path:
+        _say(f"report: {workspace.report_path}")
     return 0
 
 
@@ -252,7 +258,6 @@ def methods_text() -> str:
     import textwrap
 
     from anonstudio.core.algorithms import CONTRACT_NAMES, available
-    from anonstudio.core.params import PIPELINE_PARAMETERS
 
     lines = []
     classes = available()
@@ -264,7 +269,7 @@ def methods_text() -> str:
         lines.append(f"  engines ([execution] engine): {', '.join(f['engines'])}")
         if f["metrics"]:
             lines.append(f"  metrics: {', '.join(f['metrics'])}")
-        params = list(cls.parameters) + list(PIPELINE_PARAMETERS.get(cls.data_kind, ()))
+        params = list(cls.parameters) + list(cls.pipeline_parameters)
         for prm in params:
             default = "required" if prm.required else f"default {prm.default!r}"
             rng = f" {prm.describe_range()}" if prm.describe_range() else ""
@@ -341,9 +346,9 @@ def _add_experiment(ep: argparse.ArgumentParser) -> None:
 
 def _run_epilog() -> str:
     # names from the registry without importing the methods (--help stays light); details: `anonstudio methods`
-    from anonstudio.core.algorithms import _REGISTRY
+    from anonstudio.core.algorithms import names
 
-    return ("methods ([algorithm] name): " + ", ".join(_REGISTRY) +
+    return ("methods ([algorithm] name): " + ", ".join(names()) +
             "\n`anonstudio methods` says what each takes, writes and guarantees, with its parameters")
 
 

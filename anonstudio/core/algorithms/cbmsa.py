@@ -148,6 +148,7 @@ class CBMSA(Algorithm):
     result_view = "Clusters"
     #: the paper's baseline matching instead of the alignment
     baseline = False
+    titles = {"highly_sensitive": "Highly sensitive values", "leftover": "Last cluster"}
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="every published sequence is shared by at least k sequences", low=2),

@@ -8,6 +8,11 @@ checks the release is faithful to the input and lets each model judge it (:func:
 
     v = verify_output({"model": "k-anonymity", "k": 5}, table, output_frame, hierarchies)
     v.passed, v.summary(), v.as_dict()
+
+A privacy model of one's own is one :class:`PrivacyModel` subclass declaring its parameters and the statistics it
+needs of each class, and one :func:`register` call; a spec then lists it under ``"models"``
+(``{"model": "k-anonymity", "k": 5, "models": [{"name": "my model", ...}]}``) and :func:`verify_output` judges it
+over the published table's classes beside the spec's own models (:mod:`._judge`).
 """
 
 from __future__ import annotations
@@ -20,14 +25,24 @@ from anonstudio.core.data import EventLog, Table
 from anonstudio.core.errors import NotAvailableError, ParameterError
 from anonstudio.core.privacy._events import verify_kc_privacy
 from anonstudio.core.privacy._models import (
+    FRAGMENTS,
+    HIGHLY_SENSITIVE,
     MODELS,
+    POPULATION,
+    REQUIREMENTS,
+    SENSITIVE,
+    SIZES,
+    ClassStats,
     CondensedGroups,
     FragmentRule,
     FrequencyLDiversity,
     KAnonymity,
     KCPrivacy,
     PrivacyModel,
+    register,
+    registered,
     table_models,
+    unregister,
 )
 from anonstudio.core.privacy._strings import (
     DEFAULT_MAX_FRAGMENT,
@@ -47,6 +62,17 @@ from anonstudio.core.privacy._canonical import unshuffled_table, verify_release
 from anonstudio.core.privacy._verification import Verification, as_coded, frame_of
 
 __all__ = [
+    "ClassStats",
+    "FRAGMENTS",
+    "HIGHLY_SENSITIVE",
+    "POPULATION",
+    "REQUIREMENTS",
+    "SENSITIVE",
+    "SIZES",
+    "register",
+    "registered",
+    "unregister",
+    "extra_models",
     "DEFAULT_MAX_FRAGMENT",
     "FragmentIndex",
     "MODELS",
@@ -90,6 +116,23 @@ def models_of(spec: dict[str, Any]) -> list[PrivacyModel]:
     if name == "random-anonymization":
         return []  # RA's guarantee is a bound on redraws (001 §3), checked by its own verifier
     raise NotAvailableError(f"no independent verifier for privacy model '{name}' (known: {', '.join(SPECS)})")
+
+
+def extra_models(spec: dict[str, Any]) -> list[PrivacyModel]:
+    """The registered models a spec lists under ``"models"`` (``[{"name": …, **parameters}]``), each built and its
+    parameters validated by its declarations."""
+    listed = spec.get("models") or []
+    if not isinstance(listed, (list, tuple)):
+        raise ParameterError("a privacy spec's 'models' is a list of {name, parameters…}", column="models")
+    out = []
+    for entry in listed:
+        params = dict(entry) if isinstance(entry, dict) else {}
+        name = params.pop("name", None)
+        cls = MODELS.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise NotAvailableError(f"no privacy model named {name!r} is registered (known: {', '.join(MODELS)})")
+        out.append(cls(**params))
+    return out
 
 
 def combine(parts: list[Verification], title: str) -> Verification:
@@ -218,6 +261,10 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     class counts are computed by its tasks and summed (:mod:`._counts`); the checks and the judgement are the
     same code either way, so is the verdict. The other specs run here whatever the engine.
 
+    ``"models"`` (any spec): more registered privacy models, ``[{"name": …, **parameters}]``, judged over the
+    published table's classes from the statistics each declares (``"population"``: the population table a model
+    needing one counts in).
+
     ``side_outputs``: tables published beside the output (a method's ``Result.side_outputs``, e.g. anatomy's
     ``"sensitive"`` table); each is verified too, and one no verifier checks is refused — everything
     written must have passed.
@@ -230,5 +277,21 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     if unchecked:
         raise NotAvailableError(f"no independent verifier checks the side output '{unchecked[0]}' of a "
                                 f"'{spec['model']}' release: it cannot be published")
-    return check(spec, models_of(spec), original, output, hierarchies or {}, executor=executor,
-                 side_outputs=side_outputs or {})
+    extra = extra_models(spec)
+    verdict = check(spec, models_of(spec), original, output, hierarchies or {}, executor=executor,
+                    side_outputs=side_outputs or {})
+    if not extra:
+        return verdict
+    from anonstudio.core.privacy._judge import verify_class_model
+
+    if not isinstance(original, Table):
+        raise NotAvailableError(f"privacy models listed under 'models' judge a table's classes; the input is "
+                                f"{type(original).__name__}")
+    qis = spec.get("quasi_identifiers") or original.quasi_identifiers
+    sensitive = spec.get("sensitive") or original.sensitive
+    parts = [verdict] + [verify_class_model(model, output if isinstance(output, Table) else frame_of(output), qis,
+                                            sensitive=sensitive, hierarchies=hierarchies,
+                                            highly_sensitive=spec.get("highly_sensitive") or (),
+                                            population=spec.get("population"))
+                         for model in extra]
+    return combine(parts, " + ".join([verdict.model, *(m.name for m in extra)]))

@@ -520,12 +520,8 @@ class ParametersPane(QtWidgets.QWidget):
 
     def _load_method(self, index: int) -> None:
         cls = self._classes[index]
-        from anonstudio.core.jobs import pipeline_parameters
-        from anonstudio.core.params import ParamSet
-
-        # the method's own parameters, then those the pipeline takes for its kind (max_suppression)
-        params = ParamSet(tuple(cls.parameters) + tuple(pipeline_parameters(cls.data_kind)))
-        self.form.set_parameters(params, cls.reference)
+        # the method's own parameters, then those the pipeline takes for it (max_suppression), titled by the method
+        self.form.set_parameters(cls.form_parameters(), cls.reference)
         self.reference.setText(cls.reference)
         self.reference.setToolTip(cls.__doc__.strip().splitlines()[0] if cls.__doc__ else "")
         self._offer_sensitive_values()

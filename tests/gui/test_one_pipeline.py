@@ -9,7 +9,7 @@ import pytest
 
 from anonstudio.core import jobs
 from anonstudio.core.demo import prepare_demo
-from anonstudio.gui import project as proj
+from anonstudio.core import workspace as proj
 
 
 @pytest.mark.parametrize("job_name", ["table-mst.toml", "table-mondrian.toml", "table-kmember.toml",

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anonstudio.core.params import Param, ParamSet, label_of
+from anonstudio.core.params import ParamSet, label_of
 from anonstudio.core.progress import ProgressCallback
 
 if TYPE_CHECKING:  # annotations only: importing the registry stays light (no numpy/pandas for --help)

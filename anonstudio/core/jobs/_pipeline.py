@@ -24,7 +24,6 @@ from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.io import to_jsonable
 from anonstudio.core.jobs._schema import InputSpec, Job
 from anonstudio.core.jobs._warnings import hierarchy_attributes, hierarchy_warnings, release_warnings
-from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
 from anonstudio.core.progress import ProgressCallback, phase, report, subrange
 from anonstudio.core.publication import side_output_path, write_outputs
 

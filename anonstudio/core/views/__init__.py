@@ -6,6 +6,7 @@
   output sees them, class sizes and their histogram, the verdict as a dict, event sequences per row;
 - strings (:mod:`._strings`): pseudo-string groups, symbol compositions and CD, shared fragments;
 - the report (:mod:`._report`): formatted values, rows, numeric metrics, a sweep's series (:class:`SweepState`);
+- the summary card (:mod:`._summary`): the run's headline from its report;
 - the MST partition drawing (:mod:`._mst`);
 - :func:`prepare_views` computes the costly ones on the worker thread that ran the outcome (:mod:`._cache`).
 
@@ -38,6 +39,7 @@ from anonstudio.core.views._report import (
     numeric_metrics,
     report_rows,
 )
+from anonstudio.core.views._summary import MEANINGS, Summary, summary_html, summary_sections
 from anonstudio.core.views._strings import (
     LEAK_MEANINGS,
     LEAK_WORDS,
@@ -50,6 +52,7 @@ from anonstudio.core.views._strings import (
 )
 
 __all__ = [
+    "MEANINGS", "Summary", "summary_html", "summary_sections",
     "Composition", "LEAK_MEANINGS", "LEAK_WORDS", "MST_MAX_NODES", "MstView", "REPORT_ORDER", "SequenceRows",
     "SweepState", "as_text", "cached_view", "changed_mask", "class_packed_layout", "class_sizes", "composition",
     "data_kind", "equivalence_classes", "flatten_dict", "force_layout", "format_value", "fragment_lengths",

@@ -4,11 +4,14 @@ the longest fragment each pseudo-string shares with an input, and the report's f
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.views._cache import cached_view
+from anonstudio.core.views._report import flatten_dict, format_value
 
 _GROUP_RE = re.compile(r"(?:^|\s)group=(-?\d+)")
 

@@ -229,8 +229,8 @@ def outside_files(path: str | Path) -> list[str]:
             wanted.append(entry["source"])
     out = []
     for text in wanted:
-        target = jobs.io.real_path(_abs(text, base))
-        if not target.is_relative_to(jobs.io.real_path(base)):
+        target = io.real_path(_abs(text, base))
+        if not target.is_relative_to(io.real_path(base)):
             out.append(target.name)
     return out
 

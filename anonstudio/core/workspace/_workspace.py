@@ -434,11 +434,16 @@ class Workspace:
         hierarchies, the release's risks, the method's own, the input order unless rows are shuffled, a short
         shuffle seed; after an export, also an earlier release of this input — else the hierarchies' warnings
         before a run. The Privacy pane and the Summary show these."""
-        from anonstudio.core.publication import publication_warnings
-
         if self.outcome is None:
             return self.hierarchy_warnings()
-        return publication_warnings(self.outcome.report, self.outcome.result.output,
+        return self.warnings_for(self.outcome)
+
+    def warnings_for(self, outcome: Any) -> list[str]:
+        """The warnings of ``outcome``'s report as a publication with the current release options gives them
+        (:func:`anonstudio.core.publication.publication_warnings`)."""
+        from anonstudio.core.publication import publication_warnings
+
+        return publication_warnings(outcome.report or {}, getattr(outcome.result, "output", None),
                                     shuffle_rows=self.release.shuffle_rows, shuffle_seed=self.release.shuffle_seed)
 
     def publish(self, output_path: str | Path | None = None, report_path: str | Path | None = None) -> list[Path]:
@@ -472,6 +477,24 @@ class Workspace:
         self.last_report = self.outcome.report
         self._changed("release")
         return done
+
+    def report_for_export(self) -> dict[str, Any] | None:
+        """The last run's report as a publication writes it: files named without their folders, the output's
+        name once the release was published (``None`` before), the warnings :meth:`warnings` gives."""
+        import copy
+
+        from anonstudio.core.io import to_jsonable
+
+        rep = self.outcome.report if self.outcome is not None else self.last_report
+        if rep is None:
+            return None
+        out = copy.deepcopy(to_jsonable(rep))
+        for side in ("input", "output"):
+            if isinstance(out.get(side), dict) and out[side].get("path"):
+                out[side]["path"] = Path(str(out[side]["path"])).name
+        if self.outcome is not None:
+            out["warnings"] = self.warnings()
+        return out
 
     # -- results -----------------------------------------------------------------------------------------
     def set_outcome(self, outcome: Any) -> None:

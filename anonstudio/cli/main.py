@@ -88,6 +88,7 @@ class _Progress:
 def cmd_run(args: argparse.Namespace) -> int:
     """Load the job into a workspace, run it, publish it — the path the workbench's Run and Export take."""
     from anonstudio.core.progress import report, subrange
+    from anonstudio.core.views import run_lines
     from anonstudio.core.workspace import Workspace
 
     progress = _Progress(args.quiet)
@@ -97,14 +98,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     workspace.publish()
     report(progress, 1.0, f"wrote {workspace.output_path.name}")
     rep = outcome.report
-    v = rep["verification"]
-    _say(f"{rep['algorithm']}: {rep['input']['records']} records in, {rep['output']['records']} out, "
-          f"{rep['suppressed']} suppressed, {rep['groups']['count']} groups "
-          f"(sizes {rep['groups']['min_size']}–{rep['groups']['max_size']}), {rep['runtime_s']:.2f} s")
-    _say(f"verification: {'passed' if v['passed'] else 'FAILED'} ({v['model']})")
-    if rep["metrics"]:
-        shown = {k: v for k, v in rep["metrics"].items() if isinstance(v, (int, float, bool))}
-        _say("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}" for k, val in shown.items()))
+    for line in run_lines(rep):
+        _say(line)
     for note in rep.get("notes", []):
         print(f"anonstudio: note: {note}", file=sys.stderr)
     for warning in rep.get("warnings", []):

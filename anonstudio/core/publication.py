@@ -95,14 +95,17 @@ def publication_warnings(report: dict[str, Any], output: Any, *, shuffle_rows: b
     """The report's warnings as a publication with these release options gives them: the input-order warning
     when rows (sequences) keep the input's order, the typed-seed warning for a short seed — what the workbench
     shows before its Export and :func:`write_outputs` writes."""
-    warnings = [w for w in report.get("warnings", []) if w not in (ORDER_WARNING, SEQUENCE_ORDER_WARNING)
-                and w != typed_seed_warning()]
+    from anonstudio.core.release_log import EARLIER
+
+    given = [w for w in report.get("warnings", []) if w not in (ORDER_WARNING, SEQUENCE_ORDER_WARNING)
+             and w != typed_seed_warning()]
+    warnings = [w for w in given if not w.startswith(EARLIER)]
     if isinstance(output, (Table, EventLog)):
         if not shuffle_rows:
             warnings.append(ORDER_WARNING if isinstance(output, Table) else SEQUENCE_ORDER_WARNING)
         elif shuffle_seed is not None and int(shuffle_seed).bit_length() < STRONG_SEED_BITS:
             warnings.append(typed_seed_warning())
-    return warnings
+    return warnings + [w for w in given if w.startswith(EARLIER)]  # an earlier release (known once published) last
 
 
 def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
@@ -133,7 +136,7 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
     output = outcome.result.output
     rep = outcome.report
     warnings = publication_warnings(rep, output, shuffle_rows=shuffle_rows, shuffle_seed=shuffle_seed)
-    warnings = [w for w in warnings if not w.startswith("this input was published before with other settings")]
+    warnings = [w for w in warnings if not w.startswith(releases.EARLIER)]  # the log is read again below
     notes = [n for n in rep.get("notes", []) if not n.startswith(("rows were published in a random order",
                                                                    "sequences were published in a random order"))]
     seed = None

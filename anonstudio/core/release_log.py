@@ -27,6 +27,8 @@ from anonstudio.core.errors import AnonStudioError
 
 #: releases kept per input
 KEEP = 50
+#: how the warning about an earlier release of the same input begins
+EARLIER = "this input was published before with other settings"
 
 
 def release_log_path() -> Path:
@@ -94,7 +96,7 @@ def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict, outpu
     if not earlier:
         return []
     last = earlier[-1]
-    return [f"this input was published before with other settings ({last.get('summary', '?')} → "
+    return [f"{EARLIER} ({last.get('summary', '?')} → "
             f"{Path(str(last.get('output', '?'))).name}): two releases of one input can be lined up and intersected, "
             "leaving some people in classes smaller than k; publish one of them only"]
 

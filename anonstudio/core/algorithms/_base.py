@@ -92,6 +92,9 @@ class Algorithm(ABC):
     #: the workbench pane that shows what only this method produces ("" = the common panes suffice); the
     #: window brings it to the front after a run
     result_view: ClassVar[str] = ""
+    #: whether the method draws random numbers with its ``seed`` parameter (so two seeds give two outputs); a
+    #: method that takes a seed only for a variant of itself says False (CBMSA: its baseline draws, it does not)
+    draws: ClassVar[bool] = True
     #: the engines a single job of this method runs on (``[execution] engine``): "local", and "dask" for the
     #: methods whose ``run`` takes ``executor=`` and splits its work into tasks with the same output
     engines: ClassVar[tuple[str, ...]] = ("local",)

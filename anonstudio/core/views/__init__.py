@@ -38,6 +38,7 @@ from anonstudio.core.views._report import (
     format_value,
     numeric_metrics,
     report_rows,
+    run_lines,
 )
 from anonstudio.core.views._summary import MEANINGS, Summary, summary_html, summary_sections
 from anonstudio.core.views._strings import (
@@ -57,5 +58,5 @@ __all__ = [
     "SweepState", "as_text", "cached_view", "changed_mask", "class_packed_layout", "class_sizes", "composition",
     "data_kind", "equivalence_classes", "flatten_dict", "force_layout", "format_value", "fragment_lengths",
     "frame_of", "frame_text", "group_members", "leak_metrics", "mst_view", "numeric_metrics", "prepare_views",
-    "pseudo_groups", "report_rows", "sequence_rows", "size_histogram", "symbol_counts", "verification_dict",
+    "pseudo_groups", "report_rows", "run_lines", "sequence_rows", "size_histogram", "symbol_counts", "verification_dict",
 ]

@@ -418,7 +418,8 @@ def job_dict(state: Workspace, job_path: str | Path, *, output_path: str | Path 
     job: dict[str, Any] = {"input": inp}
     if hierarchies:
         job["hierarchies"] = hierarchies
-    job["algorithm"] = {"name": state.method, **to_jsonable(state.params)}
+    # an optional parameter left unset (None) is a key the job does not write
+    job["algorithm"] = {"name": state.method, **{k: v for k, v in to_jsonable(state.params).items() if v is not None}}
     output: dict[str, Any] = {"path": _rel(out, base)}
     if report is not None:
         output["report"] = _rel(report, base)

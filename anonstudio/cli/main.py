@@ -237,11 +237,12 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 
 def cmd_warmup(args: argparse.Namespace) -> int:
-    import os
 
     from anonstudio.core.warmup import warm_up
 
-    _say(f"compiling the kernels into {os.environ.get('NUMBA_CACHE_DIR', 'numba default cache')}")
+    from anonstudio.core.kernels import cache_folder
+
+    _say(f"compiling the kernels into {cache_folder()}")
     for m in warm_up(_Progress(args.quiet)):
         _say(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
     return 0
@@ -686,9 +687,13 @@ def _own_warnings_in_one_line() -> None:
 
 
 def prepare_process(argv: list[str]) -> None:
-    """What :func:`entry` does to the process before ``main(argv)``: lean kernel loads and the collector's
-    threshold, for every command but the workbench (also used by the whole-process benchmark's profiled
-    run)."""
+    """What :func:`entry` does to the process before ``main(argv)``: numba's idle OpenMP threads sleep
+    (:func:`anonstudio.core.kernels.application_process`: this process is anonstudio's own); lean kernel loads and
+    the collector's threshold for every command but the workbench (also used by the whole-process benchmark's
+    profiled run)."""
+    from anonstudio.core.kernels import application_process
+
+    application_process()
     command = next((a for a in argv if not a.startswith("-")), None)
     if command not in (None, "gui"):
         from anonstudio.core.kernels import lean_cache_loads

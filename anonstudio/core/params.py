@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from anonstudio.core.errors import ParameterError
@@ -161,7 +161,7 @@ class Param:
             return out
         raise AssertionError(f"unknown parameter kind {self.kind!r}")
 
-    def _check_range(self, value: float, fail) -> None:
+    def _check_range(self, value: float, fail: Callable[[str], ParameterError]) -> None:
         def shown(x: float) -> str:  # whole numbers in full (1000000, not 1e+06)
             return str(int(x)) if self.kind == "int" and float(x).is_integer() else f"{x:g}"
 
@@ -177,7 +177,7 @@ class ParamSet:
 
     params: tuple[Param, ...] = field(default_factory=tuple)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Param]:
         return iter(self.params)
 
     def names(self) -> list[str]:
@@ -229,9 +229,9 @@ class Command:
     name: str
     help: str
     parameters: ParamSet
-    func: Callable[..., list]
+    func: Callable[..., list[Any]]
 
-    def run(self, out, **kwargs) -> list:
+    def run(self, out: Any, **kwargs: Any) -> list[Any]:
         return self.func(out, **kwargs)
 
     @property

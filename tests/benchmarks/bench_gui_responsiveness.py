@@ -38,7 +38,7 @@ def main() -> int:
     from anonstudio.gui.main_window import MainWindow
     from anonstudio.gui.workers import measure_responsiveness
 
-    app = make_application()
+    app = make_application()  # noqa: F841 (kept alive while the window runs)
     rng = np.random.default_rng(0)
     n = args.rows
     df = pd.DataFrame({

@@ -98,7 +98,8 @@ def get(name: str) -> type[Algorithm]:
         entry = _REGISTRY[name]
         if isinstance(entry, str):
             module, cls = entry.split(":")
-            return getattr(import_module(module), cls)
+            found: type[Algorithm] = getattr(import_module(module), cls)
+            return found
         return entry
     if name in CONTRACT_NAMES:
         raise NotAvailableError(f"method '{name}' is not available yet in this version", key="algorithm.name")

@@ -128,10 +128,10 @@ class Algorithm(ABC):
     def label(cls, name: str) -> str:
         """What the workbench calls parameter ``name`` of this method: the parameter's own ``title``, the method's
         :attr:`titles`, the shared :data:`~anonstudio.core.params.TITLES`, else the name spelled out."""
-        for p in (*cls.parameters, *cls.pipeline_parameters):
+        for p in cls.parameters.params + cls.pipeline_parameters.params:
             if p.name == name and p.title:
                 return p.title
-        return cls.titles.get(name) or label_of(name)
+        return str(cls.titles.get(name) or label_of(name))
 
     @classmethod
     def form_parameters(cls) -> ParamSet:
@@ -151,7 +151,7 @@ class Algorithm(ABC):
         self.params = self.parameters.validate(own, context=f"method '{self.name}'")
 
     @abstractmethod
-    def run(self, data: Any, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+    def run(self, data: Any, hierarchies: dict[str, Any], progress: ProgressCallback | None = None) -> Result:
         """Anonymize ``data`` (already carrying its roles) with the given hierarchies."""
 
     def privacy_model(self) -> dict[str, Any]:
@@ -159,8 +159,8 @@ class Algorithm(ABC):
         e.g. ``{"model": "k-anonymity", "k": 5}`` or ``{"model": "(k,c)-privacy", "k": 5, "c": 0.7, ...}``."""
         return {"model": "k-anonymity", "k": self.params.get("k")}
 
-    def evaluate(self, data: Any, result: Result, hierarchies: dict, progress: ProgressCallback | None = None,
-                 *, executor=None) -> dict:
+    def evaluate(self, data: Any, result: Result, hierarchies: dict[str, Any], progress: ProgressCallback | None = None,
+                 *, executor: Any = None) -> dict[str, Any]:
         """The report's ``metrics``: computed from the input, the output and the hierarchies. ``executor`` is
         given only to methods whose ``engines`` name "dask", on that engine (RA spreads its reruns on it)."""
         return {}

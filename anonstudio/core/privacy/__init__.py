@@ -17,9 +17,11 @@ over the published table's classes beside the spec's own models (:mod:`._judge`)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from anonstudio.core.data import EventLog, Table
 from anonstudio.core.errors import NotAvailableError, ParameterError
@@ -86,6 +88,7 @@ __all__ = [
     "verify_anatomy",
     "verify_k_anonymity",
     "verify_kc_privacy",
+    "suppressed_rows",
     "verify_l_diversity",
     "verify_output",
     "verify_pseudo_strings",
@@ -94,7 +97,7 @@ __all__ = [
     "unshuffled_table",
 ]
 
-def _need(spec: dict, key: str) -> Any:
+def _need(spec: dict[str, Any], key: str) -> Any:
     if spec.get(key) is None:
         raise ParameterError(f"privacy model '{spec.get('model')}' needs '{key}'", column=key)
     return spec[key]
@@ -148,7 +151,8 @@ def combine(parts: list[Verification], title: str) -> Verification:
                         details, [p for part in parts for p in part.problems][:20])
 
 
-def _table(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _table(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+           executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     if not isinstance(original, Table):
         raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
     frame = frame_of(output)
@@ -174,7 +178,7 @@ def _table(spec, models, original, output, hierarchies, executor=None, side_outp
     return combine(parts, " + ".join(m.name for m in models))
 
 
-def _as_written_qis(frame, output, qis):
+def _as_written_qis(frame: pd.DataFrame, output: Any, qis: list[str]) -> pd.DataFrame:
     """``frame`` with the quasi-identifiers' missing cells told apart by the token the file spells them with
     (``?``, ``NA``), as the k-anonymity part classes them: the l part judges the classes a reader sees."""
     if not isinstance(output, Table) or not frame.columns.is_unique:
@@ -187,7 +191,7 @@ def _as_written_qis(frame, output, qis):
     return frame.assign(**changed) if changed else frame
 
 
-def _as_read(frame, original: Table, sensitive):
+def _as_read(frame: pd.DataFrame, original: Table, sensitive: str | list[str] | None) -> pd.DataFrame:
     """``frame`` with its sensitive columns as the input holds them: which cells are missing is the input's
     to say (its missing tokens: a published '-' or '?' is no value when the job reads '-' or '?' as missing),
     and the k-anonymity part checks that the published cells spell exactly the input's (else it fails)."""
@@ -198,7 +202,8 @@ def _as_read(frame, original: Table, sensitive):
     return frame.assign(**{s: original.df[s].to_numpy() for s in names})
 
 
-def _events(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _events(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+            executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     if not isinstance(original, EventLog):
         raise TypeError(f"(k,c)-privacy is verified on event logs, got {type(original).__name__}")
     model = models[0]
@@ -206,18 +211,21 @@ def _events(spec, models, original, output, hierarchies, executor=None, side_out
                              spec.get("highly_sensitive") or [])
 
 
-def _strings(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _strings(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+             executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     return verify_pseudo_strings(original, output, k=spec.get("k"), max_fragment=spec.get("max_fragment"))
 
 
-def _anatomy(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _anatomy(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+             executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     qit = output if isinstance(output, Table) else frame_of(output)  # a Table keeps its cells' spelling
     return verify_anatomy(original, qit, models[0].params["l"], quasi_identifiers=spec.get("quasi_identifiers"),
                           sensitive=spec.get("sensitive"), group_column=spec.get("group_column", "group"),
                           sensitive_table=(side_outputs or {}).get("sensitive"))
 
 
-def _random(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _random(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+            executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     if not isinstance(original, Table):
         raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
     return verify_random_anonymization(
@@ -228,15 +236,15 @@ def _random(spec, models, original, output, hierarchies, executor=None, side_out
 
 #: The verifier of each declared spec: it checks that the release is faithful to the input and judges it
 #: with the models :func:`models_of` builds from the spec.
-SPECS = {"k-anonymity": _table, "(k,c)-privacy": _events, "pseudo-strings": _strings, "anatomy": _anatomy,
+SPECS: dict[str, Callable[..., Verification]] = {"k-anonymity": _table, "(k,c)-privacy": _events, "pseudo-strings": _strings, "anatomy": _anatomy,
          "random-anonymization": _random}
 
 #: The side outputs (published beside the output, ``<stem>.<name><ext>``) each spec's verifier checks.
 SIDE_OUTPUTS = {"anatomy": ("sensitive",)}
 
 
-def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies: dict | None = None, *,
-                  executor=None, side_outputs: dict[str, Any] | None = None) -> Verification:
+def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies: dict[str, Any] | None = None, *,
+                  executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     """Verify ``output`` against ``original`` under the privacy ``spec`` a method declared.
 
     ``spec["model"]`` names the spec; :func:`models_of` turns it into the privacy models judged:
@@ -269,7 +277,7 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     ``"sensitive"`` table); each is verified too, and one no verifier checks is refused — everything
     written must have passed.
     """
-    check = SPECS.get(spec.get("model"))
+    check = SPECS.get(str(spec.get("model")))
     if check is None:
         raise NotAvailableError(f"no independent verifier for privacy model '{spec.get('model')}' "
                                 f"(known: {', '.join(SPECS)})")

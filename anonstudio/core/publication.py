@@ -58,7 +58,7 @@ def shuffled(table: Table, seed: int | None) -> Table:
                                  for c, t in table.missing_text.items()})
 
 
-def _new_positions(order: np.ndarray, old_index) -> np.ndarray:
+def _new_positions(order: np.ndarray, old_index: Any) -> np.ndarray:
     where = np.empty(len(order), dtype=np.int64)
     where[order] = np.arange(len(order))
     return where[np.asarray(old_index, dtype=np.int64)]

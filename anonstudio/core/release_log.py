@@ -56,7 +56,7 @@ def content_digest(data: Any) -> str | None:
     return None
 
 
-def settings_digest(report: dict[str, Any], data: Any, hierarchies: dict) -> str:
+def settings_digest(report: dict[str, Any], data: Any, hierarchies: dict[str, Any]) -> str:
     """A digest of what shapes a release: method, parameters, roles and every hierarchy's content."""
     from anonstudio.core.io import to_jsonable
 
@@ -75,7 +75,7 @@ def _sensitive(data: Any) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _read_log(path: Path | None = None) -> dict:
+def _read_log(path: Path | None = None) -> dict[str, Any]:
     path = release_log_path() if path is None else Path(path)
     try:
         log = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
@@ -84,7 +84,7 @@ def _read_log(path: Path | None = None) -> dict:
     return log if isinstance(log, dict) else {}
 
 
-def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict, output_path: Path,
+def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict[str, Any], output_path: Path,
                      log_path: Path | None = None) -> list[str]:
     """Warnings about earlier releases of this input with other settings (none if it was never published, or
     only with these settings), from the log at ``log_path`` (default :func:`release_log_path`)."""
@@ -101,7 +101,7 @@ def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict, outpu
             "leaving some people in classes smaller than k; publish one of them only"]
 
 
-def record_release(data: Any, report: dict[str, Any], hierarchies: dict, output_path: Path,
+def record_release(data: Any, report: dict[str, Any], hierarchies: dict[str, Any], output_path: Path,
                    log_path: Path | None = None) -> None:
     """Add a published release to the log at ``log_path`` (default :func:`release_log_path`; called after the
     publication committed). A log that cannot be written is skipped: it is a help, not a condition of

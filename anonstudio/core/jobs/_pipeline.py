@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,9 @@ from anonstudio.core.jobs._warnings import hierarchy_attributes, hierarchy_warni
 from anonstudio.core.progress import ProgressCallback, phase, report, subrange
 from anonstudio.core.publication import side_output_path, write_outputs
 
+if TYPE_CHECKING:
+    from anonstudio.core.privacy import Verification
+
 
 @dataclass
 class Outcome:
@@ -36,7 +39,7 @@ class Outcome:
     verification: Any
     report: dict[str, Any]
     data: Any
-    hierarchies: dict
+    hierarchies: dict[str, Any]
     #: the privacy model the output was verified against (the method's, with the job's roles): the
     #: publication gate re-checks the written files against it
     model: dict[str, Any] = field(default_factory=dict)
@@ -50,6 +53,8 @@ def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
         table = io.read_table(spec.path, delimiter=spec.delimiter, encoding=spec.encoding, missing=spec.missing)
         return table.with_roles(spec.quasi_identifiers, spec.sensitive, spec.identifying)
     if spec.format == "events":
+        if not spec.sequence_id or not spec.event_order:
+            raise JobError("events input needs input.sequence_id and input.event_order", key="input.sequence_id")
         log = io.read_events(
             spec.path,
             sequence_id=spec.sequence_id,
@@ -116,7 +121,7 @@ def build_hierarchy_spec(attribute: str, spec: Any, data: Any, *, source: Path |
 
 
 def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = None,
-                     required: bool = True) -> tuple[dict, list[str]]:
+                     required: bool = True) -> tuple[dict[str, Any], list[str]]:
     """The hierarchies a run uses — the one completer of both faces: every quasi-identifier's hierarchy from
     ``specs`` (a :class:`Hierarchy`, an ARX file or a builder spec), checked to cover the data; a quasi-identifier
     without one gets the default interval hierarchy when :func:`gets_default_bands` says so and is refused
@@ -126,7 +131,7 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
 
     needed = hierarchy_attributes(data)
     frame = data.df if isinstance(data, (Table, EventLog)) else None
-    out: dict = {}
+    out: dict[str, Any] = {}
     notes: list[str] = []
     for attr in specs:
         if frame is not None and attr not in frame.columns:
@@ -162,15 +167,15 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
 
 def run(
     data: Any,
-    hierarchies: dict,
+    hierarchies: dict[str, Any],
     algorithm: Algorithm,
     progress: ProgressCallback | None = None,
     *,
     notes: list[str] | None = None,
-    parameters: dict | None = None,
+    parameters: dict[str, Any] | None = None,
     declared: InputSpec | None = None,
     max_suppression: float | None = None,
-    executor=None,
+    executor: Any = None,
 ) -> Outcome:
     """Anonymize in memory, verify independently and evaluate; raises :class:`PrivacyError` if the
     verifier refuses. Nothing is written here (see :func:`write_outputs`).
@@ -323,7 +328,7 @@ def check_engine(job: Job) -> None:
         file=job.file, key="execution.engine")
 
 
-def verify_job(job: Job):
+def verify_job(job: Job) -> Verification:
     """Re-check an existing release against the job's input, hierarchies and privacy model: its files must be
     byte for byte the canonical form of what is checked (:func:`anonstudio.core.privacy.verify_release`, the
     same check ``run`` makes on the files it publishes)."""
@@ -341,7 +346,7 @@ def verify_job(job: Job):
                        "output.shuffle_seed (kept in the job file only) to publish verifiable shuffled releases",
                        file=job.file, key="output.shuffle_seed")
     model = declared_model(job.make_algorithm(), data, job.input, job.max_suppression)
-    sides = {name: side_output_path(job.output_path, name) for name in privacy.SIDE_OUTPUTS.get(model.get("model"), ())}
+    sides = {name: side_output_path(job.output_path, name) for name in privacy.SIDE_OUTPUTS.get(str(model.get("model")), ())}
     verification = privacy.verify_release(model, data, job.output_path, hierarchies, side_paths=sides,
                                           missing=job.input.missing,
                                           shuffle_seed=job.shuffle_seed if job.shuffle_rows else None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,7 +145,7 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def apply_override(raw: dict, assignment: str, *, file: Path | None = None) -> None:
+def apply_override(raw: dict[str, Any], assignment: str, *, file: Path | None = None) -> None:
     """Apply ``--set section.key=value`` to a raw job dict (value parsed as TOML, else a string)."""
     if "=" not in assignment:
         raise JobError(f"--set needs KEY=VALUE, got {short_repr(assignment)}", file=file)
@@ -195,7 +196,7 @@ def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
     return parse_job(raw, base=path.parent, file=path)
 
 
-def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
+def parse_job(raw: dict[str, Any], *, base: Path, file: Path | None = None) -> Job:
     """Validate a job dict (as read from TOML); relative paths are taken against ``base``."""
 
     def err(msg: str, key: str | None = None) -> JobError:
@@ -341,7 +342,7 @@ def short_repr(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def check_target_text(value: Any, key: str, err) -> None:
+def check_target_text(value: Any, key: str, err: Callable[..., AnonStudioError]) -> None:
     """An output path as written in the job: non-empty text, no NUL, not absurdly long."""
     if not isinstance(value, str) or not value.strip():
         raise err(f"{key} must be a file name (text), got {short_repr(value)}", key)
@@ -367,7 +368,7 @@ _ROLE_KEYS = (
 )
 
 
-def _check_one_role_per_column(spec: InputSpec, err) -> None:
+def _check_one_role_per_column(spec: InputSpec, err: Callable[..., AnonStudioError]) -> None:
     """A column holds one role (``cli-contract.md``). A column named in two roles would take the last one
     and could be published unprotected (a QI also listed as sensitive was published exactly), so it is
     an error naming the column and both keys; a name listed twice under one key is refused as well."""
@@ -395,7 +396,7 @@ def job_to_toml(raw: dict[str, Any]) -> str:
     ``algorithm``, ``output``), written by ``tomli_w`` (the writer that matches the standard ``tomllib``)."""
     import tomli_w
 
-    order = [s for s in ("input", "hierarchies", "algorithm", "output") if s in raw]
+    order: list[str] = [s for s in ("input", "hierarchies", "algorithm", "output") if s in raw]
     order += [s for s in raw if s not in order]
     for section in order:
         if not isinstance(raw[section], dict):

@@ -27,7 +27,7 @@ IDS_WARNING = ("sequence ids (column '{column}') are published as they are: if t
                "may know them, replace them with pseudonyms before the release — (k,c)-privacy does not cover them")
 
 
-def hierarchy_warnings(specs: dict[str, Any], data: Any, hierarchies: dict) -> list[str]:
+def hierarchy_warnings(specs: dict[str, Any], data: Any, hierarchies: dict[str, Any]) -> list[str]:
     """Hierarchies given for columns that are not quasi-identifiers (ignored), and interval labels that do
     not contain their value (file, line, value, label)."""
     warnings = []
@@ -59,7 +59,7 @@ def release_warnings(data: Any, output: Any) -> list[str]:
     left_out = io.parquet_index_left_out(data)
     if left_out:
         warnings.append(
-            f"the Parquet file {data.source.name} also stores {', '.join(repr(c) for c in left_out)} as its "
+            f"the Parquet file {getattr(data.source, 'name', 'read')} also stores {', '.join(repr(c) for c in left_out)} as its "
             "index (pandas writes a frame's index that way): it was not read, so it is neither given a role nor "
             "published; to anonymize it as a column, save the frame with reset_index() first")
     frame = output.df

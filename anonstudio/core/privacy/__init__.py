@@ -240,7 +240,7 @@ SPECS: dict[str, Callable[..., Verification]] = {"k-anonymity": _table, "(k,c)-p
          "random-anonymization": _random}
 
 #: The side outputs (published beside the output, ``<stem>.<name><ext>``) each spec's verifier checks.
-SIDE_OUTPUTS = {"anatomy": ("sensitive",)}
+SIDE_OUTPUTS: dict[str, tuple[str, ...]] = {"anatomy": ("sensitive",)}
 
 
 def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies: dict[str, Any] | None = None, *,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from anonstudio.core import io, jobs
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
@@ -129,6 +129,10 @@ def _rel(path: Path | None, base: Path) -> str | None:
         return str(path)
 
 
+@overload
+def _abs(text: str, base: Path) -> Path: ...
+@overload
+def _abs(text: None, base: Path) -> None: ...
 def _abs(text: str | None, base: Path) -> Path | None:
     if text is None:
         return None
@@ -205,7 +209,7 @@ def autosave_path(project_path: str | Path | None, fallback_dir: str | Path | No
     return p.with_name(f"{stem}.autosave.json")
 
 
-def _load_project_json(path: Path) -> dict:
+def _load_project_json(path: Path) -> dict[str, Any]:
     """The project's JSON, checked against the schema (``core.io._project_schema``) before anything is built from
     it; an interrupted publication in its folder is rolled forward or back first."""
     from anonstudio.core import io
@@ -408,6 +412,7 @@ def job_dict(state: Workspace, job_path: str | Path, *, output_path: str | Path 
             write_hierarchy_file(state.hierarchies[attr], target)
             hierarchies[attr] = _rel(target, base)
     ext = state.data_path.suffix if state.kind != "fasta" else ".fasta"
+    report: Path | None
     if output_path is not None:
         out, report = Path(output_path), Path(output_path).with_name(f"{Path(output_path).stem}.report.json")
     elif state.output_path is not None:

@@ -5,7 +5,7 @@ data (:func:`profile_columns`)."""
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -14,7 +14,7 @@ from anonstudio.core.data import EventLog, Table, is_number
 from anonstudio.core.progress import checkpoint
 
 
-_PROFILES: dict[int, tuple[weakref.ref, dict[str, dict[str, Any]]]] = {}
+_PROFILES: dict[int, tuple[weakref.ref[Any], dict[str, dict[str, Any]]]] = {}
 #: rows per pandas call while profiling: each call stays short, so a profile computed on a worker thread
 #: never holds the interpreter lock long enough to freeze the window (1M rows at once: 1.3 s)
 PROFILE_CHUNK = 131_072
@@ -24,12 +24,20 @@ def _profiles_of(data: Any) -> dict[str, dict[str, Any]]:
     """The profiles kept for ``data`` (while it lives)."""
     hit = _PROFILES.get(id(data))
     if hit is None or hit[0]() is not data:
-        ref = weakref.ref(data, lambda _ref, key=id(data): _PROFILES.pop(key, None))
+        key = id(data)
+
+        def forget(_ref: weakref.ref[Any]) -> None:
+            _PROFILES.pop(key, None)
+
+        ref = weakref.ref(data, forget)
         hit = _PROFILES[id(data)] = (ref, {})
     return hit[1]
 
 
-def profile_columns(data: Any) -> Any:
+_Data = TypeVar("_Data")
+
+
+def profile_columns(data: _Data) -> _Data:
     """Profile every column of a table or event log now (call it on the worker thread that read ``data``;
     the Attributes panel, the role checks and the data view then only look it up). Returns ``data``."""
     if isinstance(data, (Table, EventLog)):

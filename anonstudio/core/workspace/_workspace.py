@@ -253,12 +253,14 @@ class Workspace:
         loaded data set)."""
         if not isinstance(self.data, (Table, EventLog)) or column not in self.columns():
             return []
-        return self.column_profile(column)["values"]
+        return list(self.column_profile(column)["values"])
 
     def column_profile(self, column: str) -> dict[str, Any]:
         """``{"values", "distinct", "missing", "numeric", "all_distinct"}`` of a table or event-log column,
         computed once per loaded data set — by the worker that read it (:func:`profile_columns`), else here
         on first use; role clicks and panel refreshes reuse it."""
+        if not isinstance(self.data, (Table, EventLog)):
+            raise KeyError(column)  # FASTA data has no columns
         profiles = _profiles_of(self.data)
         hit = profiles.get(column)
         if hit is None:
@@ -324,7 +326,7 @@ class Workspace:
         return out
 
     # -- method ------------------------------------------------------------------------------------------
-    def available_methods(self) -> list:
+    def available_methods(self) -> list[Any]:
         """The algorithm classes for the current kind of data (from the engine's registry)."""
         from anonstudio.core import algorithms
 
@@ -488,7 +490,7 @@ class Workspace:
         rep = self.outcome.report if self.outcome is not None else self.last_report
         if rep is None:
             return None
-        out = copy.deepcopy(to_jsonable(rep))
+        out: dict[str, Any] = copy.deepcopy(to_jsonable(rep))
         for side in ("input", "output"):
             if isinstance(out.get(side), dict) and out[side].get("path"):
                 out[side]["path"] = Path(str(out[side]["path"])).name

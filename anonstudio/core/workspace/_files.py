@@ -131,8 +131,12 @@ def _rel(path: Path | None, base: Path) -> str | None:
 
 @overload
 def _abs(text: str, base: Path) -> Path: ...
+
+
 @overload
 def _abs(text: None, base: Path) -> None: ...
+
+
 def _abs(text: str | None, base: Path) -> Path | None:
     if text is None:
         return None

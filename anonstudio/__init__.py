@@ -1,4 +1,10 @@
-"""anonstudio: a workbench for anonymizing tables, event sequences and biological strings."""
+"""anonstudio: a workbench for anonymizing tables, event sequences and biological strings.
+
+Importing anonstudio changes nothing in the host process (a notebook, a script): no environment variable, no
+numba or OpenMP setting. Its kernels are cached in the user's cache folder by a cache locator that numba asks for
+anonstudio's kernel files only (:mod:`anonstudio.core.kernels`); the command line and the workbench, processes of
+their own, also let numba's idle OpenMP threads sleep (:func:`anonstudio.core.kernels.application_process`).
+"""
 
 import os as _os
 
@@ -10,7 +16,7 @@ class KernelCacheWarning(RuntimeWarning):
 
 
 #: why the kernels are not cached where they would be (one sentence), or ``None``; warned once, when the
-#: first kernel module loads (:mod:`anonstudio.core.kernels`), not at import: commands that run no kernel
+#: first kernel is compiled or loaded (:mod:`anonstudio.core.kernels`), not at import: commands that run no kernel
 #: (``--help``, ``methods``) say nothing about it
 kernel_cache_notice: "str | None" = None
 
@@ -29,7 +35,7 @@ def _writable(folder: str) -> "str | None":
 
 
 def numba_cache_dir() -> str:
-    """Where numba caches anonstudio's compiled kernels: ``$NUMBA_CACHE_DIR`` if the user set it, else
+    """Where anonstudio's compiled kernels are cached: ``$NUMBA_CACHE_DIR`` if the user set it, else
     ``anonstudio/numba`` in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``; on macOS
     ``~/Library/Caches``, on Windows ``%LOCALAPPDATA%``) — never beside the installed package, which may be
     read-only. If that folder cannot be written (a read-only or missing home, a ``NUMBA_CACHE_DIR`` that is a
@@ -62,7 +68,3 @@ def numba_cache_dir() -> str:
         f"cannot write the kernel cache in {target!r} ({problem}): kernels are compiled into {fallback} for this "
         "run only (set NUMBA_CACHE_DIR to a writable folder to keep them)")
     return fallback
-
-
-# numba reads this when it is first imported (lazily, by the kernels): set it before that happens.
-_os.environ["NUMBA_CACHE_DIR"] = numba_cache_dir()

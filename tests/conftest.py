@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# the suite never touches the user's own data folder: the release log (and anything else anonstudio keeps under
+# $XDG_DATA_HOME) goes to a folder of this session, removed at exit; subprocesses inherit it
+SESSION_DATA_HOME = tempfile.mkdtemp(prefix="anonstudio-tests-data-")
+os.environ["XDG_DATA_HOME"] = SESSION_DATA_HOME
+atexit.register(shutil.rmtree, SESSION_DATA_HOME, ignore_errors=True)
 # the workbench's first-start kernel compile (issue 17) would run beside every GUI test on a fresh CI
 # cache, competing with the tests' own runs; tests compile what they run themselves
 os.environ.setdefault("ANONSTUDIO_NO_WARMUP", "1")

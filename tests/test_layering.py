@@ -78,3 +78,32 @@ def test_the_import_contracts_hold():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert ", 0 broken" in done.stdout
+
+
+def _imports_qt(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if any(n.split(".")[0] in ("PySide6", "pyqtgraph") for n in names):
+            return True
+    return False
+
+
+def test_the_gui_package_holds_only_qt_code():
+    """Issue 34: every module under ``anonstudio/gui`` imports PySide6 or pyqtgraph itself — Qt-free logic (the
+    workspace, result views, projects, jobs) lives in ``anonstudio.core`` where the command line and tests use it.
+    A package's ``__init__`` that holds nothing but its docstring and imports of its own modules is exempt."""
+    smells = []
+    for f in sorted((ROOT / "anonstudio" / "gui").rglob("*.py")):
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        if _imports_qt(tree):
+            continue
+        package = ".".join(f.relative_to(ROOT).parent.parts)
+        body = [n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+        marker = f.name == "__init__.py" and all(
+            isinstance(n, ast.ImportFrom) and (n.module or "").startswith(package) or
+            (isinstance(n, ast.Assign) and [t.id for t in n.targets if isinstance(t, ast.Name)] == ["__all__"])
+            for n in body)
+        if not marker:
+            smells.append(str(f.relative_to(ROOT)))
+    assert not smells, f"modules in anonstudio/gui that import no Qt (move them to anonstudio.core): {smells}"

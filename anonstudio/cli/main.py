@@ -86,26 +86,27 @@ class _Progress:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from anonstudio.core.jobs import load_job, run_job
+    """Load the job into a workspace, run it, publish it — the path the workbench's Run and Export take."""
+    from anonstudio.core.progress import report, subrange
+    from anonstudio.core.views import run_lines
+    from anonstudio.core.workspace import Workspace
 
-    job = load_job(args.job, args.set)
-    outcome = run_job(job, _Progress(args.quiet))
+    progress = _Progress(args.quiet)
+    report(progress, 0.0, f"reading {Path(args.job).name}")
+    workspace = Workspace.from_job(args.job, args.set)
+    outcome = workspace.run(subrange(progress, 0.05, 0.95))
+    workspace.publish()
+    report(progress, 1.0, f"wrote {workspace.output_path.name}")
     rep = outcome.report
-    v = rep["verification"]
-    _say(f"{rep['algorithm']}: {rep['input']['records']} records in, {rep['output']['records']} out, "
-          f"{rep['suppressed']} suppressed, {rep['groups']['count']} groups "
-          f"(sizes {rep['groups']['min_size']}–{rep['groups']['max_size']}), {rep['runtime_s']:.2f} s")
-    _say(f"verification: {'passed' if v['passed'] else 'FAILED'} ({v['model']})")
-    if rep["metrics"]:
-        shown = {k: v for k, v in rep["metrics"].items() if isinstance(v, (int, float, bool))}
-        _say("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}" for k, val in shown.items()))
+    for line in run_lines(rep):
+        _say(line)
     for note in rep.get("notes", []):
         print(f"anonstudio: note: {note}", file=sys.stderr)
     for warning in rep.get("warnings", []):
         print(f"anonstudio: warning: {warning}", file=sys.stderr)
-    _say(f"output: {job.output_path}")
-    if job.report_path:
-        _say(f"report: {job.report_path}")
+    _say(f"output: {workspace.output_path}")
+    if workspace.report_path:
+        _say(f"report: {workspace.report_path}")
     return 0
 
 
@@ -243,11 +244,12 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 
 def cmd_warmup(args: argparse.Namespace) -> int:
-    import os
 
     from anonstudio.core.warmup import warm_up
 
-    _say(f"compiling the kernels into {os.environ.get('NUMBA_CACHE_DIR', 'numba default cache')}")
+    from anonstudio.core.kernels import cache_folder
+
+    _say(f"compiling the kernels into {cache_folder()}")
     for m in warm_up(_Progress(args.quiet)):
         _say(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
     return 0
@@ -259,7 +261,6 @@ def methods_text() -> str:
     import textwrap
 
     from anonstudio.core.algorithms import CONTRACT_NAMES, available
-    from anonstudio.core.params import PIPELINE_PARAMETERS
 
     lines = []
     classes = available()
@@ -271,7 +272,7 @@ def methods_text() -> str:
         lines.append(f"  engines ([execution] engine): {', '.join(f['engines'])}")
         if f["metrics"]:
             lines.append(f"  metrics: {', '.join(f['metrics'])}")
-        params = list(cls.parameters) + list(PIPELINE_PARAMETERS.get(cls.data_kind, ()))
+        params = list(cls.parameters) + list(cls.pipeline_parameters)
         for prm in params:
             default = "required" if prm.required else f"default {prm.default!r}"
             rng = f" {prm.describe_range()}" if prm.describe_range() else ""
@@ -348,9 +349,9 @@ def _add_experiment(ep: argparse.ArgumentParser) -> None:
 
 def _run_epilog() -> str:
     # names from the registry without importing the methods (--help stays light); details: `anonstudio methods`
-    from anonstudio.core.algorithms import _REGISTRY
+    from anonstudio.core.algorithms import names
 
-    return ("methods ([algorithm] name): " + ", ".join(_REGISTRY) +
+    return ("methods ([algorithm] name): " + ", ".join(names()) +
             "\n`anonstudio methods` says what each takes, writes and guarantees, with its parameters")
 
 
@@ -696,9 +697,13 @@ def _own_warnings_in_one_line() -> None:
 
 
 def prepare_process(argv: list[str]) -> None:
-    """What :func:`entry` does to the process before ``main(argv)``: lean kernel loads and the collector's
-    threshold, for every command but the workbench (also used by the whole-process benchmark's profiled
-    run)."""
+    """What :func:`entry` does to the process before ``main(argv)``: numba's idle OpenMP threads sleep
+    (:func:`anonstudio.core.kernels.application_process`: this process is anonstudio's own); lean kernel loads and
+    the collector's threshold for every command but the workbench (also used by the whole-process benchmark's
+    profiled run)."""
+    from anonstudio.core.kernels import application_process
+
+    application_process()
     command = next((a for a in argv if not a.startswith("-")), None)
     if command not in (None, "gui"):
         from anonstudio.core.kernels import lean_cache_loads

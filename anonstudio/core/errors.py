@@ -190,6 +190,9 @@ def environment_error(exc: BaseException) -> ResourceError | None:
             except ImportError:
                 limit = "the limit of open files is reached"
             return ResourceError(f"too many open files: {limit}; raise the limit, e.g. ulimit -n 4096")
-        exc = exc.__cause__ or exc.__context__
+        cause = exc.__cause__ or exc.__context__
+        if cause is None:
+            break
+        exc = cause
         seen += 1
     return None

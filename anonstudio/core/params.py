@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from anonstudio.core.errors import ParameterError
@@ -22,34 +22,21 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-#: what the workbench calls each parameter (job files and the command line keep the names); a parameter whose
-#: name is not here may declare ``title=`` itself, else its name is spelled out
+#: what the workbench calls the parameters many methods share (job files and the command line keep the names); a
+#: method names its own in its ``titles`` (:meth:`anonstudio.core.algorithms.Algorithm.label`), a parameter may
+#: declare ``title=`` itself, else its name is spelled out
 TITLES = {
     "k": "k — smallest group size",
     "l": "l — sensitive values per group",
     "l_kind": "Kind of l-diversity",
     "c": "c — largest sensitive share",
-    "cut": "Edge removal",
-    "numeric_split": "Numeric cuts",
     "seed": "Random seed",
-    "weights": "Which attribute is redrawn",
-    "draws": "How values are redrawn",
-    "bias_runs": "Reruns measuring bias",
-    "level": "Publish at hierarchy level",
-    "attributes_per_record": "Attributes redrawn per record",
-    "highly_sensitive": "Highly sensitive values",
-    "leftover": "Last cluster",
-    "epsilon": "ε — length tolerance",
-    "order": "Order of the statistics",
-    "segmentation": "Length segmentation",
-    "length": "Pseudo-string length",
-    "max_fragment": "Longest fragment shared with few inputs",
     "max_suppression": "Most records suppressed (share)",
 }
 
 
 def label_of(name: str) -> str:
-    """A parameter's name in plain words (:data:`TITLES`, else spelled out)."""
+    """A shared parameter's name in plain words (:data:`TITLES`, else spelled out)."""
     return TITLES.get(name) or name.replace("_", " ").capitalize()
 
 
@@ -174,7 +161,7 @@ class Param:
             return out
         raise AssertionError(f"unknown parameter kind {self.kind!r}")
 
-    def _check_range(self, value: float, fail) -> None:
+    def _check_range(self, value: float, fail: Callable[[str], ParameterError]) -> None:
         def shown(x: float) -> str:  # whole numbers in full (1000000, not 1e+06)
             return str(int(x)) if self.kind == "int" and float(x).is_integer() else f"{x:g}"
 
@@ -190,7 +177,7 @@ class ParamSet:
 
     params: tuple[Param, ...] = field(default_factory=tuple)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Param]:
         return iter(self.params)
 
     def names(self) -> list[str]:
@@ -242,9 +229,9 @@ class Command:
     name: str
     help: str
     parameters: ParamSet
-    func: Callable[..., list]
+    func: Callable[..., list[Any]]
 
-    def run(self, out, **kwargs) -> list:
+    def run(self, out: Any, **kwargs: Any) -> list[Any]:
         return self.func(out, **kwargs)
 
     @property
@@ -264,12 +251,12 @@ DEFAULT_MAX_SUPPRESSION = 0.10
 #: it is checked as any seed is (a time of day or 1e308 as the seed of Mondrian was exit 3)
 SEED = Param("seed", "int", 1, "random seed (no effect on a deterministic method)", low=0)
 
-#: Parameters the pipeline (not the method) takes for every method of a data kind: job keys under
-#: ``[algorithm]``, shown in the workbench's form after the method's own.
-PIPELINE_PARAMETERS: dict[str, ParamSet] = {
-    "table": ParamSet((
-        Param("max_suppression", "float", DEFAULT_MAX_SUPPRESSION,
+def suppression_budget(default: float = DEFAULT_MAX_SUPPRESSION) -> ParamSet:
+    """The pipeline key ``max_suppression`` for a method that may publish records fully suppressed, with the
+    method's own default: a method lists it among its ``pipeline_parameters`` (job key ``algorithm.max_suppression``,
+    shown in the workbench's form after the method's own); a method that suppresses nothing does not."""
+    return ParamSet((
+        Param("max_suppression", "float", default,
               "largest share of records that may be published fully suppressed (0–1; they are exempt from the "
               "k test, so the exemption is bounded)", low=0.0, high=1.0),
-    )),
-}
+    ))

@@ -58,7 +58,7 @@ def shuffled(table: Table, seed: int | None) -> Table:
                                  for c, t in table.missing_text.items()})
 
 
-def _new_positions(order: np.ndarray, old_index) -> np.ndarray:
+def _new_positions(order: np.ndarray, old_index: Any) -> np.ndarray:
     where = np.empty(len(order), dtype=np.int64)
     where[order] = np.arange(len(order))
     return where[np.asarray(old_index, dtype=np.int64)]
@@ -90,9 +90,27 @@ def _name_only(path: Any) -> str:
     return Path(str(path)).name
 
 
+def publication_warnings(report: dict[str, Any], output: Any, *, shuffle_rows: bool = False,
+                         shuffle_seed: int | None = None) -> list[str]:
+    """The report's warnings as a publication with these release options gives them: the input-order warning
+    when rows (sequences) keep the input's order, the typed-seed warning for a short seed — what the workbench
+    shows before its Export and :func:`write_outputs` writes."""
+    from anonstudio.core.release_log import EARLIER
+
+    given = [w for w in report.get("warnings", []) if w not in (ORDER_WARNING, SEQUENCE_ORDER_WARNING)
+             and w != typed_seed_warning()]
+    warnings = [w for w in given if not w.startswith(EARLIER)]
+    if isinstance(output, (Table, EventLog)):
+        if not shuffle_rows:
+            warnings.append(ORDER_WARNING if isinstance(output, Table) else SEQUENCE_ORDER_WARNING)
+        elif shuffle_seed is not None and int(shuffle_seed).bit_length() < STRONG_SEED_BITS:
+            warnings.append(typed_seed_warning())
+    return warnings + [w for w in given if w.startswith(EARLIER)]  # an earlier release (known once published) last
+
+
 def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
                   reads: dict[str, Path] | None = None, *, shuffle_rows: bool = False,
-                  shuffle_seed: int | None = None) -> list[Path]:
+                  shuffle_seed: int | None = None, release_log: Path | None = None) -> list[Path]:
     """Publish a verified outcome (:class:`~anonstudio.core.jobs.Outcome`): its output, side outputs and report
     as a pair; returns the paths written.
 
@@ -105,7 +123,8 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
     report). The report names files without their folders. The release log is written after the pair is
     published.
     """
-    from anonstudio.core import privacy, release_log
+    from anonstudio.core import privacy
+    from anonstudio.core import release_log as releases
 
     sides = {suffix: side_output_path(output_path, suffix) for suffix in outcome.result.side_outputs}
     targets = {"output.path": output_path, **{f"output ({s} table)": p for s, p in sides.items()},
@@ -116,23 +135,19 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
             io.check_target(target, label)
     output = outcome.result.output
     rep = outcome.report
-    warnings = [w for w in rep.get("warnings", []) if w not in (ORDER_WARNING, SEQUENCE_ORDER_WARNING)]
+    warnings = publication_warnings(rep, output, shuffle_rows=shuffle_rows, shuffle_seed=shuffle_seed)
+    warnings = [w for w in warnings if not w.startswith(releases.EARLIER)]  # the log is read again below
     notes = [n for n in rep.get("notes", []) if not n.startswith(("rows were published in a random order",
                                                                    "sequences were published in a random order"))]
     seed = None
-    if isinstance(output, (Table, EventLog)):
-        if shuffle_rows:
-            seed = secrets.randbits(63) if shuffle_seed is None else int(shuffle_seed)
-            what = "rows" if isinstance(output, Table) else "sequences"
-            output = shuffled(output, seed) if isinstance(output, Table) else shuffled_sequences(output, seed)
-            notes.append(f"{what} were published in a random order after verification"
-                         + (" (the seed is in the job file, not in this report)" if shuffle_seed is not None
-                            else " (drawn from the operating system and kept nowhere)"))
-            if shuffle_seed is not None and int(shuffle_seed).bit_length() < STRONG_SEED_BITS:
-                warnings.append(typed_seed_warning())
-        else:
-            warnings.append(ORDER_WARNING if isinstance(output, Table) else SEQUENCE_ORDER_WARNING)
-    warnings += release_log.earlier_releases(outcome.data, rep, outcome.hierarchies, output_path)
+    if isinstance(output, (Table, EventLog)) and shuffle_rows:
+        seed = secrets.randbits(63) if shuffle_seed is None else int(shuffle_seed)
+        what = "rows" if isinstance(output, Table) else "sequences"
+        output = shuffled(output, seed) if isinstance(output, Table) else shuffled_sequences(output, seed)
+        notes.append(f"{what} were published in a random order after verification"
+                     + (" (the seed is in the job file, not in this report)" if shuffle_seed is not None
+                        else " (drawn from the operating system and kept nowhere)"))
+    warnings += releases.earlier_releases(outcome.data, rep, outcome.hierarchies, output_path, release_log)
     rep["warnings"] = warnings
     rep["notes"] = notes
     rep["output"]["path"] = output_path.name
@@ -162,5 +177,5 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
         if report_path is not None:
             io.write_json(rep, pub.stage(report_path))
         done = pub.commit(last=report_path)
-    release_log.record_release(outcome.data, rep, outcome.hierarchies, output_path)
+    releases.record_release(outcome.data, rep, outcome.hierarchies, output_path, release_log)
     return done

@@ -55,9 +55,7 @@ def rederive(job: Any, data: Any, hierarchies: dict) -> Rederived:
     reason = unkept_seed(job)
     if reason is not None:
         return Rederived(reason=reason)
-    algorithm = job.make_algorithm()
-    if isinstance(data, Table) and isinstance(getattr(algorithm, "pipeline", None), dict):
-        algorithm.pipeline["max_suppression"] = job.max_suppression  # as jobs.run gives it (global spends it)
+    algorithm = job.make_algorithm()  # its pipeline keys (global's max_suppression) as jobs.run gives them
     try:
         result = algorithm.run(data, hierarchies)
     except AnonStudioError as exc:  # the method refuses this job (the model verdict above says why, too)

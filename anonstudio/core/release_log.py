@@ -6,8 +6,9 @@ columns): a record in a class of k under one hierarchy and in a class of k under
 intersection. The log keeps, per input, a digest of its *parsed content* (row order, quoting, line endings
 and trailing blank lines do not make a new input) and, per release, a digest of the settings that shape the
 release: the method, its parameters, the quasi-identifiers, the sensitive columns and every hierarchy's
-content. It is the user's own file (``$XDG_DATA_HOME/anonstudio/releases.json``), holds no data, and is written
-only after a release has been published.
+content. It is the user's own file — where the job says (``output.release_log``), else
+``$XDG_DATA_HOME/anonstudio/releases.json`` —, holds no data, and is written only after a release has been
+published.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from anonstudio.core.errors import AnonStudioError
 
 #: releases kept per input
 KEEP = 50
+#: how the warning about an earlier release of the same input begins
+EARLIER = "this input was published before with other settings"
 
 
 def release_log_path() -> Path:
@@ -53,7 +56,7 @@ def content_digest(data: Any) -> str | None:
     return None
 
 
-def settings_digest(report: dict[str, Any], data: Any, hierarchies: dict) -> str:
+def settings_digest(report: dict[str, Any], data: Any, hierarchies: dict[str, Any]) -> str:
     """A digest of what shapes a release: method, parameters, roles and every hierarchy's content."""
     from anonstudio.core.io import to_jsonable
 
@@ -72,8 +75,8 @@ def _sensitive(data: Any) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _read_log() -> dict:
-    path = release_log_path()
+def _read_log(path: Path | None = None) -> dict[str, Any]:
+    path = release_log_path() if path is None else Path(path)
     try:
         log = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     except (OSError, ValueError):
@@ -81,36 +84,39 @@ def _read_log() -> dict:
     return log if isinstance(log, dict) else {}
 
 
-def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict, output_path: Path) -> list[str]:
+def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict[str, Any], output_path: Path,
+                     log_path: Path | None = None) -> list[str]:
     """Warnings about earlier releases of this input with other settings (none if it was never published, or
-    only with these settings)."""
+    only with these settings), from the log at ``log_path`` (default :func:`release_log_path`)."""
     digest = content_digest(data)
     if digest is None:
         return []
     settings = settings_digest(report, data, hierarchies)
-    earlier = [e for e in _read_log().get(digest, []) if isinstance(e, dict) and e.get("settings") != settings]
+    earlier = [e for e in _read_log(log_path).get(digest, []) if isinstance(e, dict) and e.get("settings") != settings]
     if not earlier:
         return []
     last = earlier[-1]
-    return [f"this input was published before with other settings ({last.get('summary', '?')} → "
+    return [f"{EARLIER} ({last.get('summary', '?')} → "
             f"{Path(str(last.get('output', '?'))).name}): two releases of one input can be lined up and intersected, "
             "leaving some people in classes smaller than k; publish one of them only"]
 
 
-def record_release(data: Any, report: dict[str, Any], hierarchies: dict, output_path: Path) -> None:
-    """Add a published release to the log (called after the publication committed). A log that cannot be
-    written is skipped: it is a help, not a condition of publishing."""
+def record_release(data: Any, report: dict[str, Any], hierarchies: dict[str, Any], output_path: Path,
+                   log_path: Path | None = None) -> None:
+    """Add a published release to the log at ``log_path`` (default :func:`release_log_path`; called after the
+    publication committed). A log that cannot be written is skipped: it is a help, not a condition of
+    publishing."""
     from anonstudio.core.io import to_jsonable, write_json
 
     digest = content_digest(data)
     if digest is None:
         return
-    log = _read_log()
+    log = _read_log(log_path)
     entry = {"settings": settings_digest(report, data, hierarchies), "output": str(output_path),
              "summary": f"{report.get('algorithm')} {to_jsonable(report.get('parameters'))}"}
     entries = [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("output") != str(output_path)]
     log[digest] = (entries + [entry])[-KEEP:]
     try:
-        write_json(log, release_log_path())
+        write_json(log, release_log_path() if log_path is None else Path(log_path))
     except AnonStudioError:
         pass

@@ -37,9 +37,13 @@ def demo_job_paths(folder: Path) -> list[Path]:
 
 
 def kernel_cache_is_cold(cache_dir: str | None = None) -> bool:
-    """True when numba's cache folder (``NUMBA_CACHE_DIR``) holds no compiled kernel of
-    ``anonstudio/core/kernels`` yet: the first run would compile them (seconds per method)."""
-    folder = cache_dir if cache_dir is not None else os.environ.get("NUMBA_CACHE_DIR")
+    """True when anonstudio's kernel cache folder (:func:`anonstudio.core.kernels.cache_folder`) holds no compiled
+    kernel of ``anonstudio/core/kernels`` yet: the first run would compile them (seconds per method)."""
+    if cache_dir is None:
+        from anonstudio.core.kernels import cache_folder
+
+        cache_dir = cache_folder()
+    folder = cache_dir
     if not folder or not os.path.isdir(folder):
         return True
     return not any(Path(folder).glob("kernels_*/*.nbi"))

@@ -121,6 +121,9 @@ class StopSignals:
 def main(file: str | Path | None = None, demo: bool = False) -> int:
     """Open the workbench (on ``file``: data, job or project; or on the bundled demo) and run the event
     loop; returns the exit code."""
+    from anonstudio.core.kernels import application_process
+
+    application_process()  # a process of its own: numba's idle OpenMP threads sleep (before numba loads)
     app = make_application()
     from anonstudio.gui.main_window import MainWindow
     from anonstudio.gui.workers import collect_garbage_in_gui_thread

@@ -5,7 +5,7 @@ File actions, run control and help live in their own modules (:mod:`~anonstudio.
 layout, the actions and menus, and the wiring between the state and the panes.
 
 Panes are docks named Data, Hierarchies, Attributes, Method, Run, Compare, Composition, MST partition, Clusters,
-Randomization, Anatomy, Metrics, Privacy and History. All of them read one :class:`~anonstudio.gui.state.WorkbenchState`; the window changes it (open,
+Randomization, Anatomy, Metrics, Privacy and History. All of them read one :class:`~anonstudio.core.workspace.Workspace`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
 with the error — which file, where, what — and leaves the workbench as it was.
@@ -21,7 +21,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
 from anonstudio.gui.panes._common import ResultHolder
-from anonstudio.gui.state import WorkbenchState
+from anonstudio.core.workspace import Workspace
 from anonstudio.gui.dialogs import SweepDialog, error_text
 from anonstudio.gui.workers import RunWorker, TaskRunner, preload_engine
 from anonstudio.gui.window_files import FileActions
@@ -77,7 +77,7 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.settings = settings if settings is not None else QSettings()
-        self.state = WorkbenchState()
+        self.state = Workspace()
         self.runner = TaskRunner(self)
         self.runner.idle.connect(self._update_actions)
         self.worker: RunWorker | None = None

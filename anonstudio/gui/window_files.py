@@ -13,8 +13,8 @@ from PySide6.QtCore import QStandardPaths, Qt
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
 from anonstudio.core.errors import AnonStudioError
-from anonstudio.gui import project as proj
-from anonstudio.gui.state import WorkbenchState
+from anonstudio.core import workspace as proj
+from anonstudio.core.workspace import Workspace
 from anonstudio.gui.dialogs import FAILED, USER_ERRORS, EventColumnsDialog, error_text
 from anonstudio.gui.workers import ReadWorker, RunWorker
 
@@ -32,8 +32,9 @@ PROJECT_FILTER = "anonstudio projects (*.anonstudio.json *.json);;Jobs (*.toml);
 
 
 class FileActions:
-    """File ▸ Open, Save and Export: every read goes through the engine's readers, every write through
-    ``core.jobs.write_outputs`` or the project module (atomic)."""
+    """File ▸ Open, Save and Export: every read goes through the workspace's readers (a job's, one set of checks),
+    every write through the workspace: ``Workspace.publish`` (the publication ``anonstudio run`` makes) or its
+    project and job files (atomic)."""
 
     def attempt(self, title: str, func, *args, errors: tuple = USER_ERRORS, busy: bool = False, **kwargs):
         """``func(*args, **kwargs)``, or :data:`FAILED` after one dialog titled ``title`` with the error's own
@@ -195,7 +196,7 @@ class FileActions:
         return self._open_state(path, partial(proj.read_project, allow_outside=True), "Cannot open project", wait)
 
     def open_job(self, path: str | Path, *, wait: bool = True) -> bool:
-        return self._open_state(path, proj.state_from_job, "Cannot open job", wait)
+        return self._open_state(path, proj.workspace_from_job, "Cannot open job", wait)
 
     def _open_state(self, path: str | Path, read, title: str, wait: bool = True) -> bool:
         """Read a project or job with ``read`` (with its data and hierarchies); on failure show the error and
@@ -213,19 +214,19 @@ class FileActions:
         self._show_state(new, path)
         return True
 
-    def _state_read(self, new: WorkbenchState) -> None:
+    def _state_read(self, new: Workspace) -> None:
         QApplication.restoreOverrideCursor()
         pending, self._pending_open = self._pending_open, None
         if pending is not None:
             self._show_state(new, pending[0])
 
-    def _show_state(self, new: WorkbenchState, path: str | Path) -> None:
+    def _show_state(self, new: Workspace, path: str | Path) -> None:
         self.adopt_state(new)
         self.add_recent(path)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
         self.projectOpened.emit(str(path))
 
-    def adopt_state(self, new: WorkbenchState) -> None:
+    def adopt_state(self, new: Workspace) -> None:
         """Show a project or job just read (keeps this window's state object, which the panes hold)."""
         method, params, dirty = new.method, dict(new.params), new.dirty
         self.state.replace_from(new)
@@ -264,7 +265,7 @@ class FileActions:
         job = out / "table-mst.toml"
         if job.exists():
             try:
-                self.adopt_state(proj.state_from_job(job))
+                self.adopt_state(proj.workspace_from_job(job))
                 return True
             except USER_ERRORS:
                 pass  # e.g. the job's method is not in this build: open its data and hierarchies below
@@ -349,8 +350,9 @@ class FileActions:
             self.save_job(path)
 
     def export_data(self, path: str | Path) -> bool:
-        from anonstudio.core import jobs
-
+        """Publish the current outcome to ``path`` with its report ``<stem>.report.json`` beside it, as
+        ``anonstudio run`` publishes (``Workspace.publish``): the release options (shuffled rows) apply, and a
+        saved job then names these files."""
         if self.state.outcome is None:
             return False
         if not self.state.outcome_is_current():
@@ -359,10 +361,10 @@ class FileActions:
             self.error("Cannot export data", "The roles, method or parameters on screen are not those this output "
                        "was verified against: run again to verify and export.")
             return False
-        if self.attempt("Cannot export data", jobs.write_outputs, self.state.outcome, Path(path), None,
-                        reads=self.state.files_read()) is FAILED:
+        if self.attempt("Cannot export data", self.state.publish, Path(path)) is FAILED:
             return False
-        self.statusBar().showMessage(f"Wrote {Path(path).name}", 5000)
+        report = self.state.report_path
+        self.statusBar().showMessage(f"Wrote {Path(path).name}" + (f" and {report.name}" if report else ""), 5000)
         return True
 
     def export_data_dialog(self) -> None:
@@ -372,11 +374,14 @@ class FileActions:
             self.export_data(path)
 
     def export_report(self, path: str | Path) -> bool:
+        """Write the last run's report as a publication writes it (files named without their folders; the
+        output's name once it was exported, else none)."""
         from anonstudio.core.io import refuse_overwrites, write_json
 
-        rep = self.state.outcome.report if self.state.outcome is not None else self.state.last_report
+        rep = self.state.report_for_export()
         if rep is None:
             return False
+
         def export() -> None:
             refuse_overwrites({"the report": Path(path)}, self.state.files_read())
             write_json(rep, Path(path))

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 
 from anonstudio.core.errors import AnonStudioError
-from anonstudio.gui import project as proj
+from anonstudio.core import workspace as proj
 from anonstudio.gui.dialogs import FAILED, SweepDialog, error_text
 from anonstudio.gui.workers import RunWorker, SweepWorker
 
@@ -40,10 +40,10 @@ class RunControl:
             self.error("Nothing to run", "Open a data file first (File ▸ Open data).")
             return None
         def check() -> tuple:
-            from anonstudio.core import algorithms
+            from anonstudio.core.jobs import make_algorithm
 
             chosen = self._chosen(method, params)
-            algorithms.get(chosen[0])(**chosen[1])  # parameter errors now, as a dialog
+            make_algorithm(*chosen)  # parameter errors now, as a dialog (the job file's checks, its words)
             return chosen
 
         chosen = self.attempt("Cannot run", check, errors=(AnonStudioError,))
@@ -52,9 +52,11 @@ class RunControl:
         method, params = chosen
         if method != self.state.method or params != self.state.params:
             self.state.set_method(method, params)
-        data = proj.copy_for_run(self.state.data)
-        self._run_revision = self.state.revision  # what the run reads; a change while it goes makes it stale
-        worker = RunWorker(proj.run_method, data, dict(self.state.hierarchies), method, params)
+        request = self.attempt("Cannot run", self.state.request, errors=(AnonStudioError,))
+        if request is FAILED:
+            return None
+        self._run_revision = request.revision  # what the run reads; a change while it goes makes it stale
+        worker = RunWorker(proj.run_request, request)
         return self._start_task(worker, "run", f"Running {method}…", self._run_finished)
 
     def _start_task(self, worker: RunWorker, task: str, text: str, on_finished) -> RunWorker:
@@ -93,7 +95,7 @@ class RunControl:
     def _run_finished(self, outcome: Any) -> None:
         """Show a finished run: one result pane per turn of the event loop, then the state, then
         ``runFinished``. Each pane's share of the work is drawing (the worker thread already computed its
-        views, ``project.run_method``), and the window answers input between two panes."""
+        views, ``core.workspace.run_request``), and the window answers input between two panes."""
         self.worker = None
         self._presenting = (outcome, [t for t in self.result_panes if hasattr(self.panes.get(t), "show_outcome")])
         self._update_actions()
@@ -192,12 +194,12 @@ class RunControl:
         if chosen is FAILED:
             return None
         method, params = chosen
-        data = proj.copy_for_run(self.state.data)
-        hierarchies = dict(self.state.hierarchies)
-        base = dict(params or {})
+        request = self.attempt("Cannot run sweep", self.state.request, method, params, errors=(AnonStudioError,))
+        if request is FAILED:
+            return None
 
         def one(point: dict, progress=None) -> dict:
-            return proj.sweep_point(data, hierarchies, method, base, point, progress)
+            return proj.sweep_point(request, point, progress)
 
         worker = SweepWorker(one, points)
         metrics = self.panes.get("Metrics")

@@ -119,8 +119,6 @@ def tables() -> list[str]:
     (f / "out.csv").write_text("".join(";".join([r[1], r[0], *r[2:]]) + "\n" for r in rows), encoding="utf-8")
     cases.append(f"{f.name},verify job.toml,1,in that order")
     # 5./6. Parquet: original ages in the schema's key-value metadata; in pandas attrs
-    import pandas as pd
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     for name, how in (("verify-covert-parquet-key-value-metadata", "metadata"), ("verify-covert-parquet-attrs", "attrs")):

@@ -38,7 +38,7 @@ def main() -> int:
     from anonstudio.gui.main_window import MainWindow
     from anonstudio.gui.workers import measure_responsiveness
 
-    app = make_application()
+    app = make_application()  # noqa: F841 (kept alive while the window runs)
     rng = np.random.default_rng(0)
     n = args.rows
     df = pd.DataFrame({
@@ -67,7 +67,9 @@ def main() -> int:
         times.append((time.perf_counter() - t) * 1000)
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gui"))
-    algorithms._REGISTRY["test-root"] = "tests.gui.conftest:GeneraliseAll"
+    from tests.gui.conftest import GeneraliseAll
+
+    algorithms.register(GeneraliseAll)
     window.state.set_role("sex", "quasi-identifying")
     window.state.set_hierarchy("sex", Hierarchy("sex", [["Male", "*"], ["Female", "*"]]))
     stats = measure_responsiveness(lambda: window.start_run("test-root", {"k": 2, "delay": 0.05}),

@@ -84,7 +84,7 @@ def test_the_next_run_rolls_it_back_before_publishing(interrupted):
 
 
 def test_the_workbench_open_rolls_it_back(interrupted):
-    from anonstudio.gui import project as proj
+    from anonstudio.core import workspace as proj
 
     table = proj.read_data(interrupted / "out" / "o.csv", "table")
     assert len(table.df) == 300

@@ -15,7 +15,6 @@ import pytest
 from anonstudio.core import io, jobs
 from anonstudio.core.algorithms import get
 from anonstudio.core.errors import InputError, JobError
-from anonstudio.core.generate import adult_like_table
 
 ROWS = "Gender;Age;Zip;Disease\n" + "".join(
     f"{g};{a};{z};{d}\n" for g, a, z, d in

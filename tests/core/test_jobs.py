@@ -25,8 +25,9 @@ class _Toy(Algorithm):
 
 
 @pytest.fixture
-def toy(monkeypatch):
-    monkeypatch.setitem(algorithms._REGISTRY, "toy", f"{__name__}:_Toy")
+def toy():
+    with algorithms.registered(_Toy):
+        yield
 
 
 def write_job(tmp_path, body: str):
@@ -86,10 +87,10 @@ def test_bad_jobs_name_the_file_and_the_key(tmp_path, toy, edit, error, message)
     assert str(path) in str(exc.value)
 
 
-def test_a_contract_method_missing_from_this_build_is_not_available_yet(tmp_path, toy, monkeypatch):
-    monkeypatch.delitem(algorithms._REGISTRY, "cbmsa-baseline")
+def test_a_contract_method_missing_from_this_build_is_not_available_yet(tmp_path, toy):
     path = write_job(tmp_path, GOOD.replace('"toy"', '"cbmsa-baseline"'))
-    with pytest.raises(NotAvailableError, match="not available yet") as exc:
+    with algorithms.registered(None, name="cbmsa-baseline"), \
+            pytest.raises(NotAvailableError, match="not available yet") as exc:
         load_job(path)
     assert str(path) in str(exc.value)
 
@@ -120,7 +121,7 @@ def test_cli_bad_set_syntax(tmp_path, toy, capsys):
     assert "KEY=VALUE" in capsys.readouterr().err
 
 
-def test_fasta_job_with_one_label_per_file(tmp_path, monkeypatch):
+def test_fasta_job_with_one_label_per_file(tmp_path):
     from anonstudio.core.jobs import load_data, parse_job
 
     (tmp_path / "a.fasta").write_text(">a1\nACDE\n>a2\nACDF\n")
@@ -130,9 +131,8 @@ def test_fasta_job_with_one_label_per_file(tmp_path, monkeypatch):
         "algorithm": {"name": "cbmsa"},
         "output": {"path": "out.fasta"},
     }
-    monkeypatch.delitem(algorithms._REGISTRY, "cbmsa")
-    with pytest.raises(NotAvailableError):  # parsing validates the method last: paths and labels passed
-        parse_job(raw, base=tmp_path)
+    with algorithms.registered(None, name="cbmsa"), pytest.raises(NotAvailableError):
+        parse_job(raw, base=tmp_path)  # parsing validates the method last: paths and labels passed
     raw["input"]["labels"] = ["yeast"]
     with pytest.raises(JobError, match="1 labels for 2 files"):
         parse_job(raw, base=tmp_path)

@@ -144,7 +144,7 @@ import numpy as np  # noqa: E402
 
 from anonstudio.core.algorithms import Algorithm, Result  # noqa: E402
 from anonstudio.core.data import Table  # noqa: E402
-from anonstudio.core.params import Param, ParamSet  # noqa: E402
+from anonstudio.core.params import Param, ParamSet, suppression_budget  # noqa: E402
 from anonstudio.core.progress import report  # noqa: E402
 
 
@@ -162,6 +162,9 @@ class GeneraliseAll(Algorithm):
         Param("k", "int", 2, "group size", low=1),
         Param("delay", "float", 0.0, "seconds to sleep per chunk (to test cancelling)", low=0),
     ))
+    # it publishes every record at the root, i.e. fully suppressed: its own default allows that, as a job with
+    # algorithm.max_suppression = 1 would (the generalizing methods' default allows a tenth)
+    pipeline_parameters = suppression_budget(1.0)
 
     def run(self, data, hierarchies, progress=None):
         df = data.df.copy()
@@ -177,22 +180,12 @@ class GeneraliseAll(Algorithm):
 
 
 @pytest.fixture
-def registered_method(monkeypatch) -> str:
-    """The name of :class:`GeneraliseAll`, registered for this test."""
-    # the fixture publishes every record at the root, i.e. fully suppressed: allow that here, as a job with
-    # algorithm.max_suppression = 1 would (the default allows 10 %)
-    from anonstudio.core import jobs
-
-    from anonstudio.core import params as params_module
-    from anonstudio.core.params import Param, ParamSet
-
-    monkeypatch.setattr(jobs, "DEFAULT_MAX_SUPPRESSION", 1.0)
-    monkeypatch.setitem(params_module.PIPELINE_PARAMETERS, "table", ParamSet((
-        Param("max_suppression", "float", 1.0, "share of records that may be fully suppressed", low=0.0, high=1.0),)))
+def registered_method() -> str:
+    """The name of :class:`GeneraliseAll`, registered for this test (the public registry API)."""
     from anonstudio.core import algorithms
 
-    monkeypatch.setitem(algorithms._REGISTRY, GeneraliseAll.name, f"{__name__}:GeneraliseAll")
-    return GeneraliseAll.name
+    with algorithms.registered(GeneraliseAll) as name:
+        yield name
 
 
 @pytest.fixture

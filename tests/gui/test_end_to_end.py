@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -256,7 +255,7 @@ def _snapshot(state) -> dict:
 
 
 def test_fasta_demo_condensation_end_to_end(window, demo, qtbot, monkeypatch, screenshot, messages, engine_io):
-    from anonstudio.gui.panes._results import composition
+    from anonstudio.core.views import composition
 
     with qtbot.waitSignal(window.dataOpened, timeout=20_000):
         _answer_file_dialogs(monkeypatch, open_=[demo / "proteins.fasta"])
@@ -483,8 +482,8 @@ def test_gui_thread_stays_responsive_during_a_long_real_run(window, tmp_path, qt
 
 def test_views_prepared_on_the_worker_are_what_the_panes_would_compute():
     """``prepare_views`` (run on the worker thread) keeps exactly the views the panes ask for."""
-    from anonstudio.gui.panes import _results as R
-    from anonstudio.gui.panes import _samples
+    from anonstudio.core import views as R
+    from anonstudio.core.views import samples as _samples
 
     outcome = _samples.table_outcome(k=3, n=90)
     original, output = outcome.data.df, outcome.result.output.df
@@ -495,13 +494,15 @@ def test_views_prepared_on_the_worker_are_what_the_panes_would_compute():
     assert R.equivalence_classes(outcome) is kept[0] and R.mst_view(outcome) is R.mst_view(outcome)
     for a, b in zip(fresh, kept):
         assert np.array_equal(a, b)
+    from anonstudio.core.views import _cache
+
     key = ("equivalence_classes", id(outcome))
-    assert key in R._VIEWS
+    assert key in _cache._VIEWS
     del outcome, kept
     import gc
 
     gc.collect()
-    assert key not in R._VIEWS  # forgotten with the outcome
+    assert key not in _cache._VIEWS  # forgotten with the outcome
 
 
 def test_gui_command_shows_the_window_and_reports_the_startup_time(tmp_path):

@@ -25,7 +25,7 @@ def test_a_run_waits_while_the_first_start_compiles_kernels_and_a_file_opens_mea
     import threading
     import time
 
-    from anonstudio.gui import project as proj
+    from anonstudio.core import workspace as proj
     from tests.gui.test_main_window import _open_adult_with_roles
 
     _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
@@ -36,8 +36,8 @@ def test_a_run_waits_while_the_first_start_compiles_kernels_and_a_file_opens_mea
     monkeypatch.setattr(workers, "_preload_thread", preload)
     monkeypatch.setattr(workers, "preload_state", "compiling")
     started = []
-    real = proj.run_method
-    monkeypatch.setattr(proj, "run_method", lambda *a, **k: started.append(time.perf_counter()) or real(*a, **k))
+    real = proj.run_request
+    monkeypatch.setattr(proj, "run_request", lambda *a, **k: started.append(time.perf_counter()) or real(*a, **k))
 
     # Cancel during the wait: the run never starts
     with qtbot.waitSignal(window.runFinished, timeout=10_000):

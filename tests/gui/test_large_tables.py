@@ -15,8 +15,8 @@ from anonstudio.core.generate import adult_like_table
 
 
 def test_the_reader_profiles_every_column_so_the_window_only_looks_them_up(tmp_path, monkeypatch):
-    from anonstudio.gui import project as proj
-    from anonstudio.gui import state as st
+    from anonstudio.core import workspace as proj
+    from anonstudio.core.workspace import _workspace as st
 
     path = tmp_path / "adult.csv"
     frame = adult_like_table(3000, 1)
@@ -28,7 +28,7 @@ def test_the_reader_profiles_every_column_so_the_window_only_looks_them_up(tmp_p
         raise AssertionError("a column was profiled again on the GUI thread")
 
     monkeypatch.setattr(st, "_profile", recompute)
-    state = st.WorkbenchState()
+    state = proj.Workspace()
     state.set_data(data, path)
     for column in frame.columns:
         profile = state.column_profile(column)
@@ -38,7 +38,7 @@ def test_the_reader_profiles_every_column_so_the_window_only_looks_them_up(tmp_p
 
 
 def test_profiles_in_chunks_equal_profiles_in_one_piece(monkeypatch):
-    from anonstudio.gui import state as st
+    from anonstudio.core.workspace import _profiles as st
 
     series = pd.Series(["b", None, "a", "b", "10", None, "c", "a"] * 5 + ["z"], dtype=object)
     whole = st._profile(series)
@@ -158,7 +158,7 @@ def test_cancel_while_a_large_file_is_read_keeps_the_open_data(window, tmp_path,
     import time
 
     from anonstudio.core.io import _table
-    from anonstudio.gui import project as proj
+    from anonstudio.core.workspace import _files as proj
 
     small, large = tmp_path / "small.csv", tmp_path / "large.csv"
     adult_like_table(50, 1).to_csv(small, sep=";", index=False)

@@ -227,12 +227,12 @@ def test_million_row_table_scrolls_without_copying(shown, qtbot):
 
     from anonstudio.core.data import Table
     from anonstudio.gui.panes.data import DataPane
-    from anonstudio.gui.state import WorkbenchState
+    from anonstudio.core.workspace import Workspace
 
     n = 1_000_000
     rng = np.random.default_rng(1)
     df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(str), "zip": rng.integers(10000, 99999, n).astype(str)})
-    state = WorkbenchState()
+    state = Workspace()
     state.set_data(Table(df), "big.csv")
     pane = shown(DataPane, 600, 400)
     start = time.perf_counter()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from anonstudio.gui.panes import _samples
+from anonstudio.core.views import samples as _samples
 from anonstudio.gui.panes.clusters import GENERALIZED, SUPPRESSED, ClustersPane, cluster_members, cluster_view
 
 
@@ -72,9 +72,9 @@ def test_other_methods_say_this_view_is_for_event_clusters(pane):
 
 def test_highly_sensitive_values_are_picked_from_the_sensitive_column(qtbot):
     from anonstudio.gui.panes.parameters import ParametersPane
-    from anonstudio.gui.state import WorkbenchState
+    from anonstudio.core.workspace import Workspace
 
-    state = WorkbenchState()
+    state = Workspace()
     log = _samples.sample_events(n=10)
     state.set_data(log, None)
     pane = ParametersPane(parent=None)
@@ -115,9 +115,9 @@ def test_marks_tell_published_from_suppressed_highly_sensitive_values(pane, outc
 
 def test_a_loaded_event_log_shows_lengths_and_value_distributions(qtbot, screenshot):
     from anonstudio.gui.panes.data import DataPane
-    from anonstudio.gui.state import WorkbenchState
+    from anonstudio.core.workspace import Workspace
 
-    state = WorkbenchState()
+    state = Workspace()
     log = _samples.sample_events(n=30)
     state.set_data(log, None)
     pane = DataPane(parent=None)

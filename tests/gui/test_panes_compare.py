@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from anonstudio.gui.panes import _samples
+from anonstudio.core.views import samples as _samples
 from anonstudio.gui.panes._common import CHANGED, GROUP, GROUP_CHANGED
 from anonstudio.gui.panes.compare import ComparePane
 

@@ -8,9 +8,9 @@ from PySide6 import QtWidgets
 
 from anonstudio.core import algorithms
 from anonstudio.core.algorithms import Algorithm, Result
-from anonstudio.core.params import PIPELINE_PARAMETERS, Param, ParamSet
+from anonstudio.core.params import Param, ParamSet, suppression_budget
 from anonstudio.gui.panes.parameters import ParametersPane
-from anonstudio.gui.state import WorkbenchState
+from anonstudio.core.workspace import Workspace
 
 
 class AllKinds(Algorithm):
@@ -31,6 +31,7 @@ class AllKinds(Algorithm):
         Param("seed", "int", 1, "random seed"),
         Param("l", "float", None, "optional l-diversity (off when empty)", low=1),
     ))
+    pipeline_parameters = suppression_budget()
 
     def run(self, data, hierarchies, progress=None):
         return Result(data, np.zeros(len(data), dtype=np.int64))
@@ -46,9 +47,9 @@ class Strings(AllKinds):
 
 
 @pytest.fixture
-def registry(monkeypatch):
-    monkeypatch.setitem(algorithms._REGISTRY, AllKinds.name, f"{__name__}:AllKinds")
-    monkeypatch.setitem(algorithms._REGISTRY, Strings.name, f"{__name__}:Strings")
+def registry():
+    with algorithms.registered(AllKinds), algorithms.registered(Strings):
+        yield
 
 
 @pytest.fixture
@@ -70,9 +71,8 @@ def test_methods_are_those_the_engine_offers_for_the_kind(pane, monkeypatch):
     pane.set_kind("events")  # the kind's main method first, not the row the fasta list had chosen
     assert pane.method() == "cbmsa" and pane.form.editor("c").value() == pytest.approx(0.7)
     assert [pane.method_box.itemData(i) for i in range(pane.method_box.count())] == ["cbmsa", "cbmsa-baseline"]
-    for name in ("cbmsa", "cbmsa-baseline"):
-        monkeypatch.delitem(algorithms._REGISTRY, name)
-    pane.set_kind("events")
+    with algorithms.registered(None, name="cbmsa"), algorithms.registered(None, name="cbmsa-baseline"):
+        pane.set_kind("events")
     assert pane.method() is None and not pane.is_valid()
     assert "no method for events" in pane.empty.text()
 
@@ -153,9 +153,9 @@ def test_set_values_fills_the_form(pane):
 
 
 def test_pane_follows_and_writes_the_workbench_state(qtbot, registry):
-    from anonstudio.gui.panes._samples import sample_table
+    from anonstudio.core.views.samples import sample_table
 
-    state = WorkbenchState()
+    state = Workspace()
     pane = ParametersPane()
     qtbot.addWidget(pane)
     pane.set_state(state)
@@ -186,7 +186,7 @@ def test_every_registered_method_gets_a_valid_default_form(qtbot, cls):
     required = [p.name for p in cls.parameters if p.required]
     unset = {p.name for p in cls.parameters if p.default is None and not p.required}
     pane.set_values(cls.name, {})
-    pipeline = set(PIPELINE_PARAMETERS[cls.data_kind].names()) if cls.data_kind in PIPELINE_PARAMETERS else set()
+    pipeline = set(cls.pipeline_parameters.names())
     assert set(pane.params()) == (set(cls.parameters.names()) - unset) | pipeline
 
     def own(values):

@@ -8,7 +8,7 @@ import pytest
 
 from anonstudio.core import algorithms, jobs
 from anonstudio.core.hierarchy import build_hierarchy
-from anonstudio.gui.panes import _samples
+from anonstudio.core.views import samples as _samples
 from anonstudio.gui.panes.compare import ComparePane
 from anonstudio.gui.panes.metrics import MetricsPane
 from anonstudio.gui.panes.mst_partition import MstPartitionPane
@@ -89,7 +89,7 @@ def test_panes_show_a_verified_pipeline_outcome(qtbot, table_and_hierarchies, cl
 
 @pytest.mark.parametrize("cls", algorithms.available("fasta"), ids=lambda c: c.name)
 def test_string_panes_show_a_verified_pipeline_outcome(qtbot, cls, screenshot):
-    from anonstudio.gui.panes._results import composition
+    from anonstudio.core.views import composition
     from anonstudio.gui.panes.composition import CompositionPane
 
     data = _samples.sample_strings(n_families=4, per_family=8)

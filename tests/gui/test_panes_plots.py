@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 
 from anonstudio.core.algorithms import Result
-from anonstudio.gui.panes import _samples
-from anonstudio.gui.panes._results import class_sizes, composition
+from anonstudio.core.views import samples as _samples
+from anonstudio.core.views import class_sizes, composition
 from anonstudio.gui.panes.compare import ComparePane
 from anonstudio.gui.panes.parameters import ParametersPane
 from anonstudio.gui.panes.run import RunPane
@@ -183,9 +183,9 @@ def test_metrics_report_table_sweep_points_and_export(qtbot, screenshot, tmp_pat
 
 
 def test_metrics_pane_shows_the_last_report_of_a_project(qtbot):
-    from anonstudio.gui.state import WorkbenchState
+    from anonstudio.core.workspace import Workspace
 
-    state = WorkbenchState()
+    state = Workspace()
     state.last_report = _samples.table_outcome().report
     pane = _show(qtbot, MetricsPane)
     pane.set_state(state)
@@ -247,10 +247,10 @@ def test_clear_returns_to_the_placeholder(qtbot, cls):
 
 
 def test_panes_follow_the_workbench_state_and_draw_an_outcome_once(qtbot, monkeypatch):
-    from anonstudio.gui.panes import _results
-    from anonstudio.gui.state import WorkbenchState
+    from anonstudio.core import views as _results
+    from anonstudio.core.workspace import Workspace
 
-    state = WorkbenchState()
+    state = Workspace()
     pane = _show(qtbot, MstPartitionPane)
     pane.set_state(state)
     calls = []
@@ -299,9 +299,9 @@ def test_a_state_does_not_keep_a_closed_pane_alive(qapp, cls):
     import gc
     import weakref
 
-    from anonstudio.gui.state import WorkbenchState
+    from anonstudio.core.workspace import Workspace
 
-    state = WorkbenchState()
+    state = Workspace()
     gc.collect()
     gc.disable()
     try:

@@ -13,7 +13,7 @@ from anonstudio.core.algorithms import Result
 from anonstudio.core.data import Table
 from anonstudio.core.jobs import Outcome
 from anonstudio.gui.panes._common import CHANGED
-from anonstudio.gui.panes._samples import _k_verdict, _report
+from anonstudio.core.views.samples import _k_verdict, _report
 from anonstudio.gui.panes.compare import ComparePane
 from anonstudio.gui.panes.privacy import PrivacyPane
 

@@ -10,8 +10,8 @@ import pytest
 
 from anonstudio.core.algorithms import Result
 from anonstudio.core.data import SequenceSet
-from anonstudio.gui.panes import _results as R
-from anonstudio.gui.panes import _samples
+from anonstudio.core import views as R
+from anonstudio.core.views import samples as _samples
 from tests.gui._trees import components_after_cut
 
 

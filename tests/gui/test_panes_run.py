@@ -6,7 +6,7 @@ import time
 
 from PySide6.QtWidgets import QApplication
 
-from anonstudio.gui.panes import _samples
+from anonstudio.core.views import samples as _samples
 from anonstudio.gui.panes.run import RunPane, format_elapsed
 
 

@@ -10,7 +10,8 @@ from anonstudio.core import jobs
 from anonstudio.core.algorithms import get
 from anonstudio.core.data import Table
 from anonstudio.core.generate import adult_hierarchies, adult_like_table
-from anonstudio.gui.panes.summary import SummaryPane, summary_sections
+from anonstudio.core.views import summary_sections
+from anonstudio.gui.panes.summary import SummaryPane
 
 
 @pytest.fixture(scope="module")

@@ -33,9 +33,20 @@ def test_checkpoint_repeats_the_phase_report_and_nothing_outside_one():
     assert seen == [(0.4, "verifying")] * 3
 
 
+def _request():
+    """What the workbench's Run hands its worker: a workspace's request (mondrian, k = 5)."""
+    from anonstudio.core.workspace import Workspace
+
+    ws = Workspace()
+    ws.set_data(_table())
+    for attr, h in adult_hierarchies(QIS).items():
+        ws.set_hierarchy(attr, h)
+    return ws.request("mondrian", {"k": 5})
+
+
 @pytest.mark.parametrize("where", ["verifying", "evaluating", "preparing the result views"])
 def test_a_run_is_cancelled_inside_each_late_phase(where):
-    from anonstudio.gui.project import run_method  # the workbench's worker function (no Qt needed)
+    from anonstudio.core.workspace import run_request  # the workbench's worker function (no Qt needed)
 
     calls: list[str] = []
 
@@ -45,15 +56,15 @@ def test_a_run_is_cancelled_inside_each_late_phase(where):
             raise Cancelled("cancelled by the user")
 
     with pytest.raises(Cancelled):
-        run_method(_table(), adult_hierarchies(QIS), "mondrian", {"k": 5}, progress)
+        run_request(_request(), progress)
     assert calls.count(where) == 2 and "drawing the results" not in calls
 
 
 def test_progress_never_reaches_100_percent_before_the_window_has_drawn_the_result():
-    from anonstudio.gui.project import run_method
+    from anonstudio.core.workspace import run_request
 
     fractions: list[float] = []
-    run_method(_table(), adult_hierarchies(QIS), "mondrian", {"k": 5}, lambda f, m: fractions.append(f))
+    run_request(_request(), lambda f, m: fractions.append(f))
     assert fractions == sorted(fractions) and max(fractions) == 0.95  # the Run pane sets 100 % after drawing
 
 

@@ -9,13 +9,14 @@ import tomllib
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from anonstudio.core.errors import AnonStudioError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.gui import project as proj
-from anonstudio.gui.state import WorkbenchState
+from anonstudio.core import workspace as proj
+from anonstudio.core.workspace import Workspace
 
 
-def _state(adult_csv, sex_hierarchy_csv) -> WorkbenchState:
-    state = WorkbenchState()
+def _state(adult_csv, sex_hierarchy_csv) -> Workspace:
+    state = Workspace()
     state.set_data(proj.read_data(adult_csv, "table"), adult_csv)
     state.set_role("sex", "quasi-identifying")
     state.set_role("education", "quasi-identifying")
@@ -30,7 +31,7 @@ def _state(adult_csv, sex_hierarchy_csv) -> WorkbenchState:
     return state
 
 
-def _summary(state: WorkbenchState) -> dict:
+def _summary(state: Workspace) -> dict:
     d = state.data
     return {
         "path": str(state.data_path.resolve()),
@@ -76,7 +77,7 @@ def test_broken_project_names_file_and_line(tmp_path):
 def test_project_with_missing_data_file_names_it(adult_csv, sex_hierarchy_csv, tmp_path):
     path = proj.write_project(_state(adult_csv, sex_hierarchy_csv), tmp_path / "p.anonstudio.json")
     adult_csv.unlink()
-    with pytest.raises(proj.AnonStudioError) as info:
+    with pytest.raises(AnonStudioError) as info:
         proj.read_project(path)
     assert "adult.csv" in str(info.value)
 
@@ -151,15 +152,17 @@ def test_job_written_from_state_runs_unchanged(adult_csv, sex_hierarchy_csv, tmp
     assert tomllib.loads(jobs.job_to_toml(raw)) == raw
 
     # and the workbench opens the job again with the same settings
-    back = proj.state_from_job(job_path)
+    back = proj.workspace_from_job(job_path)
     assert back.quasi_identifiers() == ["sex", "education"]
     assert back.method == test_method and back.params["k"] == 2
     assert sorted(back.hierarchies["education"].to_rows()) == sorted(state.hierarchies["education"].to_rows())
 
 
 def test_job_needs_data_and_method():
-    with pytest.raises(proj.JobError, match="open a data file"):
-        proj.job_dict(WorkbenchState(), "x.toml")
+    from anonstudio.core.errors import JobError
+
+    with pytest.raises(JobError, match="open a data file"):
+        proj.job_dict(Workspace(), "x.toml")
 
 
 def test_fasta_demo_job_round_trips_through_the_workbench(repo_root, tmp_path, engine_io):
@@ -167,7 +170,7 @@ def test_fasta_demo_job_round_trips_through_the_workbench(repo_root, tmp_path, e
     from anonstudio.core import jobs
 
     demo = prepare_demo(tmp_path / "demo")
-    state = proj.state_from_job(demo / "proteins-condensation.toml")
+    state = proj.workspace_from_job(demo / "proteins-condensation.toml")
     assert state.kind == "fasta" and state.method == "condensation"
     saved = proj.save_job(state, demo / "again.toml")
     raw = tomllib.loads(saved.read_text(encoding="utf-8"))

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.gui import project as proj
-from anonstudio.gui.panes._results import report_rows
+from anonstudio.core import workspace as proj
+from anonstudio.core.views import report_rows
 from anonstudio.gui.panes.summary import summary_sections
-from anonstudio.gui.state import WorkbenchState
+from anonstudio.core.workspace import Workspace
 
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.floats() | st.text(max_size=8),
@@ -25,7 +25,7 @@ VALUES = st.recursive(
 
 
 def _project(adult_csv, sex_hierarchy_csv, folder) -> dict:
-    state = WorkbenchState()
+    state = Workspace()
     state.set_data(proj.read_data(adult_csv, "table"), adult_csv)
     state.set_role("sex", "quasi-identifying")
     state.set_role("salary-class", "sensitive")

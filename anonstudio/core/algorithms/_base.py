@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anonstudio.core.params import ParamSet
+from anonstudio.core.params import ParamSet, label_of
 from anonstudio.core.progress import ProgressCallback
 
 if TYPE_CHECKING:  # annotations only: importing the registry stays light (no numpy/pandas for --help)
@@ -71,6 +71,13 @@ class Algorithm(ABC):
     reference: ClassVar[str] = ""
     #: declared parameters
     parameters: ClassVar[ParamSet] = ParamSet()
+    #: what the workbench calls this method's own parameters (``{"cut": "Edge removal"}``); shared ones (k, l, c,
+    #: seed) have their titles in :data:`anonstudio.core.params.TITLES`
+    titles: ClassVar[dict[str, str]] = {}
+    #: keys the pipeline (not the method) takes for this method, with the method's defaults: job keys under
+    #: ``[algorithm]``, kept apart in :attr:`pipeline` — ``suppression_budget()`` for a method that may publish
+    #: records fully suppressed (the verifier allows that share); none for a method that suppresses nothing
+    pipeline_parameters: ClassVar[ParamSet] = ParamSet()
     #: one sentence in plain words: what the method publishes (``anonstudio methods``, the method list)
     description: ClassVar[str] = ""
     #: what it writes: "table" | "events" | "fasta" (pseudo-strings) | "tables" (several tables)
@@ -85,6 +92,9 @@ class Algorithm(ABC):
     #: the workbench pane that shows what only this method produces ("" = the common panes suffice); the
     #: window brings it to the front after a run
     result_view: ClassVar[str] = ""
+    #: whether the method draws random numbers with its ``seed`` parameter (so two seeds give two outputs); a
+    #: method that takes a seed only for a variant of itself says False (CBMSA: its baseline draws, it does not)
+    draws: ClassVar[bool] = True
     #: the engines a single job of this method runs on (``[execution] engine``): "local", and "dask" for the
     #: methods whose ``run`` takes ``executor=`` and splits its work into tasks with the same output
     engines: ClassVar[tuple[str, ...]] = ("local",)
@@ -105,23 +115,43 @@ class Algorithm(ABC):
             "engines": list(cls.engines),
             "parameters": [
                 {"name": p.name, "kind": p.kind, "default": p.default, "range": p.describe_range(), "help": p.help,
-                 "required": p.required}
+                 "required": p.required, "title": cls.label(p.name)}
                 for p in cls.parameters
+            ],
+            "pipeline_parameters": [
+                {"name": p.name, "kind": p.kind, "default": p.default, "range": p.describe_range(), "help": p.help}
+                for p in cls.pipeline_parameters
             ],
         }
 
-    def __init__(self, **params: Any) -> None:
-        from anonstudio.core.params import PIPELINE_PARAMETERS
+    @classmethod
+    def label(cls, name: str) -> str:
+        """What the workbench calls parameter ``name`` of this method: the parameter's own ``title``, the method's
+        :attr:`titles`, the shared :data:`~anonstudio.core.params.TITLES`, else the name spelled out."""
+        for p in cls.parameters.params + cls.pipeline_parameters.params:
+            if p.name == name and p.title:
+                return p.title
+        return str(cls.titles.get(name) or label_of(name))
 
-        # keys the pipeline takes for every method of this kind (max_suppression): validated, kept apart
-        pipeline = PIPELINE_PARAMETERS.get(self.data_kind)
-        own = {k: v for k, v in params.items() if pipeline is None or k not in pipeline.names()}
-        given = {k: v for k, v in params.items() if k not in own}
-        self.pipeline: dict[str, Any] = pipeline.validate(given, context=f"method '{self.name}'") if pipeline else {}
+    @classmethod
+    def form_parameters(cls) -> ParamSet:
+        """The method's parameters, then the pipeline's, each titled as :meth:`label` says: what the workbench's
+        form shows."""
+        from dataclasses import replace
+
+        return ParamSet(tuple(replace(p, title=cls.label(p.name))
+                              for p in (*cls.parameters, *cls.pipeline_parameters)))
+
+    def __init__(self, **params: Any) -> None:
+        # keys the pipeline takes for this method (max_suppression): validated by their declarations, kept apart
+        pipeline = self.pipeline_parameters.names()
+        own = {k: v for k, v in params.items() if k not in pipeline}
+        given = {k: v for k, v in params.items() if k in pipeline}
+        self.pipeline: dict[str, Any] = self.pipeline_parameters.validate(given, context=f"method '{self.name}'")
         self.params = self.parameters.validate(own, context=f"method '{self.name}'")
 
     @abstractmethod
-    def run(self, data: Any, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+    def run(self, data: Any, hierarchies: dict[str, Any], progress: ProgressCallback | None = None) -> Result:
         """Anonymize ``data`` (already carrying its roles) with the given hierarchies."""
 
     def privacy_model(self) -> dict[str, Any]:
@@ -129,8 +159,8 @@ class Algorithm(ABC):
         e.g. ``{"model": "k-anonymity", "k": 5}`` or ``{"model": "(k,c)-privacy", "k": 5, "c": 0.7, ...}``."""
         return {"model": "k-anonymity", "k": self.params.get("k")}
 
-    def evaluate(self, data: Any, result: Result, hierarchies: dict, progress: ProgressCallback | None = None,
-                 *, executor=None) -> dict:
+    def evaluate(self, data: Any, result: Result, hierarchies: dict[str, Any], progress: ProgressCallback | None = None,
+                 *, executor: Any = None) -> dict[str, Any]:
         """The report's ``metrics``: computed from the input, the output and the hierarchies. ``executor`` is
         given only to methods whose ``engines`` name "dask", on that engine (RA spreads its reruns on it)."""
         return {}

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.errors import HierarchyError, ParameterError
+from anonstudio.core.params import suppression_budget
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
     import numpy as np
@@ -299,6 +300,8 @@ class GeneralizingMethod(Algorithm):
     data_kind = "table"
     output_kind = "table"
     reported_metrics = ("NCP", "GCP", "DM", "CAVG", "quality")
+    #: a record may be published fully suppressed, up to ``max_suppression`` of them (default a tenth)
+    pipeline_parameters = suppression_budget()
 
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress=None, *, executor=None) -> dict:
         return table_metrics_for(self, data, result, hierarchies)

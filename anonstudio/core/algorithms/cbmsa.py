@@ -148,6 +148,8 @@ class CBMSA(Algorithm):
     result_view = "Clusters"
     #: the paper's baseline matching instead of the alignment
     baseline = False
+    titles = {"highly_sensitive": "Highly sensitive values", "leftover": "Last cluster"}
+    draws = False  # deterministic: ties go to the lowest index (the baseline draws its suppressed events)
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="every published sequence is shared by at least k sequences", low=2),
@@ -397,6 +399,7 @@ class CBMSA(Algorithm):
 class CBMSABaseline(CBMSA):
     """The baseline of 004 §4: the same clustering without dynamic-programming alignment."""
 
+    draws = True
     name = "cbmsa-baseline"
     title = "CBMSA baseline (random suppression, no alignment)"
     description = ("the paper's baseline for CBMSA: the same clustering, but sequences of unequal length lose "

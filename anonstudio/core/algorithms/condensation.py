@@ -549,6 +549,8 @@ class Condensation(Algorithm):
     privacy_models = ("pseudo-strings: groups of at least k", "no input published exactly (forwards or backwards)",
                       "fragment rule (max_fragment)")
     reported_metrics = ("CD", "distance_order_preserved", "knn_accuracy", "longest_shared_substring")
+    titles = {"epsilon": "ε — length tolerance", "order": "Order of the statistics", "segmentation": "Length segmentation",
+              "length": "Pseudo-string length", "max_fragment": "Longest fragment shared with few inputs"}
     parameters = ParamSet((
         Param("k", "int", 20, "anonymity level: every group holds at least k strings (§2, §4)", low=2),
         Param("epsilon", "float", 1.5, "length similarity: a segment's lengths lie in [l, (1+ε) l] (Def. 2.1)",

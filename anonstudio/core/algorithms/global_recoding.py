@@ -381,7 +381,6 @@ class GlobalRecoding(GeneralizingMethod):
         return low, high
 
     def _weights(self, qis: list[str], model) -> tuple[np.ndarray, list[str]]:
-        import numpy as np
 
         from anonstudio.core.metrics._quality import weight_vector
 

@@ -67,6 +67,7 @@ class Mondrian(GeneralizingMethod):
     description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
                    "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    titles = {"cut": "Where a part is cut", "numeric_split": "Numeric cuts"}
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every partition holds at least k records", low=2),

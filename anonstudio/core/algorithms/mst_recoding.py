@@ -270,6 +270,7 @@ class MSTRecoding(GeneralizingMethod):
     description = ("builds a minimum spanning tree over the records with a hierarchy-aware distance, cuts its longest "
                    "edges into classes of at least k and merges small ones; class values are generalized locally")
     privacy_models = ("k-anonymity",)
+    titles = {"cut": "Edge removal"}
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every equivalence class holds at least k records (002 Def. 3)", low=2),

@@ -184,6 +184,9 @@ class _RandomAnonymization(Algorithm):
                         "total_variation_max")
     needs_hierarchies = False  # values are published as read (or at a level the job names)
     result_view = "Randomization"
+    titles = {"weights": "Which attribute is redrawn", "draws": "How values are redrawn",
+              "bias_runs": "Reruns measuring bias", "level": "Publish at hierarchy level",
+              "attributes_per_record": "Attributes redrawn per record"}
 
     @abstractmethod
     def _per_record(self) -> int:

@@ -135,7 +135,6 @@ def knn_table(data: SequenceSet, group_sizes: list[int], *, epsilon: float = 1.5
     """Figs. 10–13 and Table 2: accuracy of the k-NN (Figs. 10–11) or WavRule (Figs. 12–13) classifier trained on
     the originals and on pseudo-strings condensed per class, on the same held-out originals, for each group size
     and order."""
-    from anonstudio.core import metrics
 
     rows = []
     combos = [(k, o) for o in orders for k in group_sizes]

@@ -28,7 +28,7 @@ import pandas as pd
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.experiments._common import default_data_dir, numbers, read_adult
 from anonstudio.core.params import Command, Param, ParamSet
-from anonstudio.core.progress import ProgressCallback, report, subrange
+from anonstudio.core.progress import ProgressCallback, report
 
 SENSITIVE = "occupation"
 #: the paper's quasi-identifiers (§7.1) as ARX's Adult spells them; "relationship" is not in that copy

@@ -19,7 +19,6 @@ with the same functions and requires byte equality.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Sequence
 

@@ -178,7 +178,7 @@ def decode(
                     file=path) from None
 
 
-def normalize_delimiter(delimiter: str | None, path: str | Path, error: type[AnonStudioError] = InputError) -> str | None:
+def normalize_delimiter(delimiter: str | None, path: str | Path | None, error: type[AnonStudioError] = InputError) -> str | None:
     """``"\\t"``/``"tab"`` → a tab; anything but a single character is an error."""
     if delimiter is None:
         return None

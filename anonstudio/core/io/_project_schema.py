@@ -8,6 +8,7 @@ The schema follows what ``write_project`` writes::
      "data": null | {"path", "kind", "read_options", "roles", "types"},
      "hierarchies": {attribute: {"rows": [[leaf, …, root], …], "source": path | builder | null}},
      "method": {"name": text | null, "params": {…}},
+     "release": {"shuffle_rows", "shuffle_seed", "release_log", "output", "report"},
      "last_report": null | report, "history": [{"number", "time", "method", "parameters", "report"}, …]}
 
 A report holds the contract's keys (``cli-contract.md``) with their types; keys the schema does not name are
@@ -205,6 +206,11 @@ PROJECT = obj({
         "source": optional(one_of(text(path=True), mapping(anything), expected="a file path or a builder object")),
     }))),
     "method": optional(obj({"name": optional(text(nonempty=True)), "params": optional(mapping(anything))})),
+    "release": optional(obj({
+        "shuffle_rows": boolean, "shuffle_seed": optional(whole(low=0, high=2**63 - 1)),
+        "release_log": optional(text(path=True)), "output": optional(text(path=True)),
+        "report": optional(text(path=True)),
+    }, extra=None)),
     "last_report": optional(REPORT),
     "history": optional(listof(obj({
         "number": whole(low=0),

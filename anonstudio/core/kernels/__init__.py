@@ -1,23 +1,49 @@
 """numba kernels: numpy arrays in, numpy arrays out; no Python objects, no I/O, no callbacks.
 
 Every kernel is compiled with ``cache=True, nogil=True``; callers run them in chunks and report progress
-between chunks. Modules here are imported lazily by the algorithms that need them. The compiled kernels
-are cached in the folder ``anonstudio/__init__.py`` puts in ``NUMBA_CACHE_DIR`` (the user's cache folder);
-if numba was imported before anonstudio, its configuration is pointed there too.
+between chunks. Modules here are imported lazily by the algorithms that need them, and take ``njit``/``prange``
+from :mod:`._jit`.
+
+**Nothing here changes numba or OpenMP for the host process.** Importing anonstudio (in a notebook, a script)
+sets no environment variable and no numba setting: the compiled kernels go to anonstudio's cache folder
+(:func:`cache_folder`: ``$NUMBA_CACHE_DIR``, else the user's cache folder, else a temporary folder with one
+warning — never beside the installed package, which may be read-only) through a cache locator numba asks first
+and that answers for anonstudio's kernel files only (:func:`_install_cache_locator`); every other function numba
+caches goes where numba would put it. The command line and the workbench, processes of their own, call
+:func:`application_process` (idle OpenMP threads sleep) and the command line :func:`lean_cache_loads`.
+
+**numba's internals are patched only on the versions the patches were tested on** (:data:`TESTED_NUMBA`, the
+range ``pyproject.toml`` pins). On any other version each patch falls back to numba's own path: the cache locator
+is not installed and kernels are compiled for the process without a disk cache (one warning), lean loading is
+left to numba's own loading, the parallel runtime is left to numba to start (``tests/test_numba_patches.py``).
 """
 
 import os as _os
 import sys as _sys
 
-_config = _sys.modules.get("numba.core.config")
-if _config is not None and not _config.CACHE_DIR and _os.environ.get("NUMBA_CACHE_DIR"):
-    _config.CACHE_DIR = _os.environ["NUMBA_CACHE_DIR"]
+#: numba versions the patches of its internals were tested on: from the first to before the second
+TESTED_NUMBA = ((0, 68), (0, 69))
 
-# Kernels with ``parallel=True`` run on numba's OpenMP pool. Left to spin (GNU OpenMP's default), its idle
-# threads keep a core busy between two parallel loops: on the two cores shared with other work that made a
-# condensation run 1.5x slower (issue 17). Idle threads sleep instead unless the user says otherwise; libgomp
-# reads this when numba first loads it, which is after this package is imported.
-_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+def numba_tested(version: str | None = None) -> bool:
+    """Whether numba ``version`` (default: the one installed) is one the patches here were tested on."""
+    if version is None:
+        import numba
+
+        version = numba.__version__
+    try:
+        parts = tuple(int(p) for p in version.split(".")[:2])
+    except ValueError:
+        return False
+    return TESTED_NUMBA[0] <= parts < TESTED_NUMBA[1]
+
+
+def application_process() -> None:
+    """For a process anonstudio starts itself (the command line, the workbench), before numba loads: numba's
+    OpenMP pool lets idle threads sleep unless the user says otherwise. Left to spin (GNU OpenMP's default), they
+    keep a core busy between two parallel loops: on the two cores shared with other work that made a condensation
+    run 1.5x slower (issue 17). A notebook importing anonstudio keeps its own setting."""
+    _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def parallel_runtime() -> None:
@@ -28,7 +54,10 @@ def parallel_runtime() -> None:
     that merely *calls* one and was compiled in a process that had loaded that callee from the cache (numba
     0.68 loses the callee's start-up hook when it reads a cached kernel). Such a caller, loaded first in a
     new process, jumps into a runtime that was never started: a segmentation fault (seen in CI:
-    ``seed_pass_block`` calling the parallel ``block_distances``)."""
+    ``seed_pass_block`` calling the parallel ``block_distances``). A numba outside :data:`TESTED_NUMBA` starts its
+    runtime its own way (this reaches into a private function)."""
+    if not numba_tested():
+        return
     try:
         from numba.np.ufunc.parallel import _launch_threads
     except ImportError:  # a numba without it starts its runtime as before
@@ -49,15 +78,15 @@ def lean_cache_loads() -> None:
     its BLAS check), 0.25-0.35 s of a 1 s command, none of which a compiled kernel needs to run. What loading
     does need is numba's runtime (its allocator's symbols, linked into every kernel that makes an array): that
     is started here. If a kernel is missing from the cache, numba compiles it and readies its compiler then,
-    as it does for every compilation (``CompilerBase.__init__``); a numba whose cache class lacks the methods
-    relied on here is left to its own way."""
+    as it does for every compilation (``CompilerBase.__init__``); a numba outside :data:`TESTED_NUMBA`, or whose
+    cache class lacks the methods relied on here, is left to its own way."""
     _LEAN["requested"] = True
     if "numba" in _sys.modules:
         _install_lean_loads()
 
 
 def _install_lean_loads() -> None:
-    if not _LEAN["requested"] or _LEAN["installed"]:
+    if not _LEAN["requested"] or _LEAN["installed"] or not numba_tested():
         return
     try:
         from numba.core.caching import Cache
@@ -76,7 +105,7 @@ def _install_lean_loads() -> None:
     _LEAN["installed"] = True
 
 
-_CACHE = {"installed": False, "warned": False, "fallback": None}
+_CACHE: dict = {"installed": False, "warned": False, "fallback": None, "folder": None, "disk": None}
 
 
 def _warn_cache(notice: str) -> None:
@@ -91,52 +120,88 @@ def _warn_cache(notice: str) -> None:
     warnings.warn(notice, anonstudio.KernelCacheWarning, stacklevel=3)
 
 
-def _install_cache_locators() -> None:
-    """numba keeps compiled kernels in ``NUMBA_CACHE_DIR`` (set by ``anonstudio/__init__.py``, a temporary folder
-    if the chosen one cannot be written) — and never beside the installed package (issue 29: 13 ``.nbi`` files in
-    ``anonstudio/core/kernels/__pycache__``). numba tries its cache locators in turn and, when the chosen folder
-    fails, falls back to the package's own ``__pycache__``; here that locator is dropped and, right after the
-    user's folder, a temporary folder for this process takes its place (one warning when it is first used)."""
+def cache_folder() -> str:
+    """Where anonstudio's kernels are cached in this process (:func:`anonstudio.numba_cache_dir`, decided once:
+    ``$NUMBA_CACHE_DIR``, the user's cache folder, or a temporary folder when neither can be written)."""
+    if _CACHE["folder"] is None:
+        import anonstudio
+
+        _CACHE["folder"] = anonstudio.numba_cache_dir()
+    return _CACHE["folder"]
+
+
+def disk_cache() -> bool:
+    """Whether kernels are cached on disk in this process: anonstudio's cache locator is in numba's chain (the
+    installed numba is one the locator was tested on). Otherwise :mod:`._jit` compiles them with ``cache=False``,
+    so that numba never falls back to the package's own ``__pycache__``."""
+    if _CACHE["disk"] is None:
+        _CACHE["disk"] = _install_cache_locator()
+    return bool(_CACHE["disk"])
+
+
+def _ours(py_file: str) -> bool:
+    """Whether ``py_file`` is one of anonstudio's kernel modules."""
+    here = _os.path.dirname(_os.path.realpath(__file__))
+    return _os.path.dirname(_os.path.realpath(py_file)) == here
+
+
+def _install_cache_locator() -> bool:
+    """Put anonstudio's cache locator first in numba's chain of locators (numba asks each in turn, per function
+    file, until one answers): it answers for anonstudio's kernel files only, with :func:`cache_folder` — or, if that
+    folder breaks later, a temporary folder of this process (one warning) — and never lets numba reach its
+    fallback of the package's own ``__pycache__`` (issue 29: 13 ``.nbi`` files there). Any other function's file
+    gets numba's own locators, unchanged. Returns False (nothing installed) on a numba outside
+    :data:`TESTED_NUMBA` or without the classes relied on."""
     if _CACHE["installed"]:
-        return
-    _CACHE["installed"] = True
+        return True
     import anonstudio
 
-    if anonstudio.kernel_cache_notice:
-        _warn_cache(anonstudio.kernel_cache_notice)
     try:
+        import numba
         from numba.core import caching
     except ImportError:
-        return
-    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)  # (renamed in numba 0.6x)
-    classes = list(getattr(impl, "_locator_classes", ()) or ())
-    user = next((c for c in classes if "UserProvided" in c.__name__), None)
-    if user is None:
-        return
+        return False
+    impl = getattr(caching, "CacheImpl", None)
+    base = getattr(caching, "UserProvidedCacheLocator", None)
+    chain = getattr(impl, "_locator_classes", None)
+    if not numba_tested() or base is None or not isinstance(chain, list):
+        _warn_cache(f"numba {numba.__version__} is not a version anonstudio's kernel cache was tested on "
+                    f"({'.'.join(map(str, TESTED_NUMBA[0]))} to before {'.'.join(map(str, TESTED_NUMBA[1]))}): "
+                    "kernels are compiled for this process only (not cached)")
+        return False
+    cache_folder()
+    if anonstudio.kernel_cache_notice:
+        _warn_cache(anonstudio.kernel_cache_notice)
 
-    class TemporaryCacheLocator(user):
-        """The cache in a temporary folder of this process, when ``NUMBA_CACHE_DIR`` cannot be written."""
+    class AnonstudioCacheLocator(base):  # type: ignore[misc, valid-type]
+        """anonstudio's kernels in :func:`cache_folder`, else a temporary folder of this process."""
 
-        def __init__(self, py_func, py_file):
-            super().__init__(py_func, py_file)
-            self._cache_path = _os.path.join(_fallback_folder(), self.get_suitable_cache_subpath(py_file))
+        def __init__(self, py_func, py_file, folder=None):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = _os.path.join(folder or cache_folder(), self.get_suitable_cache_subpath(py_file))
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if not _os.path.exists(py_file):
-                return None
-            self = cls(py_func, py_file)
-            try:
-                self.ensure_cache_path()
-            except OSError:
-                return None
-            _warn_cache(f"cannot write the kernel cache in {_os.environ.get('NUMBA_CACHE_DIR')!r}: kernels are "
-                        f"compiled into {_fallback_folder()} for this run only (set NUMBA_CACHE_DIR to a writable "
-                        "folder to keep them)")
-            return self
+            if not _ours(py_file) or not _os.path.exists(py_file):
+                return None  # not anonstudio's: numba's own locators decide
+            for folder in (cache_folder(), None):
+                if folder is None:
+                    folder = _fallback_folder()
+                    _warn_cache(f"cannot write the kernel cache in {cache_folder()!r}: kernels are compiled into "
+                                f"{folder} for this run only (set NUMBA_CACHE_DIR to a writable folder to keep them)")
+                self = cls(py_func, py_file, folder)
+                try:
+                    self.ensure_cache_path()
+                    return self
+                except OSError:
+                    continue
+            raise RuntimeError(f"no folder can hold anonstudio's kernel cache (tried {cache_folder()!r} and "
+                               f"{_fallback_folder()!r})")
 
-    impl._locator_classes = [user, TemporaryCacheLocator] + [c for c in classes if c is not user
-                                                             and "InTree" not in c.__name__]
+    chain.insert(0, AnonstudioCacheLocator)
+    _CACHE["installed"] = True
+    return True
 
 
 def _fallback_folder() -> str:

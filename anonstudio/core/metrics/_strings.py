@@ -15,7 +15,7 @@ import numpy as np
 
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.errors import InputError, ParameterError
-from anonstudio.core.progress import ProgressCallback, report, subrange
+from anonstudio.core.progress import ProgressCallback, report
 
 _BLOSUM62_ALPHABET = "ARNDCQEGHILKMFPSTWYVBZX*"
 _BLOSUM62_ROWS = (

@@ -8,26 +8,43 @@ checks the release is faithful to the input and lets each model judge it (:func:
 
     v = verify_output({"model": "k-anonymity", "k": 5}, table, output_frame, hierarchies)
     v.passed, v.summary(), v.as_dict()
+
+A privacy model of one's own is one :class:`PrivacyModel` subclass declaring its parameters and the statistics it
+needs of each class, and one :func:`register` call; a spec then lists it under ``"models"``
+(``{"model": "k-anonymity", "k": 5, "models": [{"name": "my model", ...}]}``) and :func:`verify_output` judges it
+over the published table's classes beside the spec's own models (:mod:`._judge`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from anonstudio.core.data import EventLog, Table
 from anonstudio.core.errors import NotAvailableError, ParameterError
 from anonstudio.core.privacy._events import verify_kc_privacy
 from anonstudio.core.privacy._models import (
+    FRAGMENTS,
+    HIGHLY_SENSITIVE,
     MODELS,
+    POPULATION,
+    REQUIREMENTS,
+    SENSITIVE,
+    SIZES,
+    ClassStats,
     CondensedGroups,
     FragmentRule,
     FrequencyLDiversity,
     KAnonymity,
     KCPrivacy,
     PrivacyModel,
+    register,
+    registered,
     table_models,
+    unregister,
 )
 from anonstudio.core.privacy._strings import (
     DEFAULT_MAX_FRAGMENT,
@@ -47,6 +64,17 @@ from anonstudio.core.privacy._canonical import unshuffled_table, verify_release
 from anonstudio.core.privacy._verification import Verification, as_coded, frame_of
 
 __all__ = [
+    "ClassStats",
+    "FRAGMENTS",
+    "HIGHLY_SENSITIVE",
+    "POPULATION",
+    "REQUIREMENTS",
+    "SENSITIVE",
+    "SIZES",
+    "register",
+    "registered",
+    "unregister",
+    "extra_models",
     "DEFAULT_MAX_FRAGMENT",
     "FragmentIndex",
     "MODELS",
@@ -60,6 +88,7 @@ __all__ = [
     "verify_anatomy",
     "verify_k_anonymity",
     "verify_kc_privacy",
+    "suppressed_rows",
     "verify_l_diversity",
     "verify_output",
     "verify_pseudo_strings",
@@ -68,7 +97,7 @@ __all__ = [
     "unshuffled_table",
 ]
 
-def _need(spec: dict, key: str) -> Any:
+def _need(spec: dict[str, Any], key: str) -> Any:
     if spec.get(key) is None:
         raise ParameterError(f"privacy model '{spec.get('model')}' needs '{key}'", column=key)
     return spec[key]
@@ -108,6 +137,23 @@ def guessable_seed(seed: Any, model: str) -> Verification:
                                        "first_violations": [{"kind": "guessable seed"}]}, [sentence])
 
 
+def extra_models(spec: dict[str, Any]) -> list[PrivacyModel]:
+    """The registered models a spec lists under ``"models"`` (``[{"name": …, **parameters}]``), each built and its
+    parameters validated by its declarations."""
+    listed = spec.get("models") or []
+    if not isinstance(listed, (list, tuple)):
+        raise ParameterError("a privacy spec's 'models' is a list of {name, parameters…}", column="models")
+    out = []
+    for entry in listed:
+        params = dict(entry) if isinstance(entry, dict) else {}
+        name = params.pop("name", None)
+        cls = MODELS.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise NotAvailableError(f"no privacy model named {name!r} is registered (known: {', '.join(MODELS)})")
+        out.append(cls(**params))
+    return out
+
+
 def combine(parts: list[Verification], title: str) -> Verification:
     """One verdict from several checks of the same release: passes only if every part does."""
     if len(parts) == 1:
@@ -121,7 +167,8 @@ def combine(parts: list[Verification], title: str) -> Verification:
                         details, [p for part in parts for p in part.problems][:20])
 
 
-def _table(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _table(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+           executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     if not isinstance(original, Table):
         raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
     frame = frame_of(output)
@@ -147,7 +194,7 @@ def _table(spec, models, original, output, hierarchies, executor=None, side_outp
     return combine(parts, " + ".join(m.name for m in models))
 
 
-def _as_written_qis(frame, output, qis):
+def _as_written_qis(frame: pd.DataFrame, output: Any, qis: list[str]) -> pd.DataFrame:
     """``frame`` with the quasi-identifiers' missing cells told apart by the token the file spells them with
     (``?``, ``NA``), as the k-anonymity part classes them: the l part judges the classes a reader sees."""
     if not isinstance(output, Table) or not frame.columns.is_unique:
@@ -160,7 +207,7 @@ def _as_written_qis(frame, output, qis):
     return frame.assign(**changed) if changed else frame
 
 
-def _as_read(frame, original: Table, sensitive):
+def _as_read(frame: pd.DataFrame, original: Table, sensitive: str | list[str] | None) -> pd.DataFrame:
     """``frame`` with its sensitive columns as the input holds them: which cells are missing is the input's
     to say (its missing tokens: a published '-' or '?' is no value when the job reads '-' or '?' as missing),
     and the k-anonymity part checks that the published cells spell exactly the input's (else it fails)."""
@@ -171,7 +218,8 @@ def _as_read(frame, original: Table, sensitive):
     return frame.assign(**{s: original.df[s].to_numpy() for s in names})
 
 
-def _events(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _events(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+            executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     if not isinstance(original, EventLog):
         raise TypeError(f"(k,c)-privacy is verified on event logs, got {type(original).__name__}")
     model = models[0]
@@ -179,18 +227,21 @@ def _events(spec, models, original, output, hierarchies, executor=None, side_out
                              spec.get("highly_sensitive") or [])
 
 
-def _strings(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _strings(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+             executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     return verify_pseudo_strings(original, output, k=spec.get("k"), max_fragment=spec.get("max_fragment"))
 
 
-def _anatomy(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _anatomy(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+             executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     qit = output if isinstance(output, Table) else frame_of(output)  # a Table keeps its cells' spelling
     return verify_anatomy(original, qit, models[0].params["l"], quasi_identifiers=spec.get("quasi_identifiers"),
                           sensitive=spec.get("sensitive"), group_column=spec.get("group_column", "group"),
                           sensitive_table=(side_outputs or {}).get("sensitive"))
 
 
-def _random(spec, models, original, output, hierarchies, executor=None, side_outputs=None):
+def _random(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+            executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     if not isinstance(original, Table):
         raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
     return verify_random_anonymization(
@@ -201,15 +252,15 @@ def _random(spec, models, original, output, hierarchies, executor=None, side_out
 
 #: The verifier of each declared spec: it checks that the release is faithful to the input and judges it
 #: with the models :func:`models_of` builds from the spec.
-SPECS = {"k-anonymity": _table, "(k,c)-privacy": _events, "pseudo-strings": _strings, "anatomy": _anatomy,
+SPECS: dict[str, Callable[..., Verification]] = {"k-anonymity": _table, "(k,c)-privacy": _events, "pseudo-strings": _strings, "anatomy": _anatomy,
          "random-anonymization": _random}
 
 #: The side outputs (published beside the output, ``<stem>.<name><ext>``) each spec's verifier checks.
-SIDE_OUTPUTS = {"anatomy": ("sensitive",)}
+SIDE_OUTPUTS: dict[str, tuple[str, ...]] = {"anatomy": ("sensitive",)}
 
 
-def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies: dict | None = None, *,
-                  executor=None, side_outputs: dict[str, Any] | None = None) -> Verification:
+def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies: dict[str, Any] | None = None, *,
+                  executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     """Verify ``output`` against ``original`` under the privacy ``spec`` a method declared.
 
     ``spec["model"]`` names the spec; :func:`models_of` turns it into the privacy models judged:
@@ -234,11 +285,15 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     class counts are computed by its tasks and summed (:mod:`._counts`); the checks and the judgement are the
     same code either way, so is the verdict. The other specs run here whatever the engine.
 
+    ``"models"`` (any spec): more registered privacy models, ``[{"name": …, **parameters}]``, judged over the
+    published table's classes from the statistics each declares (``"population"``: the population table a model
+    needing one counts in).
+
     ``side_outputs``: tables published beside the output (a method's ``Result.side_outputs``, e.g. anatomy's
     ``"sensitive"`` table); each is verified too, and one no verifier checks is refused — everything
     written must have passed.
     """
-    check = SPECS.get(spec.get("model"))
+    check = SPECS.get(str(spec.get("model")))
     if check is None:
         raise NotAvailableError(f"no independent verifier for privacy model '{spec.get('model')}' "
                                 f"(known: {', '.join(SPECS)})")
@@ -246,5 +301,21 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     if unchecked:
         raise NotAvailableError(f"no independent verifier checks the side output '{unchecked[0]}' of a "
                                 f"'{spec['model']}' release: it cannot be published")
-    return check(spec, models_of(spec), original, output, hierarchies or {}, executor=executor,
-                 side_outputs=side_outputs or {})
+    extra = extra_models(spec)
+    verdict = check(spec, models_of(spec), original, output, hierarchies or {}, executor=executor,
+                    side_outputs=side_outputs or {})
+    if not extra:
+        return verdict
+    from anonstudio.core.privacy._judge import verify_class_model
+
+    if not isinstance(original, Table):
+        raise NotAvailableError(f"privacy models listed under 'models' judge a table's classes; the input is "
+                                f"{type(original).__name__}")
+    qis = spec.get("quasi_identifiers") or original.quasi_identifiers
+    sensitive = spec.get("sensitive") or original.sensitive
+    parts = [verdict] + [verify_class_model(model, output if isinstance(output, Table) else frame_of(output), qis,
+                                            sensitive=sensitive, hierarchies=hierarchies,
+                                            highly_sensitive=spec.get("highly_sensitive") or (),
+                                            population=spec.get("population"))
+                         for model in extra]
+    return combine(parts, " + ".join([verdict.model, *(m.name for m in extra)]))

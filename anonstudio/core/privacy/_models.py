@@ -9,9 +9,17 @@ A model holds its validated parameters and answers two questions:
   ``min_entropy``, ``max_share``); Mondrian's split test asks the models the job names for these instead of
   hard-coding k and l (:func:`partition_limits`).
 
-The verifiers in ``_tables`` / ``_events`` compose the models a job names (:func:`table_models`) and turn the
-failing classes into their messages. A new model (t-closeness, recursive (c,l)-diversity) is one subclass and
-one entry of :data:`MODELS`.
+A model declares what it needs to know of each class (:attr:`PrivacyModel.needs`, as ARX's criteria declare their
+requirements): its size (:data:`SIZES`), the counts of each sensitive value in it (:data:`SENSITIVE`, the
+distribution), how many of its records hold a highly sensitive value (:data:`HIGHLY_SENSITIVE`), the longest
+fragment a published string shares with few inputs (:data:`FRAGMENTS`) or how many records of a population table
+it covers (:data:`POPULATION`). The verifiers compute those statistics from the release alone.
+
+The verifiers in ``_tables`` / ``_events`` / ``_strings`` compose the models a method names (:func:`table_models`)
+and turn the failing classes into their messages; any other registered model a spec lists under ``"models"`` is
+judged over the published table's classes by :func:`anonstudio.core.privacy._judge.verify_class_model`, from the
+statistics it declares. So a new model (t-closeness, recursive (c,l)-diversity, δ-presence) is one subclass and
+one :func:`register` call.
 
 References: k-anonymity (Sweeney 2002); distinct and entropy l-diversity (Machanavajjhala et al., TKDD 2007,
 Defs. 3.3 and 4.1); (k,c)-privacy (Sehatkar & Matwin, paper 004, Def. 3).
@@ -20,6 +28,8 @@ Defs. 3.3 and 4.1); (k,c)-privacy (Sehatkar & Matwin, paper 004, Def. 3).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -27,6 +37,15 @@ import numpy as np
 
 from anonstudio.core.limits import MAX_FRAGMENT
 from anonstudio.core.params import Param, ParamSet
+
+
+#: what a model may need to know of each class (ARX: ``PrivacyCriterion.getRequirements``)
+SIZES = "sizes"
+SENSITIVE = "sensitive"
+HIGHLY_SENSITIVE = "highly_sensitive"
+FRAGMENTS = "fragments"
+POPULATION = "population"
+REQUIREMENTS = (SIZES, SENSITIVE, HIGHLY_SENSITIVE, FRAGMENTS, POPULATION)
 
 
 @dataclass
@@ -42,6 +61,8 @@ class ClassStats:
     #: by 1..k-1 inputs (0: none), and by how many inputs
     fragment: np.ndarray | None = None
     holders: np.ndarray | None = None
+    #: per class, the records of the population table it covers (their quasi-identifiers generalize to the class's)
+    population: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -65,11 +86,13 @@ class ClassStats:
 
 
 class PrivacyModel(ABC):
-    """Base: ``name``, declared ``parameters``; subclasses implement :meth:`score`, :meth:`failing`,
-    :meth:`measure` and :meth:`partition_limits`."""
+    """Base: ``name``, declared ``parameters`` and ``needs``; subclasses implement :meth:`score`, :meth:`failing`,
+    :meth:`measure` and, for partitioning methods, :meth:`partition_limits`."""
 
     name: ClassVar[str] = ""
     parameters: ClassVar[ParamSet] = ParamSet(())
+    #: the statistics of each class this model judges (a subset of :data:`REQUIREMENTS`)
+    needs: ClassVar[frozenset[str]] = frozenset({SIZES})
 
     def __init__(self, **params: Any) -> None:
         self.params = self.parameters.validate(params)
@@ -93,6 +116,7 @@ class PrivacyModel(ABC):
 
 class KAnonymity(PrivacyModel):
     name = "k-anonymity"
+    needs = frozenset({SIZES})
     parameters = ParamSet((Param("k", "int", 2, "every class holds at least k records", low=1),))
 
     def score(self, stats):
@@ -110,6 +134,7 @@ class KAnonymity(PrivacyModel):
 
 class DistinctLDiversity(PrivacyModel):
     name = "distinct l-diversity"
+    needs = frozenset({SIZES, SENSITIVE})
     parameters = ParamSet((Param("l", "float", 2.0, "every class holds at least l distinct sensitive values",
                                  low=1),))
 
@@ -129,6 +154,7 @@ class DistinctLDiversity(PrivacyModel):
 
 class EntropyLDiversity(PrivacyModel):
     name = "entropy l-diversity"
+    needs = frozenset({SIZES, SENSITIVE})
     parameters = ParamSet((Param("l", "float", 2.0, "the entropy of every class's sensitive values is at least "
                                  "log l", low=1),))
 
@@ -152,6 +178,7 @@ class FrequencyLDiversity(PrivacyModel):
     more than a share 1/l of a group, so a reader links a record to its value with probability at most 1/l."""
 
     name = "frequency l-diversity"
+    needs = frozenset({SIZES, SENSITIVE})
     parameters = ParamSet((Param("l", "int", 2, "no sensitive value makes up more than 1/l of a group", low=2),))
 
     def score(self, stats):
@@ -186,6 +213,7 @@ class FragmentRule(PrivacyModel):
     string is its own class; :attr:`ClassStats.fragment` is its longest such substring."""
 
     name = "fragment rule"
+    needs = frozenset({FRAGMENTS})
     parameters = ParamSet((
         Param("k", "int", 2, "a fragment must be held by at least k input strings", low=1),
         Param("max_fragment", "int", 20, "length, in symbols, from which a shared fragment counts", low=1,
@@ -208,6 +236,7 @@ class KCPrivacy(PrivacyModel):
     share c of them hold a highly sensitive value."""
 
     name = "(k,c)-privacy"
+    needs = frozenset({SIZES, HIGHLY_SENSITIVE})
     parameters = ParamSet((
         Param("k", "int", 2, "every group holds at least k sequences", low=1),
         Param("c", "float", 0.7, "at most this share of a group holds a highly sensitive value", low=0, high=1,
@@ -235,10 +264,48 @@ class KCPrivacy(PrivacyModel):
         return {"min_size": self.params["k"], "max_share": self.params["c"]}
 
 
-#: every model by name (a job's ``l_kind`` picks between the l-diversity ones)
-MODELS: dict[str, type[PrivacyModel]] = {m.name: m for m in (KAnonymity, DistinctLDiversity, EntropyLDiversity,
-                                                             FrequencyLDiversity, KCPrivacy, CondensedGroups,
-                                                             FragmentRule)}
+#: every model by name (a job's ``l_kind`` picks between the l-diversity ones); :func:`register` adds to it
+MODELS: dict[str, type[PrivacyModel]] = {}
+
+
+def register(model: type[PrivacyModel], *, replace: bool = False) -> str:
+    """Register a privacy model class under its ``name``: a spec may then name it (``"models": [{"name": …,
+    **parameters}]``, judged over the published classes) and :data:`MODELS` lists it. A name already registered is
+    refused unless ``replace``; a model needing statistics nobody computes is refused."""
+    if not (isinstance(model, type) and issubclass(model, PrivacyModel)) or not model.name:
+        raise TypeError(f"a privacy model is a named PrivacyModel subclass, got {model!r}")
+    unknown = set(model.needs) - set(REQUIREMENTS)
+    if unknown:
+        raise ValueError(f"privacy model '{model.name}' needs {sorted(unknown)}: the verifiers compute only "
+                         f"{', '.join(REQUIREMENTS)}")
+    if model.name in MODELS and MODELS[model.name] is not model and not replace:
+        raise ValueError(f"a privacy model named '{model.name}' is already registered (pass replace=True)")
+    MODELS[model.name] = model
+    return model.name
+
+
+def unregister(name: str) -> type[PrivacyModel] | None:
+    """Remove the model registered as ``name``; returns it, or ``None``."""
+    return MODELS.pop(name, None)
+
+
+@contextmanager
+def registered(model: type[PrivacyModel]) -> Iterator[str]:
+    """Within the block, ``model`` is registered; afterwards the registry is as it was (tests)."""
+    before = MODELS.get(model.name)
+    register(model, replace=True)
+    try:
+        yield model.name
+    finally:
+        if before is None:
+            MODELS.pop(model.name, None)
+        else:
+            MODELS[model.name] = before
+
+
+for _model in (KAnonymity, DistinctLDiversity, EntropyLDiversity, FrequencyLDiversity, KCPrivacy, CondensedGroups,
+               FragmentRule):
+    register(_model)
 
 
 def table_models(k: int | None = None, l: float | None = None, l_kind: str = "entropy") -> list[PrivacyModel]:

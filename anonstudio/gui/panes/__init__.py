@@ -4,5 +4,5 @@ Every pane is constructible as ``Cls(parent=None)``. The result panes (``paramet
 ``run.RunPane``, ``compare.ComparePane``, ``composition.CompositionPane``, ``mst_partition.MstPartitionPane``,
 ``metrics.MetricsPane``, ``privacy.PrivacyPane``) have ``set_state(state)``, ``show_outcome(outcome)`` and
 ``clear()``; ``data.DataPane`` and ``hierarchy_editor.HierarchyEditor`` edit the
-:class:`anonstudio.gui.state.WorkbenchState` directly.
+:class:`anonstudio.core.workspace.Workspace` directly.
 """

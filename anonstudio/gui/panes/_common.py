@@ -59,7 +59,7 @@ def weak_callback(method: Callable[..., Any], default: Any = None) -> Callable[.
 
 
 class StateBinding:
-    """Calls ``callback(what)`` on every change of a :class:`~anonstudio.gui.state.WorkbenchState` for as
+    """Calls ``callback(what)`` on every change of a :class:`~anonstudio.core.workspace.Workspace` for as
     long as ``widget`` lives. Only weak references to the widget and to a bound-method callback are kept,
     so the state never keeps a pane alive; the listener removes itself once the pane is gone."""
 
@@ -133,7 +133,7 @@ class FrameModel(QtCore.QAbstractTableModel):
         """Rows ``[block*BLOCK, (block+1)*BLOCK)`` as text (missing values empty), as an object array."""
         hit = self._blocks.get(block)
         if hit is None:
-            from anonstudio.gui.panes._results import frame_text
+            from anonstudio.core.views import frame_text
 
             if len(self._blocks) >= self.MAX_BLOCKS:
                 self._blocks.clear()
@@ -209,7 +209,7 @@ class FrameModel(QtCore.QAbstractTableModel):
 class OutcomePane(QtWidgets.QWidget):
     """Base of the panes that show a run's outcome (Compare, Composition, MST partition, Privacy).
 
-    It follows a :class:`~anonstudio.gui.state.WorkbenchState` (a changed outcome or data calls
+    It follows a :class:`~anonstudio.core.workspace.Workspace` (a changed outcome or data calls
     :meth:`show_outcome`) and switches between a placeholder and its body with :meth:`_stack`.
     Subclasses implement ``show_outcome(outcome)`` and ``clear()``.
     """
@@ -229,6 +229,16 @@ class OutcomePane(QtWidgets.QWidget):
         # grey under its banner; new data clears it
         if what == "data" or (what == "outcome" and (outcome is not None or not getattr(state, "stale_reason", None))):
             self.show_outcome(outcome)
+        elif what == "release" and hasattr(self, "_release_changed"):
+            self._release_changed()  # shuffled rows or not: the warnings a publication gives change
+
+    def warnings_of(self, outcome: Any) -> list[str]:
+        """The warnings to show with ``outcome``: the workspace's (every one the command line prints, with the
+        release options on screen), or the report's when no workspace is bound."""
+        state = self._binding.state
+        if state is not None and hasattr(state, "warnings_for"):
+            return state.warnings_for(outcome)
+        return [str(w) for w in (getattr(outcome, "report", None) or {}).get("warnings") or []]
 
     def _fresh(self, outcome: Any, shown: Any) -> bool:
         """Whether ``outcome`` is to be drawn: ``None`` clears the pane; the outcome already ``shown`` is not

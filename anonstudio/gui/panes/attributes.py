@@ -4,10 +4,10 @@ Each row: the column, its role (a combo box: identifying / quasi-identifying / s
 detected type, how many distinct values and missing cells it has, its hierarchy (a file, a builder, edited by
 hand, default bands at run time, or none) and warnings in words ("looks like an identifier: every value is
 distinct", values missing from the hierarchy, a quasi-identifier without a hierarchy). Roles set here and in the
-data pane's header menu are the same state (:class:`~anonstudio.gui.state.WorkbenchState`); double-clicking a
+data pane's header menu are the same state (:class:`~anonstudio.core.workspace.Workspace`); double-clicking a
 row's hierarchy opens it in the hierarchy editor (``editHierarchy``).
 
-Distinct and missing counts are computed once per loaded data set (:meth:`WorkbenchState.column_profile`), not
+Distinct and missing counts are computed once per loaded data set (:meth:`Workspace.column_profile`), not
 on every role click.
 """
 
@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QComboBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from anonstudio.core.data import EventLog, Role, Table
 from anonstudio.gui.panes._common import StateBinding
-from anonstudio.gui.state import WorkbenchState
+from anonstudio.core.workspace import Workspace
 
 #: the roles a user can choose, in the combo box's order, with the words shown
 ROLES = [
@@ -35,7 +35,7 @@ COL_ROLE, COL_HIERARCHY, COL_WARNINGS = 1, 2, 3
 WARN_BRUSH = QBrush(QColor(176, 0, 32))
 
 
-def hierarchy_text(state: WorkbenchState, column: str) -> str:
+def hierarchy_text(state: Workspace, column: str) -> str:
     """Where ``column``'s hierarchy comes from, in words."""
     if column in state.hierarchies:
         source = state.hierarchy_sources.get(column)
@@ -47,12 +47,12 @@ def hierarchy_text(state: WorkbenchState, column: str) -> str:
         return "edited by hand"
     if column not in state.quasi_identifiers():
         return "—"
-    if state.column_profile(column)["numeric"]:
+    if state.gets_default_bands(column):  # the run's rule (the command line's): a numeric column
         return "default bands at run time"
     return "none"
 
 
-def warnings_of(state: WorkbenchState, column: str) -> list[str]:
+def warnings_of(state: Workspace, column: str) -> list[str]:
     """What a user should look at before a run, for ``column``."""
     profile = state.column_profile(column)
     role = state.role(column)
@@ -69,8 +69,11 @@ def warnings_of(state: WorkbenchState, column: str) -> list[str]:
             missing = state.missing_values(column)
             if missing:
                 out.append(f"{len(missing)} value(s) not in its hierarchy")
-        elif not profile["numeric"] and state.method_needs_hierarchies():
+        elif not state.gets_default_bands(column) and state.method_needs_hierarchies():
             out.append("needs a hierarchy (Import… or Build… in Hierarchies)")
+    # what a run warns about this column's hierarchy (an interval label that does not hold its values, a
+    # hierarchy for a column that is not a quasi-identifier): the command line's words
+    out.extend(state.hierarchy_warnings(column))
     return out
 
 
@@ -87,7 +90,7 @@ class AttributesPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.state: WorkbenchState | None = None
+        self.state: Workspace | None = None
         self._shown = None  # the data whose rows are shown
         self._rows: list = []  # what the rows show (refresh skips a rebuild that would change nothing)
         self._binding = StateBinding(self, self._on_state)
@@ -120,7 +123,7 @@ class AttributesPane(QWidget):
         layout.addWidget(self.note)
         layout.addWidget(self.table, 1)
 
-    def set_state(self, state: WorkbenchState) -> None:
+    def set_state(self, state: Workspace) -> None:
         self.state = state
         self._binding.bind(state)
         self.refresh()

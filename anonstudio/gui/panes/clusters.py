@@ -267,7 +267,7 @@ class ClustersPane(ViewPane):
 if __name__ == "__main__":
     import sys
 
-    from anonstudio.gui.panes import _samples
+    from anonstudio.core.views import samples as _samples
     from anonstudio.gui.panes._common import run_preview
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)

@@ -29,7 +29,7 @@ from anonstudio.gui.panes._common import (
     placeholder,
     weak_callback,
 )
-from anonstudio.gui.panes._results import (
+from anonstudio.core.views import (
     changed_mask,
     data_kind,
     equivalence_classes,
@@ -447,7 +447,7 @@ if __name__ == "__main__":
     import sys
 
     from anonstudio.gui.panes._common import run_preview
-    from anonstudio.gui.panes import _samples
+    from anonstudio.core.views import samples as _samples
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
     kind = sys.argv[1] if len(sys.argv) > 1 else "table"

@@ -12,7 +12,7 @@ from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import SequenceSet
 from anonstudio.gui.panes._common import OutcomePane, column, fill_table, placeholder, readonly_table
-from anonstudio.gui.panes._results import Composition, composition, fragment_lengths, pseudo_groups
+from anonstudio.core.views import Composition, composition, fragment_lengths, pseudo_groups
 
 ORIGINAL_BRUSH = "#1f77b4"
 PSEUDO_BRUSH = "#ff7f0e"
@@ -241,7 +241,7 @@ class CompositionPane(OutcomePane):
 if __name__ == "__main__":
     import sys
 
-    from anonstudio.gui.panes import _samples
+    from anonstudio.core.views import samples as _samples
     from anonstudio.gui.panes._common import run_preview
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)

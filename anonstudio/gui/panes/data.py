@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
 from anonstudio.gui.models import EventsModel, FrameModel, SequenceListModel, SequenceRecordsModel
 from anonstudio.gui.panes._events_overview import EventsOverview
-from anonstudio.gui.state import WorkbenchState
+from anonstudio.core.workspace import Workspace
 
 #: residue colours (Clustal-like groups); anything else is drawn in grey
 RESIDUE_COLOURS = {
@@ -100,7 +100,7 @@ class DataPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.state: WorkbenchState | None = None
+        self.state: Workspace | None = None
         self.summary = QLabel("No data. Use File ▸ Open data… (Ctrl+O) to open a table, event sequences or FASTA.")
         self.summary.setWordWrap(True)
         self.stack = QStackedWidget()
@@ -170,7 +170,7 @@ class DataPane(QWidget):
         return view
 
     # -- state -------------------------------------------------------------------------------------------
-    def set_state(self, state: WorkbenchState) -> None:
+    def set_state(self, state: Workspace) -> None:
         self.state = state
         self.refresh()
 
@@ -305,7 +305,7 @@ if __name__ == "__main__":  # runnable preview
     rng = np.random.default_rng(0)
     n = 1_000_000
     df = pd.DataFrame({"age": rng.integers(17, 90, n).astype(str), "sex": rng.choice(["Male", "Female"], n)})
-    state = WorkbenchState()
+    state = Workspace()
     state.set_data(Table(df), "preview.csv")
     pane = DataPane()
     pane.set_state(state)

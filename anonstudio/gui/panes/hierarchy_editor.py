@@ -45,7 +45,7 @@ from anonstudio.core.errors import AnonStudioError
 from anonstudio.core.hierarchy import DATE_PARTS, Hierarchy
 from anonstudio.gui.models import HierarchyItemModel
 from anonstudio.gui.panes._common import ERROR_STYLE
-from anonstudio.gui.state import WorkbenchState
+from anonstudio.core.workspace import Workspace
 
 OK_STYLE = "color: #1e7b34;"
 MISSING_BRUSH = QBrush(QColor(253, 226, 226))
@@ -248,7 +248,7 @@ class HierarchyEditor(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.state: WorkbenchState | None = None
+        self.state: Workspace | None = None
         self.models: dict[str, HierarchyItemModel] = {}
         #: attributes whose tree is (or was) the state's hierarchy: one gone from the state was removed there,
         #: and its tree goes too (a tree never applied — still being built — stays)
@@ -333,7 +333,7 @@ class HierarchyEditor(QWidget):
         self.refresh()
 
     # -- state -------------------------------------------------------------------------------------------
-    def set_state(self, state: WorkbenchState) -> None:
+    def set_state(self, state: Workspace) -> None:
         self.state = state
         self.refresh()
 
@@ -464,7 +464,7 @@ class HierarchyEditor(QWidget):
             return False
         if model.rowCount() == 0:
             values = self.state.column_values(attr)
-            if self.state.column_profile(attr)["numeric"]:
+            if self.state.gets_default_bands(attr):  # the run's rule (the command line's)
                 self.status.setText(
                     f"'{attr}' is numeric and has no hierarchy: a run uses default interval bands. "
                     "Use Build… to choose the bands, or Import… an ARX file."
@@ -507,6 +507,11 @@ class HierarchyEditor(QWidget):
             self.status.setText(f"{len(missing)} value(s) of '{attr}' in the data are not leaves of the tree (listed in red).")
             self.status.setStyleSheet(ERROR_STYLE)
             return False
+        warnings = self.state.hierarchy_warnings(attr)
+        if warnings:  # valid, but a run publishes what it warns about (ARX's age hierarchy: 20 under '15-19')
+            self.status.setText(f"Covers every value of '{attr}', but: {'; '.join(warnings)}")
+            self.status.setStyleSheet(ERROR_STYLE)
+            return True
         self.status.setText(f"Valid: {len(h.leaves)} leaves, height {h.height}; covers every value of '{attr}'.")
         self.status.setStyleSheet(OK_STYLE)
         return True
@@ -635,7 +640,7 @@ class HierarchyEditor(QWidget):
     def import_file(self, path: str | Path, attribute: str | None = None) -> bool:
         """Import an ARX CSV for ``attribute`` (default: the shown one); a bad file shows a dialog and
         keeps the current tree."""
-        from anonstudio.gui.project import read_hierarchy_file
+        from anonstudio.core.workspace import read_hierarchy_file
 
         attribute = attribute or self.attribute
         try:
@@ -672,7 +677,7 @@ class HierarchyEditor(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def export_file(self, path: str | Path) -> bool:
-        from anonstudio.gui.project import write_hierarchy_file
+        from anonstudio.core.workspace import write_hierarchy_file
 
         h = self.state.hierarchies.get(self.attribute) if self.state else None
         if h is None:
@@ -713,7 +718,7 @@ if __name__ == "__main__":  # runnable preview
 
     app = QApplication(sys.argv)
     frame = pd.DataFrame({"education": ["Bachelors", "Masters", "HS-grad", "11th", "9th", "Doctorate"]})
-    state = WorkbenchState()
+    state = Workspace()
     state.set_data(Table(frame), "preview.csv")
     state.set_role("education", "quasi-identifying")
     state.set_hierarchy("education", Hierarchy("education", [["Bachelors", "Higher", "*"], ["HS-grad", "School", "*"], ["11th", "School", "*"]]))

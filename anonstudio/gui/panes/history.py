@@ -1,7 +1,7 @@
 """Run history and comparison (issue 15 item 8; ARX's habit of comparing solutions).
 
 Every run since the project was opened is listed — number, time, method, parameters, verdict, the headline
-utility figures and the time it took — from :attr:`WorkbenchState.history`, which a project saves. Select two
+utility figures and the time it took — from :attr:`Workspace.history`, which a project saves. Select two
 runs and *Compare* opens a window with their summary cards side by side, with a bar plot of every utility figure both runs
 report (each figure scaled to the larger of the two, its values in the labels) and a table of the figures with
 the change from the first run to the second. A run whose output is still in memory can be shown again
@@ -17,7 +17,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.gui.panes._common import StateBinding, fill_table, readonly_table
-from anonstudio.gui.panes.summary import MEANINGS, summary_html, summary_sections
+from anonstudio.core.views import MEANINGS, summary_html, summary_sections
 
 FIRST_BRUSH, SECOND_BRUSH = "#1f77b4", "#ff7f0e"
 #: headline figures shown in the list, in this order, when a run reports them

@@ -16,7 +16,7 @@ import pyqtgraph.exporters  # noqa: F401  (registers pg.exporters)
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.gui.panes._common import SERIES_COLOURS, StateBinding, column, placeholder
-from anonstudio.gui.panes._results import SweepState, report_rows
+from anonstudio.core.views import SweepState, report_rows
 
 _SYMBOLS = ("o", "s", "t", "d", "+", "x", "star", "h")
 
@@ -273,7 +273,7 @@ class MetricsPane(QtWidgets.QWidget):
 if __name__ == "__main__":
     import sys
 
-    from anonstudio.gui.panes import _samples
+    from anonstudio.core.views import samples as _samples
     from anonstudio.gui.panes._common import run_preview
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)

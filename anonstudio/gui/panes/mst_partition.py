@@ -3,7 +3,7 @@ records or distinct quasi-identifier tuples as vertices, HDist edge weights, Kru
 removed to split it into equivalence classes) drawn in 2-D.
 
 Kept edges are solid, removed edges dashed red, and every equivalence class has its own colour; hovering
-a point shows its record and class. Above :data:`~anonstudio.gui.panes._results.MST_MAX_NODES` vertices,
+a point shows its record and class. Above :data:`~anonstudio.core.views.MST_MAX_NODES` vertices,
 whole classes are sampled and the sample size is stated.
 
 The method's ``Result.details`` must carry ``mst_edges`` (m×2 vertex indices), optionally
@@ -21,7 +21,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from anonstudio.gui.panes._common import OutcomePane, placeholder, weak_callback
-from anonstudio.gui.panes._results import MST_MAX_NODES, MstView, mst_view
+from anonstudio.core.views import MST_MAX_NODES, MstView, mst_view
 
 KEPT_PEN = pg.mkPen("#555555", width=1.5)
 REMOVED_PEN = pg.mkPen("#d62728", width=1.4, style=QtCore.Qt.DashLine)
@@ -156,7 +156,7 @@ class MstPartitionPane(OutcomePane):
 if __name__ == "__main__":
     import sys
 
-    from anonstudio.gui.panes import _samples
+    from anonstudio.core.views import samples as _samples
     from anonstudio.gui.panes._common import run_preview
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)

@@ -412,6 +412,17 @@ class ParametersPane(QtWidgets.QWidget):
         self.status = QtWidgets.QLabel()
         self.status.setWordWrap(True)
         self.empty = placeholder("Load data to see the methods for it.")
+        # the release options (the job's [output] keys): how Export publishes, not what a run verifies
+        self.release_box = QtWidgets.QGroupBox("Release")
+        self.shuffle_rows = QtWidgets.QCheckBox("Publish rows in a random order (shuffle_rows)")
+        self.shuffle_rows.setObjectName("shuffleRows")
+        self.shuffle_rows.setToolTip(
+            "Export writes the rows (an event log's sequences) in a random order after verification, so nobody who "
+            "knows the input's order can link a published row to its person (job key output.shuffle_rows). The "
+            "seed is drawn by the operating system at each export unless the job gives output.shuffle_seed.")
+        self.shuffle_rows.toggled.connect(self._on_release)
+        release_layout = QtWidgets.QVBoxLayout(self.release_box)
+        release_layout.addWidget(self.shuffle_rows)
 
         scroll = QtWidgets.QScrollArea()
         scroll.setWidgetResizable(True)
@@ -424,13 +435,14 @@ class ParametersPane(QtWidgets.QWidget):
         layout.addLayout(top)
         layout.addWidget(self.reference)
         layout.addWidget(scroll, 1)
+        layout.addWidget(self.release_box)
         layout.addWidget(self.status)
         layout.addWidget(self.empty)
         self._show_empty(True)
 
     # -- public API ----------------------------------------------------------------------------------------
     def set_state(self, state: Any) -> None:
-        """Bind to a :class:`~anonstudio.gui.state.WorkbenchState`: follow its kind and method, and write
+        """Bind to a :class:`~anonstudio.core.workspace.Workspace`: follow its kind and method, and write
         the chosen method and parameters back to it."""
         self._binding.bind(state)
         self._sync_from_state()
@@ -515,17 +527,14 @@ class ParametersPane(QtWidgets.QWidget):
     # -- internals -----------------------------------------------------------------------------------------
     def _show_empty(self, empty: bool) -> None:
         self.empty.setVisible(empty)
+        self.release_box.setVisible(not empty and self._kind in ("table", "events"))
         self.method_box.setEnabled(not empty)
         self.reference.setVisible(not empty)
 
     def _load_method(self, index: int) -> None:
         cls = self._classes[index]
-        from anonstudio.core.jobs import pipeline_parameters
-        from anonstudio.core.params import ParamSet
-
-        # the method's own parameters, then those the pipeline takes for its kind (max_suppression)
-        params = ParamSet(tuple(cls.parameters) + tuple(pipeline_parameters(cls.data_kind)))
-        self.form.set_parameters(params, cls.reference)
+        # the method's own parameters, then those the pipeline takes for it (max_suppression), titled by the method
+        self.form.set_parameters(cls.form_parameters(), cls.reference)
         self.reference.setText(cls.reference)
         self.reference.setToolTip(cls.__doc__.strip().splitlines()[0] if cls.__doc__ else "")
         self._offer_sensitive_values()
@@ -565,7 +574,24 @@ class ParametersPane(QtWidgets.QWidget):
             self._valid = valid
             self.validityChanged.emit(valid)
 
+    def _on_release(self, checked: bool) -> None:
+        state = self._binding.state
+        if state is not None and hasattr(state, "set_release") and state.release.shuffle_rows != checked:
+            state.set_release(shuffle_rows=bool(checked))
+
+    def _sync_release(self) -> None:
+        state = self._binding.state
+        release = getattr(state, "release", None)
+        kind = getattr(state, "kind", None)
+        self.release_box.setVisible(kind in ("table", "events"))  # pseudo-strings carry no input order
+        if release is not None and self.shuffle_rows.isChecked() != release.shuffle_rows:
+            self.shuffle_rows.blockSignals(True)
+            self.shuffle_rows.setChecked(release.shuffle_rows)
+            self.shuffle_rows.blockSignals(False)
+
     def _on_state(self, what: str) -> None:
+        if what in ("data", "release", "project"):
+            self._sync_release()
         if what in ("data", "roles", "project"):
             self._offer_sensitive_values()
         if self._updating:
@@ -590,6 +616,7 @@ class ParametersPane(QtWidgets.QWidget):
         state = self._binding.state
         if state is None:
             return
+        self._sync_release()
         kind = getattr(state, "kind", None)
         if kind != self._kind or not self._classes:
             self.set_kind(kind)

@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import SequenceSet
 from anonstudio.gui.panes._common import INVALID, OK_COLOUR, OutcomePane, placeholder
-from anonstudio.gui.panes._results import (
+from anonstudio.core.views import (
     class_sizes,
     flatten_dict,
     format_value,
@@ -133,7 +133,7 @@ class PrivacyPane(OutcomePane):
             return
         self.outcome = outcome
         ver = verification_dict(outcome)
-        self._show_verdict(ver, (outcome.report or {}).get("warnings") or [])
+        self._show_verdict(ver, self.warnings_of(outcome))
         groups = equivalence_classes(outcome)
         ids, sizes = class_sizes(groups)
         self.sizes = sizes
@@ -163,6 +163,10 @@ class PrivacyPane(OutcomePane):
         self.leaks.setWordWrap(True)
         self.leaks.resizeRowsToContents()
         self.stack.setCurrentIndex(1)
+
+    def _release_changed(self) -> None:
+        if self.outcome is not None:
+            self._show_verdict(verification_dict(self.outcome), self.warnings_of(self.outcome))
 
     def verdict_passed(self) -> bool | None:
         return None if self.outcome is None else bool(verification_dict(self.outcome).get("passed"))
@@ -261,7 +265,7 @@ class PrivacyPane(OutcomePane):
 if __name__ == "__main__":
     import sys
 
-    from anonstudio.gui.panes import _samples
+    from anonstudio.core.views import samples as _samples
     from anonstudio.gui.panes._common import run_preview
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)

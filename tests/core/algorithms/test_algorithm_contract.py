@@ -131,3 +131,97 @@ def test_bad_parameters_raise_clear_errors(cls):
             _make(cls, **{size: 10_000}).run(data, hier)
     with pytest.raises(AnonStudioError, match="unknown parameter 'nonsense'"):
         _make(cls, nonsense=1)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# issue 34 item 5: the contract grows (scikit-learn's check_estimator): the input stays as it was, a seed decides
+# the output (and another seed another one, for a method that draws), and a run built in a workspace (what the
+# workbench holds), saved as a job and run by `anonstudio run` publishes the same bytes.
+def _snapshot(data):
+    from anonstudio.core.data import EventLog
+
+    if isinstance(data, (Table, EventLog)):
+        extra = (dict(data.roles),) if isinstance(data, Table) else (list(data.quasi_identifiers), data.sensitive)
+        return data.df.copy(deep=True), extra
+    return (list(data.headers), data.strings()), ()
+
+
+@pytest.mark.parametrize("cls", METHODS, ids=lambda c: c.name)
+def test_the_input_is_left_unchanged(cls):
+    data, hier = SAMPLES[cls.data_kind]()
+    before, extra = _snapshot(data)
+    rows = {a: [list(r) for r in h.rows] for a, h in hier.items()}
+    jobs.run(data, hier, _make(cls))
+    after, extra_after = _snapshot(data)
+    if isinstance(before, pd.DataFrame):
+        pd.testing.assert_frame_equal(after, before)
+    else:
+        assert after == before
+    assert extra_after == extra
+    assert {a: [list(r) for r in h.rows] for a, h in hier.items()} == rows
+
+
+@pytest.mark.parametrize("cls", [c for c in METHODS if "seed" in c.parameters.names() and c.draws],
+                         ids=lambda c: c.name)
+def test_other_seeds_give_other_outputs(cls):
+    """Among a few seeds, not all outputs are one (k-member's random first record is often followed by the same
+    furthest record, so two seeds may agree: the seed decides, it need not change every output)."""
+    data, hier = SAMPLES[cls.data_kind]()
+    outputs = [_make(cls, seed=seed).run(data, hier) for seed in (11, 12, 13, 14)]
+    first = outputs[0]
+    assert any(not (_output_frame(o.output).equals(_output_frame(first.output)) and np.array_equal(o.groups, first.groups))
+               for o in outputs[1:])
+
+
+def test_every_method_either_draws_with_its_seed_or_declares_it_does_not():
+    """A method with a seed that draws nothing says so (``draws = False``): the test above then cannot pass it by
+    accident, and a method without a seed is deterministic by construction."""
+    assert {c.name for c in METHODS if "seed" in c.parameters.names() and not c.draws} == {"cbmsa"}
+
+
+def _files_of(kind: str, folder):
+    """The contract's sample of ``kind`` as files a job can name: ``(data path, read options, roles, hierarchies)``."""
+    data, hier = SAMPLES[kind]()
+    if kind == "table":
+        path = folder / "sample.csv"
+        data.df.to_csv(path, sep=";", index=False)
+        return path, {}, {"quasi-identifying": ["age", "sex", "zip"], "sensitive": ["disease"]}, hier
+    if kind == "fasta":
+        path = folder / "sample.fasta"
+        path.write_text("".join(f">s{i}\n{s}\n" for i, s in enumerate(data.strings())), encoding="utf-8")
+        return path, {"alphabet": "protein-20"}, {}, hier
+    path = folder / "visits.csv"
+    data.df.to_csv(path, index=False)
+    options = {"sequence_id": "PID", "event_order": "VID", "quasi_identifiers": list(data.quasi_identifiers),
+               "sensitive": data.sensitive}
+    return path, options, {}, hier
+
+
+@pytest.mark.parametrize("cls", METHODS, ids=lambda c: c.name)
+def test_a_workspace_run_saved_as_a_job_gives_the_same_bytes_from_the_command_line(cls, tmp_path):
+    from anonstudio.cli.main import main
+    from anonstudio.core.workspace import Workspace, read_data
+
+    path, options, roles, hier = _files_of(cls.data_kind, tmp_path)
+    ws = Workspace()
+    ws.set_data(read_data(path, cls.data_kind, options), path, read_options=options)
+    for role, columns in roles.items():
+        for column in columns:
+            ws.set_role(column, role)
+    for attr, h in hier.items():
+        ws.set_hierarchy(attr, h)  # as edited by hand: the saved job writes them beside itself
+    ws.set_method(cls.name, _make(cls).params)
+    ws.run()
+    ext = ".fasta" if cls.data_kind == "fasta" else ".csv"
+    (tmp_path / "gui").mkdir()
+    ws.publish(tmp_path / "gui" / f"out{ext}")
+    job = ws.save_job(tmp_path / "cli" / "job.toml", output_path=tmp_path / "cli" / f"out{ext}") \
+        if (tmp_path / "cli").mkdir() is None else None
+    assert main(["run", str(job), "--quiet"]) == 0
+    assert (tmp_path / "cli" / f"out{ext}").read_bytes() == (tmp_path / "gui" / f"out{ext}").read_bytes()
+    import json
+
+    gui, cli = (json.loads((tmp_path / side / "out.report.json").read_text()) for side in ("gui", "cli"))
+    for report in (gui, cli):
+        report.pop("runtime_s")
+    assert gui == cli

@@ -25,7 +25,6 @@ from anonstudio.core.metrics._queries import (
 from anonstudio.core.metrics._ra_bias import (
     bias_table,
     eq10_bias,
-    eq11_variance,
     frequent_combinations,
     mismatch_counts,
     relative_difference_moments,

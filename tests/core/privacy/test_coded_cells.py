@@ -5,7 +5,6 @@ a changed cell pass."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
@@ -24,7 +23,7 @@ DTYPES = [object, "string", "str", "category"]
 @given(cells=st.lists(CELLS, max_size=12), dtype=st.sampled_from(DTYPES), missing=st.sampled_from(["", "\x00NA"]),
        chunk=st.integers(1, 5))
 def test_coded_cells_spell_every_cell_as_text_cells_does(cells, dtype, missing, chunk):
-    if dtype != object:  # the string dtypes hold text only
+    if dtype is not object:  # the string dtypes hold text only
         cells = [c if c is None or isinstance(c, str) else str(c) for c in cells]
     series = pd.Series(cells, dtype=dtype)
     old = _table._TEXT_CHUNK

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from anonstudio.core import io, jobs
 from anonstudio.core.algorithms import get
 from anonstudio.core.data import SequenceSet
-from anonstudio.core.privacy import FragmentIndex, verify_output, verify_pseudo_strings
+from anonstudio.core.privacy import FragmentIndex, verify_pseudo_strings
 
 
 def _brute(inputs: list[str], query: str, L: int, k: int) -> int:

@@ -16,7 +16,7 @@ from anonstudio import __version__
 from anonstudio.core.algorithms import Result
 from anonstudio.core.data import EventLog, SequenceSet, Table
 from anonstudio.core.jobs import Outcome
-from anonstudio.gui.panes._results import class_sizes, composition, pseudo_groups
+from anonstudio.core.views import class_sizes, composition, pseudo_groups
 
 _DISEASES = ("flu", "asthma", "diabetes", "HIV", "hepatitis", "fracture")
 

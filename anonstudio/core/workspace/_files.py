@@ -1,4 +1,5 @@
-"""Project files, reading data for the workbench, and jobs to and from the workbench state — no Qt.
+"""Files of a workspace — no Qt: reading data (the engine's one reader, as a job reads it), project files, and jobs
+to and from a workspace.
 
 A project is a JSON file (never pickle, never ``eval``)::
 
@@ -8,6 +9,8 @@ A project is a JSON file (never pickle, never ``eval``)::
                "roles": {"age": "quasi-identifying", ...}, "types": {"age": "numeric", ...}},
       "hierarchies": {"age": {"rows": [["17", "15-19", "*"], ...], "source": "hierarchies/age.csv"}},
       "method": {"name": "mst", "params": {"k": 5}},
+      "release": {"shuffle_rows": false, "shuffle_seed": null, "release_log": null,
+                  "output": "adult-mst.csv", "report": "adult-mst.report.json"},
       "last_report": {... the report of the last run ...},
       "history": [{"number": 1, "time": "...", "method": "mst", "parameters": {...}, "report": {...}}, ...]
     }
@@ -21,15 +24,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
-from anonstudio.core import jobs
-from anonstudio.core.io import to_jsonable
-from anonstudio.core.io._project_schema import FORMAT, VERSION, ProjectError, load_project_json
-from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table, is_number
+from anonstudio.core import io, jobs
+from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError, InputError, JobError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.gui.state import WorkbenchState, kind_of, profile_columns
+from anonstudio.core.io import to_jsonable
+from anonstudio.core.io._project_schema import FORMAT, VERSION, ProjectError, load_project_json
+from anonstudio.core.workspace._profiles import profile_columns
+from anonstudio.core.workspace._workspace import ReleaseOptions, Workspace
 
 PROJECT_SUFFIX = ".anonstudio.json"
 FASTA_EXT = {".fasta", ".fa", ".faa", ".fna", ".fas"}
@@ -52,13 +56,14 @@ def guess_kind(path: str | Path) -> str:
 
 
 def read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None) -> Table | EventLog | SequenceSet:
-    """Read a data file of ``kind`` with the engine's readers.
+    """Read a data file of ``kind`` as a job's ``[input]`` reads it (:func:`anonstudio.core.jobs.load_data`: one
+    reader, one set of checks and messages for both faces).
 
-    ``options``: for tables ``delimiter``, ``encoding``, ``missing``; for events additionally
-    ``sequence_id`` and ``event_order`` (required), ``quasi_identifiers``, ``sensitive``; for FASTA
-    ``alphabet`` (default protein-25) and ``label_pattern``. The columns of a table or event log are profiled
-    here too (:func:`~anonstudio.gui.state.profile_columns`: distinct values, missing cells), so a reader on a
-    worker thread leaves the window only lookups to do.
+    ``options`` are the job's ``[input]`` keys: for tables ``delimiter``, ``encoding``, ``missing`` and the roles
+    ``quasi_identifiers``, ``sensitive``, ``identifying``; for events also ``sequence_id`` and ``event_order``
+    (required); for FASTA ``alphabet`` (default protein-25) and ``label_pattern``. The columns of a table or event
+    log are profiled here too (:func:`~anonstudio.core.workspace.profile_columns`: distinct values, missing
+    cells), so a reader on a worker thread leaves the window only lookups to do.
     """
     return profile_columns(_read_data(path, kind, options))
 
@@ -73,54 +78,42 @@ def reading(func: Any, *args: Any, progress: Any = None, **kwargs: Any) -> Any:
         return func(*args, **kwargs)
 
 
-def _read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None) -> Table | EventLog | SequenceSet:
-    from anonstudio.core import io
-
-    path = Path(path)
+def input_spec(path: str | Path, kind: str, options: dict[str, Any] | None = None) -> jobs.InputSpec:
+    """A job's ``[input]`` for reading ``path`` as ``kind`` with ``options``."""
     opts = dict(options or {})
+    if kind not in io.FORMATS:
+        raise InputError(f"unknown kind of data '{kind}' (table, events or fasta)", file=path)
+
+    def names(key: str) -> list[str]:
+        value = opts.get(key) or []
+        return [value] if isinstance(value, str) else list(value)
+
+    spec = jobs.InputSpec(path=Path(path), format=kind, more_paths=[Path(p) for p in names("more_paths")],
+                          labels=names("labels") or None, quasi_identifiers=names("quasi_identifiers"),
+                          sensitive=names("sensitive"), identifying=names("identifying"),
+                          sequence_id=opts.get("sequence_id"), event_order=opts.get("event_order"),
+                          label_pattern=opts.get("label_pattern"), delimiter=opts.get("delimiter"),
+                          encoding=opts.get("encoding"), missing=opts.get("missing"), alphabet=opts.get("alphabet"))
+    if kind == "events" and (not spec.sequence_id or not spec.event_order):
+        raise JobError("events input needs input.sequence_id and input.event_order", file=path,
+                       key="input.sequence_id")
+    return spec
+
+
+def _read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None) -> Table | EventLog | SequenceSet:
+    path = Path(path)
     io.recover(path)  # an interrupted publication in its folder is rolled forward or back before reading
-    if not path.exists():
-        raise InputError("file not found", file=path)
-    if kind == "fasta":
-        return io.read_fasta(path, alphabet=opts.get("alphabet") or "protein-25", label_pattern=opts.get("label_pattern"))
-    table = io.read_table(path, delimiter=opts.get("delimiter"), encoding=opts.get("encoding"), missing=opts.get("missing"))
-    if kind == "table":
-        return table
-    if kind == "events":
-        seq, order = opts.get("sequence_id"), opts.get("event_order")
-        if not seq or not order:
-            raise InputError("event sequences need a sequence id column and an event order column", file=path)
-        return EventLog(
-            table.df,
-            sequence_id=seq,
-            event_order=order,
-            quasi_identifiers=list(opts.get("quasi_identifiers") or []),
-            sensitive=opts.get("sensitive"),
-            source=path,
-            delimiter=table.delimiter,
-            encoding=table.encoding,
-        )
-    raise InputError(f"unknown kind of data '{kind}' (table, events or fasta)", file=path)
+    return jobs.load_data(input_spec(path, kind, options))
 
 
 def read_hierarchy_file(path: str | Path, attribute: str) -> Hierarchy:
     """An ARX hierarchy CSV (``;``-separated, leaf first, root last) through the engine's reader."""
-    from anonstudio.core import io
-
     return io.read_hierarchy(Path(path), attribute=attribute)
 
 
 def write_hierarchy_file(hierarchy: Hierarchy, path: str | Path) -> Path:
     """Write ARX CSV rows (``;``-separated) atomically."""
-    from anonstudio.core import io
-
-    if hasattr(io, "write_hierarchy"):
-        io.write_hierarchy(hierarchy, Path(path))
-    else:
-        import csv
-
-        with io.atomic_write(Path(path), "w", encoding="utf-8", newline="") as fh:
-            csv.writer(fh, delimiter=";", lineterminator="\n").writerows(hierarchy.to_rows())
+    io.write_hierarchy(hierarchy, Path(path))
     return Path(path)
 
 
@@ -136,6 +129,14 @@ def _rel(path: Path | None, base: Path) -> str | None:
         return str(path)
 
 
+@overload
+def _abs(text: str, base: Path) -> Path: ...
+
+
+@overload
+def _abs(text: None, base: Path) -> None: ...
+
+
 def _abs(text: str | None, base: Path) -> Path | None:
     if text is None:
         return None
@@ -143,7 +144,7 @@ def _abs(text: str | None, base: Path) -> Path | None:
     return p if p.is_absolute() else (base / p).resolve()
 
 
-def project_dict(state: WorkbenchState, project_path: str | Path) -> dict[str, Any]:
+def project_dict(state: Workspace, project_path: str | Path) -> dict[str, Any]:
     """The JSON-ready content of a project file for ``state`` saved at ``project_path``."""
     base = Path(project_path).resolve().parent
     data: dict[str, Any] | None = None
@@ -166,8 +167,9 @@ def project_dict(state: WorkbenchState, project_path: str | Path) -> dict[str, A
                 sensitive=state.data.sensitive,
             )
     hierarchies = {}
-    for attr, h in state.hierarchies.items():
-        entry: dict[str, Any] = {"rows": h.to_rows()}
+    for attr in list(state.hierarchies) + [a for a in state.hierarchy_sources if a not in state.hierarchies]:
+        h = state.hierarchies.get(attr)
+        entry: dict[str, Any] = {"rows": h.to_rows()} if h is not None else {}  # unbuilt: a job's spec, kept
         src = state.hierarchy_sources.get(attr)
         if isinstance(src, str):
             entry["source"] = _rel(Path(src), base)
@@ -175,18 +177,22 @@ def project_dict(state: WorkbenchState, project_path: str | Path) -> dict[str, A
             entry["source"] = to_jsonable(src)
         hierarchies[attr] = entry
     report = state.outcome.report if state.outcome is not None else state.last_report
+    release = {"shuffle_rows": state.release.shuffle_rows, "shuffle_seed": state.release.shuffle_seed,
+               "release_log": _rel(state.release.release_log, base),
+               "output": _rel(state.output_path, base), "report": _rel(state.report_path, base)}
     return {
         "format": FORMAT,
         "version": VERSION,
         "data": data,
         "hierarchies": hierarchies,
         "method": {"name": state.method, "params": to_jsonable(state.params)},
+        "release": release,
         "last_report": to_jsonable(report) if report is not None else None,
         "history": to_jsonable(state.history),
     }
 
 
-def write_project(state: WorkbenchState, path: str | Path) -> Path:
+def write_project(state: Workspace, path: str | Path) -> Path:
     """Save ``state`` to ``path`` atomically (the state itself is not changed)."""
     from anonstudio.core.io import atomic_write
 
@@ -207,7 +213,7 @@ def autosave_path(project_path: str | Path | None, fallback_dir: str | Path | No
     return p.with_name(f"{stem}.autosave.json")
 
 
-def _load_project_json(path: Path) -> dict:
+def _load_project_json(path: Path) -> dict[str, Any]:
     """The project's JSON, checked against the schema (``core.io._project_schema``) before anything is built from
     it; an interrupted publication in its folder is rolled forward or back first."""
     from anonstudio.core import io
@@ -231,14 +237,14 @@ def outside_files(path: str | Path) -> list[str]:
             wanted.append(entry["source"])
     out = []
     for text in wanted:
-        target = jobs.io.real_path(_abs(text, base))
-        if not target.is_relative_to(jobs.io.real_path(base)):
+        target = io.real_path(_abs(text, base))
+        if not target.is_relative_to(io.real_path(base)):
             out.append(target.name)
     return out
 
 
-def read_project(path: str | Path, *, allow_outside: bool = False) -> WorkbenchState:
-    """A new :class:`WorkbenchState` from a project file; the data file is read again.
+def read_project(path: str | Path, *, allow_outside: bool = False) -> Workspace:
+    """A new :class:`Workspace` from a project file; the data file is read again.
 
     Validated as strictly as a job: a known method with valid parameters, a known data kind, roles and types
     of the data's columns. Files outside the project's folder are read only with ``allow_outside`` (the
@@ -269,7 +275,7 @@ def read_project(path: str | Path, *, allow_outside: bool = False) -> WorkbenchS
         except AnonStudioError as exc:
             raise ProjectError(exc.message, file=path, key=f"method.{exc.key or 'name'}") from None
     base = path.resolve().parent
-    state = WorkbenchState()
+    state = Workspace()
     data = raw.get("data")
     if data is not None:
         if not isinstance(data, dict) or not isinstance(data.get("path"), str) or "kind" not in data:
@@ -296,15 +302,22 @@ def read_project(path: str | Path, *, allow_outside: bool = False) -> WorkbenchS
         if not isinstance(entry, dict):
             raise ProjectError(f"hierarchy of '{attr}' must be an object", file=path, key=f"hierarchies.{attr}")
         src = entry.get("source")
-        if "rows" in entry:
-            h = Hierarchy(attr, entry["rows"], source=path)
-        elif isinstance(src, str):
-            h = read_hierarchy_file(_abs(src, base), attr)
-        else:
-            raise ProjectError(f"hierarchy of '{attr}' has neither rows nor a source file", file=path, key=f"hierarchies.{attr}")
         source = str(_abs(src, base)) if isinstance(src, str) else src
-        state.set_hierarchy(attr, h, source)
+        if "rows" in entry:
+            state.set_hierarchy(attr, Hierarchy(attr, entry["rows"], source=path), source)
+        elif src is not None:  # a job's hierarchy that was never built (not a quasi-identifier): kept as given
+            if state.data is not None and attr not in state.columns():
+                raise ProjectError(f"hierarchy given for '{attr}', which is not a column of the data", file=path,
+                                   key=f"hierarchies.{attr}")
+            state.hierarchy_sources[attr] = source
+        else:
+            raise ProjectError(f"hierarchy of '{attr}' has neither rows nor a source", file=path,
+                               key=f"hierarchies.{attr}")
     state.set_method(method.get("name"), method.get("params") or {})
+    release = raw.get("release") or {}
+    state.release = ReleaseOptions(bool(release.get("shuffle_rows", False)), release.get("shuffle_seed"),
+                                   _abs(release.get("release_log"), base))
+    state.output_path, state.report_path = _abs(release.get("output"), base), _abs(release.get("report"), base)
     state.last_report = raw.get("last_report")
     history = raw.get("history", [])
     if not isinstance(history, list) or not all(
@@ -320,31 +333,48 @@ def read_project(path: str | Path, *, allow_outside: bool = False) -> WorkbenchS
 
 # ---------------------------------------------------------------------------------------------------------
 # jobs
-def state_from_job(path: str | Path) -> WorkbenchState:
-    """A new state from a job file: its data (with roles), hierarchies and method settings."""
-    from anonstudio.core import algorithms, jobs
-
-    job = jobs.load_job(path)
-    data = jobs.load_data(job.input)
-    hierarchies, _notes = jobs.load_hierarchies(job.hierarchies, data,
-                                                required=algorithms.get(job.algorithm).needs_hierarchies)
-    state = WorkbenchState()
+def workspace_from_job(path: str | Path, overrides: list[str] | None = None) -> Workspace:
+    """A workspace holding a job (``overrides``: ``--set section.key=value``): its data read with its roles
+    (:func:`anonstudio.core.jobs.load_data`), its hierarchies built as a run builds them
+    (:func:`anonstudio.core.jobs.load_hierarchies`: a quasi-identifier's hierarchy, a numeric one's default bands
+    left to the run; a hierarchy given for another column kept as the job gives it), the method and its
+    parameters, the engine, the release options and the output paths. Refuses what ``anonstudio run`` refuses,
+    with its words: the job is parsed and checked by the same code."""
+    job = jobs.load_job(path, overrides)
+    jobs.check_engine(job)
+    data = profile_columns(jobs.load_data(job.input))
+    # the given ones, as a run builds them; a quasi-identifier without one is completed by the run
+    hierarchies, _notes = jobs.load_hierarchies(job.hierarchies, data, source=job.file, required=False)
+    state = Workspace()
     options: dict[str, Any] = {}
     for key in ("delimiter", "encoding", "missing", "sequence_id", "event_order", "label_pattern", "alphabet"):
         value = getattr(job.input, key)
         if value is not None:
             options[key] = value
+    if isinstance(data, EventLog) and job.input.identifying:
+        options["identifying"] = list(job.input.identifying)  # dropped as read: a saved job drops them again
+    if job.input.more_paths:
+        options["more_paths"] = [str(p) for p in job.input.more_paths]
+    if job.input.labels is not None:
+        options["labels"] = list(job.input.labels)
     state.set_data(data, job.input.path, read_options=options)
-    for attr, h in hierarchies.items():
-        spec = job.hierarchies.get(attr)
-        state.set_hierarchy(attr, h, str(spec) if isinstance(spec, Path) else spec)
+    for attr, spec in job.hierarchies.items():
+        if attr in hierarchies:
+            state.set_hierarchy(attr, hierarchies[attr], str(spec) if isinstance(spec, Path) else spec)
+        else:  # not a quasi-identifier: kept as the job gives it (a run warns that it is unused, as the CLI does)
+            state.hierarchy_sources[attr] = str(spec) if isinstance(spec, Path) else spec
     state.set_method(job.algorithm, dict(job.params))
+    state.release = ReleaseOptions(job.shuffle_rows, job.shuffle_seed, job.release_log)
+    state.execution = job.execution
+    state.output_path, state.report_path, state.job_path = job.output_path, job.report_path, job.file
     state.dirty = False
     return state
 
 
-def job_dict(state: WorkbenchState, job_path: str | Path, *, output_path: str | Path | None = None) -> dict[str, Any]:
-    """A job (``cli-contract.md``) reproducing the workbench's settings, to be saved at ``job_path``.
+def job_dict(state: Workspace, job_path: str | Path, *, output_path: str | Path | None = None) -> dict[str, Any]:
+    """A job (``cli-contract.md``) reproducing the workspace, to be saved at ``job_path``: paths relative to the
+    job file; the output the release was last published to (``output_path`` if given, else the workspace's,
+    else ``<job stem>-output<ext>``) with its report; the release options.
 
     Hierarchies edited by hand (no file or builder behind them) are written as ARX CSV files in
     ``<job stem>-hierarchies/`` beside the job.
@@ -356,7 +386,9 @@ def job_dict(state: WorkbenchState, job_path: str | Path, *, output_path: str | 
     job_path = Path(job_path)
     base = job_path.resolve().parent
     d = state.data
-    inp: dict[str, Any] = {"path": _rel(state.data_path, base), "format": state.kind}
+    more = [_rel(Path(p), base) for p in state.read_options.get("more_paths") or []]
+    inp: dict[str, Any] = {"path": [_rel(state.data_path, base), *more] if more else _rel(state.data_path, base),
+                           "format": state.kind}
     if isinstance(d, Table):
         inp["quasi_identifiers"] = d.quasi_identifiers
         if d.sensitive:
@@ -367,130 +399,52 @@ def job_dict(state: WorkbenchState, job_path: str | Path, *, output_path: str | 
         inp.update(sequence_id=d.sequence_id, event_order=d.event_order, quasi_identifiers=list(d.quasi_identifiers))
         if d.sensitive:
             inp["sensitive"] = [d.sensitive]
-    for key in ("delimiter", "encoding", "missing", "label_pattern", "alphabet"):
+        if state.read_options.get("identifying"):
+            inp["identifying"] = list(state.read_options["identifying"])
+    for key in ("delimiter", "encoding", "missing", "label_pattern", "alphabet", "labels"):
         if state.read_options.get(key) is not None:
             inp[key] = state.read_options[key]
     hierarchies: dict[str, Any] = {}
-    for attr, h in state.hierarchies.items():
-        if attr not in state.quasi_identifiers():
-            continue
+    for attr in list(state.hierarchies) + [a for a in state.hierarchy_sources if a not in state.hierarchies]:
         src = state.hierarchy_sources.get(attr)
         if isinstance(src, dict):
             hierarchies[attr] = src
         elif isinstance(src, str) and Path(src).exists():
             hierarchies[attr] = _rel(Path(src), base)
-        else:
+        elif attr in state.hierarchies:
             target = base / f"{job_path.stem}-hierarchies" / f"{_safe(attr)}.csv"
-            write_hierarchy_file(h, target)
+            write_hierarchy_file(state.hierarchies[attr], target)
             hierarchies[attr] = _rel(target, base)
     ext = state.data_path.suffix if state.kind != "fasta" else ".fasta"
-    out = Path(output_path) if output_path is not None else base / f"{job_path.stem}-output{ext or '.csv'}"
-    report = out.with_name(f"{out.stem}.report.json")
+    report: Path | None
+    if output_path is not None:
+        out, report = Path(output_path), Path(output_path).with_name(f"{Path(output_path).stem}.report.json")
+    elif state.output_path is not None:
+        out, report = state.output_path, state.report_path
+    else:
+        out = base / f"{job_path.stem}-output{ext or '.csv'}"
+        report = out.with_name(f"{out.stem}.report.json")
     job: dict[str, Any] = {"input": inp}
     if hierarchies:
         job["hierarchies"] = hierarchies
-    job["algorithm"] = {"name": state.method, **to_jsonable(state.params)}
-    job["output"] = {"path": _rel(out, base), "report": _rel(report, base)}
+    # an optional parameter left unset (None) is a key the job does not write
+    job["algorithm"] = {"name": state.method, **{k: v for k, v in to_jsonable(state.params).items() if v is not None}}
+    output: dict[str, Any] = {"path": _rel(out, base)}
+    if report is not None:
+        output["report"] = _rel(report, base)
+    if state.release.shuffle_rows:
+        output["shuffle_rows"] = True
+    if state.release.shuffle_seed is not None:
+        output["shuffle_seed"] = int(state.release.shuffle_seed)
+    if state.release.release_log is not None:
+        output["release_log"] = _rel(state.release.release_log, base)
+    job["output"] = output
     return job
 
 
-def save_job(state: WorkbenchState, job_path: str | Path, **kwargs: Any) -> Path:
-    """Write the workbench's job file (validated, atomic)."""
-    from anonstudio.core import jobs
-
+def save_job(state: Workspace, job_path: str | Path, **kwargs: Any) -> Path:
+    """Write a job that reproduces the workspace (validated as ``anonstudio run`` reads it, atomic)."""
     return jobs.save_job(job_dict(state, job_path, **kwargs), job_path)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# running (the plain function the workbench runs on a worker thread)
-def complete_hierarchies(data: Any, hierarchies: dict[str, Hierarchy], *,
-                         required: bool = True) -> tuple[dict[str, Hierarchy], list[str]]:
-    """The hierarchies a run needs: the given ones for the quasi-identifiers (checked to cover the data),
-    and the engine's default interval hierarchy for a numeric quasi-identifier without one."""
-    from anonstudio.core import hierarchy as hmod
-    from anonstudio.core.data._chunks import distinct
-    from anonstudio.core.jobs import hierarchy_attributes
-
-    out: dict[str, Hierarchy] = {}
-    notes: list[str] = []
-    frame = data.df if isinstance(data, (Table, EventLog)) else None
-    for attr in hierarchy_attributes(data):
-        values = [str(v) for v in distinct(frame[attr])]  # in slices: a worker never holds the lock long
-        h = hierarchies.get(attr)
-        if h is None and not required:
-            continue  # the method publishes this column's values as they are
-        if h is None:
-            numeric = all(is_number(v) for v in values)
-            if not numeric or not hasattr(hmod, "default_numeric_hierarchy"):
-                raise JobError(f"quasi-identifier '{attr}' has no hierarchy: import or build one in the Hierarchies pane",
-                               file=getattr(data, "source", None), column=attr)
-            h, note = hmod.default_numeric_hierarchy(attr, values)
-            notes.append(note)
-        h.check_covers(values, data_file=getattr(data, "source", None))
-        out[attr] = h
-    return out, notes
-
-
-def run_method(data: Any, hierarchies: dict[str, Hierarchy], method: str, params: dict[str, Any],
-               progress: Any = None) -> Any:
-    """Anonymize, verify and evaluate in memory (:func:`anonstudio.core.jobs.run`) → ``Outcome``.
-
-    Runs on the worker thread, so it also computes what the result panes will show
-    (:func:`anonstudio.gui.panes._results.prepare_views`): the GUI thread then only draws.
-    """
-    from anonstudio.core import algorithms, jobs
-    from anonstudio.core.progress import phase, report, subrange
-    from anonstudio.gui.panes._results import prepare_views
-
-    params = dict(params)
-    max_suppression = params.pop("max_suppression", None)  # a pipeline key, not the method's
-    algorithm = algorithms.get(method)(**params)
-    # one phase around the whole run: every checkpoint between the steps' own reports (the sliced column
-    # operations of core.data._chunks, building the published table, the release warnings) may cancel it
-    with phase(progress, 0.0, "checking the hierarchies") as running:
-        full, notes = complete_hierarchies(data, hierarchies, required=algorithm.needs_hierarchies)
-        outcome = jobs.run(data, full, algorithm, subrange(running, 0.0, 0.9), notes=notes,
-                           parameters={"name": method, **algorithm.params}, max_suppression=max_suppression)
-    source = getattr(data, "source", None)
-    if source is not None:
-        outcome.report["input"]["path"] = str(source)
-    with phase(progress, 0.9, "preparing the result views"):  # cancellable between chunks (checkpoint)
-        prepare_views(outcome)
-    # the Run pane reaches 100 % when the panes have drawn the outcome (MainWindow._present_next)
-    report(progress, 0.95, "drawing the results")
-    return outcome
-
-
-def sweep_point(data: Any, hierarchies: dict[str, Hierarchy], method: str, params: dict[str, Any],
-                point: dict[str, Any], progress: Any = None) -> dict[str, Any]:
-    """One point of a parameter sweep: run with ``params`` updated by ``point``; the figures a plot needs."""
-    outcome = run_method(data, hierarchies, method, {**params, **point}, progress)
-    rep = outcome.report
-    row: dict[str, Any] = {
-        "runtime_s": rep["runtime_s"],
-        "suppressed": rep["suppressed"],
-        "groups": rep["groups"]["count"],
-        "verified": rep["verification"]["passed"],
-    }
-    for key, value in rep.get("metrics", {}).items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            row[key] = value
-    return row
-
-
-def copy_for_run(data: Any) -> Any:
-    """A shallow copy whose roles cannot change under a running job (the frame itself is shared and
-    never modified)."""
-    import copy
-    from dataclasses import replace
-
-    if isinstance(data, Table):
-        return replace(data, roles=dict(data.roles), types=dict(data.types))
-    if isinstance(data, EventLog):
-        dup = copy.copy(data)
-        dup.quasi_identifiers = list(data.quasi_identifiers)
-        return dup
-    return data
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -498,19 +452,3 @@ def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name) or "attribute"
 
 
-__all__ = [
-    "AnonStudioError",
-    "ProjectError",
-    "autosave_path",
-    "guess_kind",
-    "job_dict",
-    "project_dict",
-    "read_data",
-    "read_hierarchy_file",
-    "read_project",
-    "save_job",
-    "state_from_job",
-    "write_hierarchy_file",
-    "write_project",
-    "kind_of",
-]

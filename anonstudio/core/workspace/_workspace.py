@@ -1,38 +1,47 @@
-"""The workbench state: a small Qt-free object every pane reads and the main window changes.
+"""The workspace: everything a run reads and a project file stores — the open data with its roles, the
+hierarchies and where they came from, the method and its parameters, the release options, the last outcome and
+the run history — as one Qt-free object both faces drive.
 
-Panes bind to a :class:`WorkbenchState` (glue's ``viewers/*/state.py`` pattern): they read ``data``,
-``hierarchies``, ``method``/``params`` and ``outcome`` from it and never keep copies of their own. The
-state holds no Qt object, so it can be built, changed and tested without a ``QApplication``; listeners
-registered with :meth:`WorkbenchState.subscribe` are plain callables ``(what: str) -> None`` that the
-main window forwards to Qt signals.
-
-``what`` is one of :data:`CHANGES`.
+``anonstudio run`` loads a job into a workspace (:meth:`Workspace.from_job`), runs it (:meth:`Workspace.run`) and
+publishes it (:meth:`Workspace.publish`); the workbench's window is a view and controller of one workspace: its
+panes read it and bind to it (glue's ``viewers/*/state.py`` pattern), its actions change it, and its worker thread
+runs what :meth:`Workspace.request` hands over (:func:`anonstudio.core.workspace.run_request`). Listeners registered
+with :meth:`Workspace.subscribe` are plain callables ``(what: str) -> None`` (the window forwards them to Qt
+signals); ``what`` is one of :data:`CHANGES`.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from anonstudio.core.data import KINDS, AttrType, EventLog, Role, SequenceSet, Table, is_number, kind_of  # noqa: F401 (KINDS, kind_of re-exported)
+from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table, kind_of
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.core.progress import checkpoint
+from anonstudio.core.workspace._profiles import _profile, _profiles_of
 
 #: change notifications sent to listeners
-CHANGES = ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty")
+CHANGES = ("data", "roles", "hierarchies", "method", "outcome", "release", "project", "dirty")
 
 Listener = Callable[[str], None]
 
 
 @dataclass
-class WorkbenchState:
-    """Everything the workbench shows and a project file stores.
+class ReleaseOptions:
+    """How a release is published (the job's ``[output]`` keys besides the paths): ``shuffle_rows`` (tables
+    and event logs: rows / sequences in a random order after verification), ``shuffle_seed`` (kept in the job,
+    never in the report; ``None``: a seed from the operating system each export) and ``release_log`` (where the
+    release log is kept; ``None``: the user's data folder)."""
+
+    shuffle_rows: bool = False
+    shuffle_seed: int | None = None
+    release_log: Path | None = None
+
+
+@dataclass
+class Workspace:
+    """Everything a run reads, the workbench shows and a project file stores.
 
     Attributes
     ----------
@@ -49,15 +58,22 @@ class WorkbenchState:
         One validated :class:`Hierarchy` per attribute.
     hierarchy_sources:
         Where each hierarchy came from: a file path (``str``) or a builder spec (``dict``, as in a job's
-        ``[hierarchies]``); attributes edited by hand are absent (the project stores their rows inline).
+        ``[hierarchies]``); attributes edited by hand are absent (the project stores their rows inline). A job's
+        hierarchy for a column that is not a quasi-identifier is kept here (not built) as the job gave it.
     method, params:
         The chosen method's job-file name and its parameters (without ``name``).
     outcome:
         The last finished run (:class:`anonstudio.core.jobs.Outcome`) or ``None``.
     last_report:
         The report of the last run as stored in a project (``outcome.report`` once a run finishes here).
-    project_path:
-        The project file, once saved or opened.
+    release:
+        The release options (:class:`ReleaseOptions`).
+    execution:
+        A job's ``[execution]`` (:class:`~anonstudio.core.execution.Execution`; ``None``: local).
+    output_path, report_path:
+        Where the release was last published (or where the job publishes it): what a saved job names.
+    job_path, project_path:
+        The job or project file the workspace was read from or saved to.
     dirty:
         True when something changed since the project was last saved or opened.
     """
@@ -78,6 +94,11 @@ class WorkbenchState:
     #: "parameters", "report"}``, oldest first; their outcomes, while in memory, in :attr:`outcomes`
     history: list[dict[str, Any]] = field(default_factory=list)
     outcomes: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+    release: ReleaseOptions = field(default_factory=ReleaseOptions)
+    execution: Any = None
+    output_path: Path | None = None
+    report_path: Path | None = None
+    job_path: Path | None = None
     project_path: Path | None = None
     dirty: bool = False
     #: counts changes to what a run reads (data, roles, hierarchies, method, parameters): a run started at
@@ -105,14 +126,15 @@ class WorkbenchState:
         if not was:
             self.notify("dirty")
 
-    def replace_from(self, other: WorkbenchState) -> None:
+    def replace_from(self, other: Workspace) -> None:
         """Take over everything ``other`` holds (a project or job just read), keeping this object — and
         the panes bound to it — and its listeners; then notify every kind of change."""
         for name in ("data", "data_path", "kind", "read_options", "hierarchies", "hierarchy_sources", "method",
-                     "params", "outcome", "last_report", "history", "outcomes", "project_path", "dirty",
-                     "stale_reason"):
+                     "params", "outcome", "last_report", "history", "outcomes", "release", "execution",
+                     "output_path", "report_path", "job_path", "project_path", "dirty", "stale_reason"):
             setattr(self, name, getattr(other, name))
-        for what in ("data", "roles", "hierarchies", "method", "outcome", "project", "dirty"):
+        self.revision += 1
+        for what in CHANGES:
             self.notify(what)
 
     # -- data --------------------------------------------------------------------------------------------
@@ -130,9 +152,9 @@ class WorkbenchState:
         self.data_path = Path(path) if path is not None else getattr(data, "source", None)
         self.read_options = dict(read_options or {})
         columns = set(self.columns())
-        for attr in list(self.hierarchies):
+        for attr in list(self.hierarchies) + list(self.hierarchy_sources):
             if attr not in columns:
-                del self.hierarchies[attr]
+                self.hierarchies.pop(attr, None)
                 self.hierarchy_sources.pop(attr, None)
         if kind != self.kind:
             self.method = None
@@ -231,12 +253,14 @@ class WorkbenchState:
         loaded data set)."""
         if not isinstance(self.data, (Table, EventLog)) or column not in self.columns():
             return []
-        return self.column_profile(column)["values"]
+        return list(self.column_profile(column)["values"])
 
     def column_profile(self, column: str) -> dict[str, Any]:
         """``{"values", "distinct", "missing", "numeric", "all_distinct"}`` of a table or event-log column,
         computed once per loaded data set — by the worker that read it (:func:`profile_columns`), else here
         on first use; role clicks and panel refreshes reuse it."""
+        if not isinstance(self.data, (Table, EventLog)):
+            raise KeyError(column)  # FASTA data has no columns
         profiles = _profiles_of(self.data)
         hit = profiles.get(column)
         if hit is None:
@@ -272,8 +296,37 @@ class WorkbenchState:
         h = self.hierarchies.get(attribute)
         return values if h is None else h.missing(values)
 
+    def gets_default_bands(self, attribute: str) -> bool:
+        """Whether a run gives ``attribute`` the default interval bands when it has no hierarchy (else a run
+        refuses it): the command line's rule, :func:`anonstudio.core.jobs.gets_default_bands`."""
+        from anonstudio.core.jobs import gets_default_bands
+
+        return self.data is not None and gets_default_bands(self.data, attribute)
+
+    def hierarchy_warnings(self, attribute: str | None = None) -> list[str]:
+        """The warnings a run gives about the hierarchies (of ``attribute`` only, if given), before any run:
+        a hierarchy for a column that is not a quasi-identifier, interval labels that do not hold their values
+        (:func:`anonstudio.core.jobs.hierarchy_warnings`, what the command line prints)."""
+        from anonstudio.core.jobs import hierarchy_warnings
+
+        if self.data is None:
+            return []
+        specs = {a: s for a, s in self.hierarchy_specs().items() if attribute is None or a == attribute}
+        built = {a: h for a, h in self.hierarchies.items() if attribute is None or a == attribute}
+        return hierarchy_warnings(specs, self.data, built)
+
+    def hierarchy_specs(self) -> dict[str, Any]:
+        """What a run completes the hierarchies from (:func:`anonstudio.core.jobs.load_hierarchies`): each built
+        hierarchy as it is, and a job's spec (a file or a builder) for an attribute whose hierarchy was not built."""
+        out: dict[str, Any] = {}
+        for attr, source in self.hierarchy_sources.items():
+            if attr not in self.hierarchies:
+                out[attr] = Path(source) if isinstance(source, str) else source
+        out.update(self.hierarchies)
+        return out
+
     # -- method ------------------------------------------------------------------------------------------
-    def available_methods(self) -> list:
+    def available_methods(self) -> list[Any]:
         """The algorithm classes for the current kind of data (from the engine's registry)."""
         from anonstudio.core import algorithms
 
@@ -311,6 +364,139 @@ class WorkbenchState:
         if self.outcome is not None or self.last_report is not None:
             self.stale_reason = why
         self.outcome = None
+
+    # -- release options ---------------------------------------------------------------------------------
+    def set_release(self, **options: Any) -> None:
+        """Change release options (``shuffle_rows``, ``shuffle_seed``, ``release_log``): what an export
+        publishes, not what was verified, so the outcome stays current."""
+        from dataclasses import replace
+
+        unknown = set(options) - {"shuffle_rows", "shuffle_seed", "release_log"}
+        if unknown:
+            raise KeyError(sorted(unknown)[0])
+        if "release_log" in options and options["release_log"] is not None:
+            options["release_log"] = Path(options["release_log"])
+        new = replace(self.release, **options)
+        if new != self.release:
+            self.release = new
+            self._changed("release")
+
+    # -- running -----------------------------------------------------------------------------------------
+    def input_spec(self) -> Any:
+        """The data's roles and how it was read, as a job's ``[input]`` (:class:`anonstudio.core.jobs.InputSpec`):
+        what the verifier checks a run against (the roles on screen, never fewer)."""
+        from anonstudio.core.jobs import InputSpec
+
+        d, opts = self.data, self.read_options
+        path = self.data_path or getattr(d, "source", None)
+        spec = InputSpec(path=Path(path) if path is not None else Path(""), format=self.kind or "table",
+                         delimiter=opts.get("delimiter"), encoding=opts.get("encoding"), missing=opts.get("missing"),
+                         label_pattern=opts.get("label_pattern"), alphabet=opts.get("alphabet"))
+        if isinstance(d, Table):
+            spec.quasi_identifiers = list(d.quasi_identifiers)
+            spec.sensitive = list(d.sensitive)
+            spec.identifying = list(d.identifying)
+        elif isinstance(d, EventLog):
+            spec.sequence_id, spec.event_order = d.sequence_id, d.event_order
+            spec.quasi_identifiers = list(d.quasi_identifiers)
+            spec.sensitive = [d.sensitive] if d.sensitive else []
+            spec.identifying = list(opts.get("identifying") or [])
+        return spec
+
+    def request(self, method: str | None = None, params: dict[str, Any] | None = None) -> Any:
+        """What one run reads, taken now (:class:`~anonstudio.core.workspace.RunRequest`): a copy of the data whose
+        roles cannot change under the run, the hierarchies, the method and parameters (the workspace's, or those
+        given), the roles to verify against and the engine. Raises the command line's error when there is no
+        data or no method."""
+        from anonstudio.core.errors import JobError
+        from anonstudio.core.workspace._running import RunRequest, copy_for_run
+
+        method = self.method if method is None else method
+        params = dict(self.params if params is None else params)
+        if self.data is None:
+            raise JobError("open a data file first: a run needs its input")
+        if not method:
+            raise JobError("choose a method first: a run needs [algorithm] name")
+        return RunRequest(copy_for_run(self.data), self.hierarchy_specs(), method, params, self.input_spec(),
+                          self.execution, self.job_path, self.revision)
+
+    def run(self, progress: Any = None, *, views: bool = False) -> Any:
+        """Run the method on what the workspace holds, in this thread: complete the hierarchies, anonymize, verify,
+        evaluate (:func:`anonstudio.core.jobs.execute`); the outcome becomes the workspace's and joins the history.
+        ``views``: also compute what the result views show (:func:`anonstudio.core.views.prepare_views`)."""
+        from anonstudio.core.workspace._running import run_request
+
+        request = self.request()
+        outcome = run_request(request, progress, views=views)
+        self.set_outcome(outcome)
+        return outcome
+
+    def warnings(self) -> list[str]:
+        """Every warning the command line prints for the current outcome with the current release options —
+        hierarchies, the release's risks, the method's own, the input order unless rows are shuffled, a short
+        shuffle seed; after an export, also an earlier release of this input — else the hierarchies' warnings
+        before a run. The Privacy pane and the Summary show these."""
+        if self.outcome is None:
+            return self.hierarchy_warnings()
+        return self.warnings_for(self.outcome)
+
+    def warnings_for(self, outcome: Any) -> list[str]:
+        """The warnings of ``outcome``'s report as a publication with the current release options gives them
+        (:func:`anonstudio.core.publication.publication_warnings`)."""
+        from anonstudio.core.publication import publication_warnings
+
+        return publication_warnings(outcome.report or {}, getattr(outcome.result, "output", None),
+                                    shuffle_rows=self.release.shuffle_rows, shuffle_seed=self.release.shuffle_seed)
+
+    def publish(self, output_path: str | Path | None = None, report_path: str | Path | None = None) -> list[Path]:
+        """Publish the current outcome (:func:`anonstudio.core.publication.write_outputs`: canonical files,
+        re-verified as written, output and report as a pair, then the release log) with the release options; the
+        output defaults to :attr:`output_path` and the report to ``<output stem>.report.json`` beside it (or the
+        job's report). The paths published become :attr:`output_path` / :attr:`report_path`, what a saved job
+        names. Only an outcome verified against what the workspace holds is published."""
+        from anonstudio.core.errors import JobError
+        from anonstudio.core.publication import write_outputs
+
+        if self.outcome is None:
+            raise JobError("nothing to publish: run first")
+        if not self.outcome_is_current():
+            raise JobError("the roles, method or parameters are not those this output was verified against: run "
+                           "again to verify and export")
+        out = Path(output_path) if output_path is not None else self.output_path
+        if out is None:
+            raise JobError("give the output file to publish to", key="output.path")
+        if report_path is not None:
+            rep: Path | None = Path(report_path)
+        elif output_path is None or Path(output_path) == self.output_path:
+            rep = self.report_path
+        else:
+            rep = out.with_name(f"{out.stem}.report.json")
+        if self.data_path is not None:
+            self.outcome.report["input"]["path"] = str(self.data_path)
+        done = write_outputs(self.outcome, out, rep, reads=self.files_read(), shuffle_rows=self.release.shuffle_rows,
+                             shuffle_seed=self.release.shuffle_seed, release_log=self.release.release_log)
+        self.output_path, self.report_path = out, rep
+        self.last_report = self.outcome.report
+        self._changed("release")
+        return done
+
+    def report_for_export(self) -> dict[str, Any] | None:
+        """The last run's report as a publication writes it: files named without their folders, the output's
+        name once the release was published (``None`` before), the warnings :meth:`warnings` gives."""
+        import copy
+
+        from anonstudio.core.io import to_jsonable
+
+        rep = self.outcome.report if self.outcome is not None else self.last_report
+        if rep is None:
+            return None
+        out: dict[str, Any] = copy.deepcopy(to_jsonable(rep))
+        for side in ("input", "output"):
+            if isinstance(out.get(side), dict) and out[side].get("path"):
+                out[side]["path"] = Path(str(out[side]["path"])).name
+        if self.outcome is not None:
+            out["warnings"] = self.warnings()
+        return out
 
     # -- results -----------------------------------------------------------------------------------------
     def set_outcome(self, outcome: Any) -> None:
@@ -386,13 +572,16 @@ class WorkbenchState:
         return "untitled"
 
     def files_read(self) -> dict[str, Path]:
-        """The files the work on screen was read from (an export may overwrite none of them)."""
+        """The files the workspace was read from, by the job key that names them (a publication may overwrite
+        none of them): ``input.path``, ``hierarchies.<attribute>``, the job file, the project file."""
         out: dict[str, Path] = {}
         if self.data_path is not None:
-            out["the data file"] = Path(self.data_path)
+            out["input.path"] = Path(self.data_path)
         for attr, source in self.hierarchy_sources.items():
             if isinstance(source, (str, Path)):
-                out[f"the hierarchy file of '{attr}'"] = Path(source)
+                out[f"hierarchies.{attr}"] = Path(source)
+        if self.job_path is not None:
+            out["the job file"] = Path(self.job_path)
         if self.project_path is not None:
             out["the project file"] = Path(self.project_path)
         return out
@@ -410,48 +599,34 @@ class WorkbenchState:
         self.notify("project")
         self.notify("dirty")
 
+    # -- files -------------------------------------------------------------------------------------------
+    @classmethod
+    def from_job(cls, path: str | Path, overrides: list[str] | None = None) -> Workspace:
+        """A workspace holding a job: its data read with its roles, its hierarchies, method, parameters, engine,
+        release options and output paths (:func:`anonstudio.core.workspace.workspace_from_job`)."""
+        from anonstudio.core.workspace._files import workspace_from_job
 
-# ---------------------------------------------------------------------------------------------------------
-# column profiles, once per data set
-_PROFILES: dict[int, tuple[weakref.ref, dict[str, dict[str, Any]]]] = {}
-#: rows per pandas call while profiling: each call stays short, so a profile computed on a worker thread
-#: never holds the interpreter lock long enough to freeze the window (1M rows at once: 1.3 s)
-PROFILE_CHUNK = 131_072
+        return workspace_from_job(path, overrides)
+
+    @classmethod
+    def from_project(cls, path: str | Path, *, allow_outside: bool = False) -> Workspace:
+        """A workspace from a project file (:func:`anonstudio.core.workspace.read_project`)."""
+        from anonstudio.core.workspace._files import read_project
+
+        return read_project(path, allow_outside=allow_outside)
+
+    def save_project(self, path: str | Path) -> Path:
+        """Write the project file (atomic) and mark the workspace saved."""
+        from anonstudio.core.workspace._files import write_project
+
+        written = write_project(self, path)
+        self.mark_saved(path)
+        return written
+
+    def save_job(self, path: str | Path, **kwargs: Any) -> Path:
+        """Write a job that reproduces this workspace (:func:`anonstudio.core.workspace.save_job`)."""
+        from anonstudio.core.workspace._files import save_job
+
+        return save_job(self, path, **kwargs)
 
 
-def _profiles_of(data: Any) -> dict[str, dict[str, Any]]:
-    """The profiles kept for ``data`` (while it lives)."""
-    hit = _PROFILES.get(id(data))
-    if hit is None or hit[0]() is not data:
-        ref = weakref.ref(data, lambda _ref, key=id(data): _PROFILES.pop(key, None))
-        hit = _PROFILES[id(data)] = (ref, {})
-    return hit[1]
-
-
-def profile_columns(data: Any) -> Any:
-    """Profile every column of a table or event log now (call it on the worker thread that read ``data``;
-    the Attributes panel, the role checks and the data view then only look it up). Returns ``data``."""
-    if isinstance(data, (Table, EventLog)):
-        profiles = _profiles_of(data)
-        for column in data.df.columns:
-            if column not in profiles:
-                profiles[column] = _profile(data.df[column])
-    return data
-
-
-def _profile(series: pd.Series) -> dict[str, Any]:
-    """Distinct non-missing values (as text, first seen first), their number, missing cells, whether every
-    value is a number, and whether every record holds a different value (a missing cell counting as one
-    value). Computed over chunks of :data:`PROFILE_CHUNK` rows."""
-    n, missing, parts = len(series), 0, []
-    for start in range(0, n, PROFILE_CHUNK):
-        part = series.iloc[start : start + PROFILE_CHUNK]
-        na = part.isna().to_numpy()
-        missing += int(na.sum())
-        parts.append(pd.unique(part[~na].astype(str).to_numpy(dtype=object)))
-        checkpoint()  # reading on the worker may be cancelled between chunks
-    uniques = pd.unique(np.concatenate(parts)) if len(parts) > 1 else (parts[0] if parts else [])
-    values = [str(v) for v in uniques]
-    numeric = bool(values) and all(is_number(v) for v in values)
-    return {"values": values, "distinct": len(values), "missing": missing, "numeric": numeric,
-            "all_distinct": n > 1 and missing <= 1 and len(values) + (missing > 0) == n}

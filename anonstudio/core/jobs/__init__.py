@@ -1,0 +1,77 @@
+"""Jobs: the TOML description of one anonymization run (see ``cli-contract.md``), and running it.
+
+The same pipeline serves the CLI (``anonstudio run``: a job loaded into a
+:class:`~anonstudio.core.workspace.Workspace`, run and published), the workbench (a workspace built from what is
+on screen) and scripts::
+
+    job = load_job("adult-mst.toml", overrides=["algorithm.k=10"])
+    outcome = run_job(job)            # read → anonymize → verify → evaluate → publish (re-verified as written)
+    outcome.report["verification"]["passed"]
+
+Nothing is written unless the independent verifier passes (:class:`PrivacyError`, exit 1, otherwise).
+
+One module per concern: :mod:`._schema` (the job file: parse, validate, write back), :mod:`._pipeline` (load,
+complete the hierarchies, run, verify, evaluate, report), :mod:`._warnings` (the release's risks the privacy
+model does not cover); publishing is :mod:`anonstudio.core.publication`, the release log
+:mod:`anonstudio.core.release_log`.
+"""
+
+from __future__ import annotations
+
+from anonstudio.core.jobs._pipeline import (
+    Outcome,
+    build_hierarchy_spec,
+    check_engine,
+    column_values,
+    declared_model,
+    execute,
+    gets_default_bands,
+    load_data,
+    load_hierarchies,
+    publish_job,
+    run,
+    run_job,
+    verify_job,
+    without_identifying,
+)
+from anonstudio.core.jobs._schema import (
+    InputSpec,
+    Job,
+    apply_override,
+    check_target_text,
+    job_to_toml,
+    load_job,
+    make_algorithm,
+    parse_job,
+    read_text_file,
+    report_parameters,
+    save_job,
+    seed_notes,
+    short_repr,
+)
+from anonstudio.core.jobs._warnings import (
+    IDS_WARNING,
+    UNIQUE_WARNING_SHARE,
+    hierarchy_attributes,
+    hierarchy_warnings,
+    release_warnings,
+)
+from anonstudio.core.publication import (
+    ORDER_WARNING,
+    SEQUENCE_ORDER_WARNING,
+    shuffled,
+    side_output_path,
+    unshuffled,
+    write_outputs,
+)
+from anonstudio.core.release_log import release_log_path
+
+__all__ = [
+    "IDS_WARNING", "InputSpec", "Job", "ORDER_WARNING", "Outcome", "SEQUENCE_ORDER_WARNING", "UNIQUE_WARNING_SHARE",
+    "apply_override", "build_hierarchy_spec", "check_engine", "check_target_text", "column_values",
+    "declared_model", "execute", "gets_default_bands", "hierarchy_attributes", "hierarchy_warnings",
+    "job_to_toml", "load_data", "load_hierarchies", "load_job", "make_algorithm", "parse_job", "publish_job",
+    "read_text_file", "release_log_path", "release_warnings", "report_parameters", "run", "run_job", "save_job",
+    "seed_notes", "short_repr", "shuffled", "side_output_path", "unshuffled", "verify_job", "without_identifying",
+    "write_outputs",
+]

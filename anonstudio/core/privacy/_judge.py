@@ -1,0 +1,129 @@
+"""Any registered privacy model, judged over a published table's equivalence classes from the statistics it
+declares (:attr:`~anonstudio.core.privacy._models.PrivacyModel.needs`).
+
+The built-in models have verifiers of their own (``_tables``, ``_events``, ``_strings``, ``_anatomy``), which also
+check that the release is faithful to its input. A model a spec lists under ``"models"`` (``{"model":
+"k-anonymity", "k": 5, "models": [{"name": "t-closeness", "t": 0.2}]}``) is judged here, beside them: the classes
+are the records with identical published quasi-identifier cells (as the k-anonymity part counts them); the
+statistics are computed from the published table alone — sizes, each sensitive value's count per class (values
+told apart as a reader tells them), highly-sensitive records per class, and the records of a population table each
+class covers — and the model says which classes fail and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.data import Table
+from anonstudio.core.errors import NotAvailableError, ParameterError
+from anonstudio.core.hierarchy import Hierarchy
+from anonstudio.core.privacy._models import (FRAGMENTS, HIGHLY_SENSITIVE, POPULATION, SENSITIVE, ClassStats,
+                                             PrivacyModel)
+from anonstudio.core.privacy._tables import _class_ids, suppressed_rows
+from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of, show
+
+#: classes named in a failing verdict's problems
+SHOWN = 10
+
+
+def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_identifiers: Sequence[str], *,
+                       sensitive: str | Sequence[str] | None = None, hierarchies: dict[str, Hierarchy] | None = None,
+                       highly_sensitive: Sequence[str] = (), population: Table | pd.DataFrame | None = None,
+                       ) -> Verification:
+    """Judge ``model`` over the classes of the published table ``output``.
+
+    Records published fully suppressed (every quasi-identifier ``*`` or its hierarchy's root) are exempt when the
+    model needs only class sizes or population counts (as k-anonymity exempts them, within the budget its part
+    checks); a model that looks at sensitive values judges them as one class, since their values are published.
+    """
+    pub = frame_of(output, "a table")
+    qis = list(quasi_identifiers)
+    hierarchies = hierarchies or {}
+    names = [sensitive] if isinstance(sensitive, str) else list(sensitive or [])
+    needs = set(model.needs)
+    details: dict[str, Any] = {"model": model.name, **model.params, "quasi_identifiers": qis}
+    problems = Problems()
+    if FRAGMENTS in needs:
+        raise NotAvailableError(f"privacy model '{model.name}' judges fragments of strings, not a table's classes")
+    missing = [c for c in [*qis, *(names if needs & {SENSITIVE, HIGHLY_SENSITIVE} else [])] if c not in pub.columns]
+    if needs & {SENSITIVE, HIGHLY_SENSITIVE} and not names:
+        problems.add(f"privacy model '{model.name}' judges sensitive values, and no sensitive column is given")
+    for c in missing:
+        problems.add(f"column '{c}' is missing from the output", column=c, kind="missing column")
+    if POPULATION in needs and population is None:
+        raise ParameterError(f"privacy model '{model.name}' needs a population table (the spec's 'population')",
+                             column="population")
+    if problems:
+        details.update(violations=problems.count, first_violations=problems.records)
+        return Verification(False, model.name, details, problems.sentences)
+    exempt = needs <= {"sizes", POPULATION}
+    kept = np.flatnonzero(~suppressed_rows(pub, qis, hierarchies)) if exempt else np.arange(len(pub))
+    classes = _class_ids(pub.iloc[kept], qis)
+    sizes = np.bincount(classes, minlength=int(classes.max()) + 1 if len(classes) else 0)
+    order = np.argsort(classes, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    firsts = kept[order[starts[:-1]]] if len(sizes) else np.zeros(0, dtype=np.int64)
+    covered = _population_counts(pub, qis, firsts, population, hierarchies) if POPULATION in needs else None
+    columns: list[str | None] = list(names) if needs & {SENSITIVE, HIGHLY_SENSITIVE} else [None]
+    worst = np.inf
+    for column in columns:
+        stats = ClassStats(sizes, population=covered)
+        if column is not None:
+            vals = as_coded(pub[column].iloc[kept]).read_alike(keep=NA_TOKEN)
+            present = ~vals.isin([NA_TOKEN, ""])
+            if SENSITIVE in needs:
+                pairs = pd.DataFrame({"c": classes[present], "v": vals.codes[present]})
+                counts = pairs.groupby(["c", "v"], sort=False).size()
+                stats.value_class = counts.index.get_level_values(0).to_numpy()
+                stats.value_count = counts.to_numpy(dtype=float)
+            if HIGHLY_SENSITIVE in needs:
+                from anonstudio.core.data import read_alike
+
+                high = np.isin(vals.texts, [read_alike(str(v)) for v in highly_sensitive])[vals.codes] & present
+                stats.high = np.bincount(classes, weights=high.astype(float), minlength=len(sizes))
+        score, failing = model.score(stats), model.failing(stats)
+        if len(score):
+            worst = min(worst, float(np.min(score)))
+        for c_id in failing[:SHOWN]:
+            first = int(firsts[c_id])
+            values = ", ".join(f"{q}={show(as_text(pub[q].iloc[[first]])[0])}" for q in qis)
+            measure = model.measure(stats, int(c_id), of=f"'{column}'" if column else "")
+            problems.add(f"row {first + 1}: its equivalence class ({values}, {int(sizes[c_id])} records) has "
+                         f"{measure}, which {model.name} does not allow", row=first + 1, kind=f"fails {model.name}",
+                         score=float(score[c_id]))
+        problems.count += max(0, len(failing) - SHOWN)
+    details.update(classes=int(len(sizes)), lowest_score=None if worst == np.inf else round(worst, 6),
+                   violations=problems.count, first_violations=problems.records)
+    return Verification(not problems, model.name, details, problems.sentences)
+
+
+def _population_counts(pub: pd.DataFrame, qis: list[str], firsts: np.ndarray, population: Table | pd.DataFrame,
+                       hierarchies: dict[str, Hierarchy]) -> np.ndarray:
+    """Per class (its first row ``firsts[i]``), the population records whose every quasi-identifier value is the
+    class's published cell, a descendant of it in the attribute's hierarchy, or under a suppressed cell."""
+    frame = population.df if isinstance(population, Table) else population
+    absent = [q for q in qis if q not in frame.columns]
+    if absent:
+        raise ParameterError(f"the population table has no column '{absent[0]}' (a quasi-identifier)", column=absent[0])
+    match = np.ones((len(firsts), len(frame)), dtype=bool)
+    for q in qis:
+        pop = as_coded(frame[q])
+        h = hierarchies.get(q)
+        labels = as_text(pub[q].iloc[firsts]) if len(firsts) else np.zeros(0, dtype=object)
+        for label in pd.unique(labels):
+            under = np.array([_covers(str(label), str(v), h) for v in pop.texts], dtype=bool)
+            rows = labels == label
+            match[rows] &= under[pop.codes][None, :]
+    return match.sum(axis=1).astype(np.int64)
+
+
+def _covers(label: str, value: str, h: Hierarchy | None) -> bool:
+    if label == value or label == "*":
+        return True
+    if h is None:
+        return False
+    return label == h.root_label or h.is_generalization(value, label)

@@ -1,0 +1,50 @@
+"""The workspace: one Qt-free object under both faces.
+
+A :class:`Workspace` holds what a run reads — the open data with its roles, the hierarchies and where they came
+from, the method and its parameters, the engine, the release options and output paths — and what runs produced:
+the last outcome and the run history. ``anonstudio run`` is "load a job into a workspace, run, publish"::
+
+    ws = Workspace.from_job("adult-mst.toml", overrides=["algorithm.k=10"])
+    ws.run(progress)          # complete the hierarchies, anonymize, verify, evaluate (core.jobs.execute)
+    ws.publish()              # canonical files, re-verified as written, published as a pair, then logged
+
+The workbench's window is a view and controller of one workspace: panes read it and subscribe to its changes, the
+window's actions change it, its worker thread runs :func:`run_request` on what :meth:`Workspace.request` took. Project
+files (:func:`write_project`, :func:`read_project`) and jobs (:func:`workspace_from_job`, :func:`job_dict`,
+:func:`save_job`) go to and from a workspace here; data is read as a job reads it (:func:`read_data`).
+"""
+
+from __future__ import annotations
+
+from anonstudio.core.data import kind_of
+from anonstudio.core.io._project_schema import FORMAT, VERSION, ProjectError
+from anonstudio.core.workspace._files import (
+    FASTA_EXT,
+    PROJECT_SUFFIX,
+    TABLE_EXT,
+    autosave_path,
+    guess_kind,
+    input_spec,
+    job_dict,
+    outside_files,
+    project_dict,
+    read_data,
+    read_hierarchy_file,
+    read_project,
+    reading,
+    save_job,
+    workspace_from_job,
+    write_hierarchy_file,
+    write_project,
+)
+from anonstudio.core.workspace._profiles import PROFILE_CHUNK, profile_columns
+from anonstudio.core.workspace._running import RunRequest, copy_for_run, run_request, sweep_point
+from anonstudio.core.workspace._workspace import CHANGES, Listener, ReleaseOptions, Workspace
+
+__all__ = [
+    "CHANGES", "FASTA_EXT", "FORMAT", "VERSION", "Listener", "PROFILE_CHUNK", "PROJECT_SUFFIX", "ProjectError", "ReleaseOptions",
+    "RunRequest", "TABLE_EXT", "Workspace", "autosave_path", "copy_for_run", "guess_kind", "input_spec", "job_dict",
+    "kind_of", "outside_files", "profile_columns", "project_dict", "read_data", "read_hierarchy_file",
+    "read_project", "reading", "run_request", "save_job", "sweep_point", "workspace_from_job",
+    "write_hierarchy_file", "write_project",
+]

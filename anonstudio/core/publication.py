@@ -175,7 +175,10 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
                                "nothing was published")
         rep["verification"] = gate.as_dict()
         if report_path is not None:
-            io.write_json(rep, pub.stage(report_path))
+            # every setting but the seed: a seed is the key of a method's draws (RA's undo them), kept in the job
+            # only (the outcome in memory keeps it, so the workbench knows what it ran)
+            published = dict(rep, parameters={k: v for k, v in (rep.get("parameters") or {}).items() if k != "seed"})
+            io.write_json(published, pub.stage(report_path))
         done = pub.commit(last=report_path)
     releases.record_release(outcome.data, rep, outcome.hierarchies, output_path, release_log)
     return done

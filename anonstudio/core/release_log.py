@@ -113,7 +113,9 @@ def record_release(data: Any, report: dict[str, Any], hierarchies: dict[str, Any
         return
     log = _read_log(log_path)
     entry = {"settings": settings_digest(report, data, hierarchies), "output": str(output_path),
-             "summary": f"{report.get('algorithm')} {to_jsonable(report.get('parameters'))}"}
+             # quoted in a later release's warnings, so never the seed (a key of the draws, kept in the job only)
+             "summary": f"{report.get('algorithm')} "
+                        f"{to_jsonable({k: v for k, v in (report.get('parameters') or {}).items() if k != 'seed'})}"}
     entries = [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("output") != str(output_path)]
     log[digest] = (entries + [entry])[-KEEP:]
     try:

@@ -219,9 +219,8 @@ def run(
     rep = {
         "anonstudio_version": __version__,
         "algorithm": algorithm.name,
-        # every setting but the seed: a seed is the key of a method's draws (RA's undo them), kept in the job only
-        "parameters": dict({k: v for k, v in (parameters if parameters is not None else algorithm.params).items()
-                            if k != "seed"}, **pipeline),
+        # with the seed: a published report leaves it out (publication.write_outputs), kept in the job only
+        "parameters": dict(parameters if parameters is not None else algorithm.params, **pipeline),
         "input": {"path": str(getattr(data, "source", "") or ""), "records": _records(data)},
         "output": {"path": None, "records": _records(result.output)},
         # one number, one meaning: records published fully suppressed (tables: counted by the verifier

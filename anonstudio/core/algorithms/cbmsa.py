@@ -134,6 +134,7 @@ class CBMSA(Algorithm):
     """Clustering-based multidimensional sequence anonymizer (Sehatkar & Matwin 2014, §3)."""
 
     name = "cbmsa"
+    group_unit = "cluster"
     title = "CBMSA: (k,c)-privacy for event sequences (Sehatkar & Matwin)"
     data_kind = "events"
     reference = ("M. Sehatkar, S. Matwin: Clustering-based Multidimensional Sequence Data Anonymization. "

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from anonstudio.core.views._units import count_rows
+
 
 #: what each utility figure means, in one line (the report's metric keys)
 MEANINGS = {
@@ -41,7 +43,8 @@ class Summary:
     checked: list[tuple[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     parameters: list[tuple[str, str, str]] = field(default_factory=list)
-    records: list[tuple[str, str]] = field(default_factory=list)
+    #: (what, value, what it counts) — each count named by its unit (:func:`~._units.count_rows`)
+    records: list[tuple[str, str, str]] = field(default_factory=list)
     utility: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -78,14 +81,9 @@ def summary_sections(report: dict, *, warnings: list[str] | None = None) -> Summ
                if isinstance(v, (int, float, bool)) or (isinstance(v, str) and len(v) < 80)]
     params = [(k, _number(v), helps.get(k, "")) for k, v in (report.get("parameters", {}) or {}).items()
               if k != "name" and v is not None]
-    groups = report.get("groups", {}) or {}
-    records = [("records in", _number(report.get("input", {}).get("records", 0))),
-               ("records out", _number(report.get("output", {}).get("records", 0))),
-               ("suppressed or removed", _number(report.get("suppressed", 0)))]
-    if groups.get("count"):
-        records.append(("groups", f"{groups['count']:,} of {groups.get('min_size', 0):,}–{groups.get('max_size', 0):,} "
-                                  "records"))
-    records.append(("time", f"{float(report.get('runtime_s', 0.0)):.2f} s"))
+    records = count_rows(report)
+    records.append(("time", f"{float(report.get('runtime_s', 0.0)):.2f} s", "the method's own time, with verification "
+                    "and the figures"))
     metrics = report.get("metrics", {}) or {}
     utility = [(k, _number(v), MEANINGS.get(k, "")) for k, v in metrics.items()
                if isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -117,7 +115,7 @@ def summary_html(s: Summary) -> str:
              f"<p style='color:{colour}; font-size:large'><b>{escape(s.verdict)}</b></p>"]
     if s.problems:
         parts.append("<p><b>Problems</b></p><ul>" + "".join(f"<li>{escape(p)}</li>" for p in s.problems) + "</ul>")
-    parts.append("<p><b>Records</b></p>" + table(s.records, ("", "")))
+    parts.append("<p><b>Counts</b></p>" + table(s.records, ("", "", "meaning")))
     if s.utility:
         parts.append("<p><b>Utility</b></p>" + table(s.utility, ("figure", "value", "meaning")))
     parts.append("<p><b>Parameters</b></p>" + table(s.parameters, ("parameter", "value", "meaning")))

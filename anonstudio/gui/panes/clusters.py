@@ -44,6 +44,17 @@ class ClusterView:
     omega: list[str]
     removed: int
 
+    def caption(self) -> str:
+        """The line above the clusters: sequences counted as sequences, the removed ones only when there are
+        any (with why), the bound and the total loss."""
+        from anonstudio.core.views import plural
+
+        removed = (f"{plural(self.removed, 'sequence')} removed: the last cluster could not satisfy (k,c) and was "
+                   "left out" if self.removed else "no sequence removed")
+        return (f"{plural(len(self.size), 'cluster')} of at least k = {self.k} sequences; {removed}. Highly "
+                f"sensitive: {', '.join(self.omega) or 'none named'}; bound c = {self.c:g}. "
+                f"Total IL {self.loss.sum():.2f}.")
+
     def rows(self) -> list[list[str]]:
         return [[str(g + 1), str(int(self.size[g])), f"{self.loss[g]:.3f}", f"{self.loss[g] / max(self.size[g], 1):.3f}",
                  str(int(self.high[g])), f"{self.confidence[g]:.2f}",
@@ -172,11 +183,7 @@ class ClustersPane(ViewPane):
     def _present(self, view: ClusterView, outcome: Any) -> None:
         self._cells = member_cells(outcome)
         n = len(view.size)
-        self.info.setText(
-            f"{n:,} clusters of at least k = {view.k} sequences; {view.removed:,} sequence(s) removed (the last "
-            f"cluster could not satisfy the model). Highly sensitive: {', '.join(view.omega) or 'none named'}; "
-            f"bound c = {view.c:g}. Total IL {view.loss.sum():.2f}."
-        )
+        self.info.setText(view.caption())
         self.table.setRowCount(n)
         for r, row in enumerate(view.rows()):
             for col, text in enumerate(row):

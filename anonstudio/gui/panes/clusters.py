@@ -24,6 +24,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from anonstudio.gui.panes._common import ViewPane, column
+from anonstudio.gui.panes._plots import readable_axes
 
 GENERALIZED = QtGui.QColor("#fff2b3")
 SUPPRESSED = QtGui.QColor("#f6c4c4")
@@ -136,6 +137,7 @@ class ClustersPane(ViewPane):
         for p in (self.il_plot, self.conf_plot):
             p.showGrid(x=False, y=True, alpha=0.25)
             p.setLabel("bottom", "cluster")
+            readable_axes(p)
         self.il_plot.setLabel("left", "IL")
         self.conf_plot.setLabel("left", "share of sequences")
         self.il_bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush="#4c72b0")

@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.gui.panes._common import StateBinding, fill_table, readonly_table
+from anonstudio.gui.panes._plots import legend_outside, readable_axes
 from anonstudio.core.views import MEANINGS, summary_html, summary_sections
 
 FIRST_BRUSH, SECOND_BRUSH = "#1f77b4", "#ff7f0e"
@@ -76,7 +77,8 @@ class HistoryPane(QtWidgets.QWidget):
         self.plot.setLabel("bottom", "utility figure (lower is better unless its meaning says otherwise)")
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.setYRange(0, 1.15)
-        self.legend = self.plot.addLegend(offset=(-10, 10))
+        readable_axes(self.plot)
+        self.legend = legend_outside(self.plot)
         self.bars = [pg.BarGraphItem(x=[], height=[], width=0.38, brush=b, name=n)
                      for b, n in ((FIRST_BRUSH, "first run"), (SECOND_BRUSH, "second run"))]
         for bar in self.bars:

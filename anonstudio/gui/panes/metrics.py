@@ -16,6 +16,7 @@ import pyqtgraph.exporters  # noqa: F401  (registers pg.exporters)
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.gui.panes._common import SERIES_COLOURS, StateBinding, column, placeholder
+from anonstudio.gui.panes._plots import legend_outside, readable_axes
 from anonstudio.core.views import SweepState, report_rows
 
 _SYMBOLS = ("o", "s", "t", "d", "+", "x", "star", "h")
@@ -55,7 +56,8 @@ class MetricsPane(QtWidgets.QWidget):
         self.export_button.clicked.connect(self._export_dialog)
         self.plot = pg.PlotWidget(background="w")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.addLegend(offset=(-10, 10))
+        readable_axes(self.plot)  # a GCP of 0.33 reads 0.33, never 330 under "(x0.001)"
+        legend_outside(self.plot)  # beside the axes: the last point of a sweep stays visible
         self.plot.setLabel("bottom", self.sweep.x_name)
         self.sweep_info = QtWidgets.QLabel("No sweep yet: run a sweep over k, c or the group size to plot a "
                                            "metric against it.")

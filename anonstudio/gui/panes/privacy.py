@@ -16,6 +16,7 @@ from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import SequenceSet
 from anonstudio.gui.panes._common import INVALID, OK_COLOUR, OutcomePane, placeholder
+from anonstudio.gui.panes._plots import readable_axes
 from anonstudio.core.views import (
     class_sizes,
     flatten_dict,
@@ -60,6 +61,7 @@ class PrivacyPane(OutcomePane):
         self.hist.setLabel("left", "number of classes")
         self.hist.showGrid(y=True, alpha=0.25)
         self.hist.setMouseEnabled(y=False)
+        readable_axes(self.hist)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush=BAR_BRUSH)
         self.hist.addItem(self.bars)
         self.k_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(INVALID, width=1.5, style=QtCore.Qt.DashLine),

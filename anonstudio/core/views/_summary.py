@@ -27,9 +27,50 @@ MEANINGS = {
     "probabilistic_anonymity_max": "the most Pa any weights can reach on this data (001 Prop. 7)",
     "total_variation_max": "largest shift of any attribute's value distribution (0: unchanged)",
     "bias_max_abs": "largest relative bias of a frequent value's count (001 §5.2)",
-    "clusters": "clusters published",
+    "clusters": "clusters the method formed (k-member, CBMSA)",
     "removed_sequences": "sequences removed because they could not be protected",
     "suppressed_events": "events suppressed",
+    # tables: the rest of what the report's metrics hold
+    "partitions": "parts Mondrian's cuts left (several may publish the same values: see classes)",
+    "initial_clusters": "MST: components left after cutting the tree's longest edges, before small ones merge",
+    "merges": "MST: components smaller than k merged into a neighbour",
+    "mst_weight": "MST: total weight of the spanning tree (sum of its edges' hierarchy distances)",
+    "suppressed": "records published with every quasi-identifier '*' (counted by the verifier)",
+    "suppressed_records": "records published fully suppressed (the quality models' count)",
+    "quality_value": "global: the value of the quality model the lattice search minimized (normalized)",
+    # random anonymization
+    "probabilistic_anonymity_uniform_estimate": "Pa as 001 Eq. 3 estimates it with equal weights",
+    "bias_combinations": "value combinations whose relative bias R(q) was measured (the most frequent)",
+    "bias_max_abs_z": "largest gap between measured and analytic R(q), in standard errors of the reruns (about 2 "
+                      "or less: as expected)",
+    "c_amplification_max": "001 §4.2.2: over the 10 most frequent published combinations, the largest ratio by "
+                           "which one is likelier to come from one original neighbour (one attribute changed) than "
+                           "another — 1: a reader learns nothing about which value was redrawn",
+    "guess_probability_bound_max": "001 Prop. 10: the highest upper bound, over the 10 most frequent published "
+                                   "combinations, on the chance of guessing a record's original values from the "
+                                   "published ones knowing the data's frequencies (1: such a guess may be certain)",
+    "attributes_per_record": "enhanced RA: quasi-identifiers redrawn in every record",
+    # anatomy
+    "l": "anatomy: every group holds l different sensitive values, none above 1/l of the group",
+    "groups": "anatomy: groups published (each l-diverse)",
+    # event sequences
+    "IL_per_event": "information loss per published event (IL / events)",
+    "highest_confidence": "largest share of a published group's sequences showing a highly-sensitive value (≤ c)",
+    # strings
+    "segments": "condensation: length segments the strings were split into (lengths within 1 + ε)",
+    "redrawn_pseudo_strings": "pseudo-strings drawn again because they equalled an input",
+    "uncondensable_groups": "groups whose statistics could not generate a pseudo-string (left out)",
+    "uncondensable_strings": "strings of those groups",
+    "max_fragment": "the fragment rule's limit: no run this long shared with 1..k-1 inputs is published",
+    "rare_fragment_strings_drawn": "pseudo-strings in which a run reached the limit and a symbol was redrawn",
+    "rare_fragment_symbols_redrawn": "symbols redrawn to keep the fragment rule",
+    "knn_accuracy_original": "k-NN classification accuracy trained on the original strings (000 §5)",
+    "knn_accuracy_pseudo": "k-NN classification accuracy trained on the pseudo-strings (close to the original: "
+                           "the class signal survived)",
+    "distance_order_preserved": "share of group pairs whose distance order the pseudo-strings keep (000 §5, 1 "
+                                "is best)",
+    "distance_order_pairs": "group pairs compared for the distance order",
+    "exact_copies": "pseudo-strings equal to an input (must be 0)",
 }
 
 

@@ -66,12 +66,17 @@ def count_rows(report: dict) -> list[tuple[str, str, str]]:
     count = int(groups.get("count", 0) or 0)
     if group is not None and count:
         rows.append((f"{group}s" if group != "class" else "classes",
-                     f"{plural(count, group)} of {groups.get('min_size', 0):,}–{groups.get('max_size', 0):,} {record}s",
+                     f"{plural(count, group)} of {_sizes(groups)} {record}s",
                      f"the {group_plural(group)} the method formed, smallest and largest"))
         classes = metrics.get("classes")
         if kind == "table" and group != "class" and isinstance(classes, int) and classes != count:
             rows.append(("classes", f"{classes:,}", CLASSES_REASON.format(groups=group_plural(group))))
     return rows
+
+
+def _sizes(groups: dict) -> str:
+    low, high = int(groups.get("min_size", 0) or 0), int(groups.get("max_size", 0) or 0)
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
 
 
 def group_plural(word: str) -> str:

@@ -17,7 +17,7 @@ from PySide6 import QtCore, QtWidgets
 
 from anonstudio.gui.panes._common import SERIES_COLOURS, StateBinding, column, placeholder
 from anonstudio.gui.panes._plots import legend_outside, readable_axes
-from anonstudio.core.views import SweepState, report_rows
+from anonstudio.core.views import MEANINGS, SweepState, report_rows
 
 _SYMBOLS = ("o", "s", "t", "d", "+", "x", "star", "h")
 
@@ -99,7 +99,9 @@ class MetricsPane(QtWidgets.QWidget):
         for r, (section, name, value) in enumerate(rows):
             for c, text in enumerate((section if section != last else "", name, value)):
                 item = QtWidgets.QTableWidgetItem(text)
-                item.setToolTip(f"{section}.{name} = {value}" if name else f"{section} = {value}")
+                meaning = MEANINGS.get(name, "") if section == "metrics" else ""
+                item.setToolTip((f"{section}.{name} = {value}" if name else f"{section} = {value}")
+                                + (f"\n{meaning}" if meaning else ""))
                 if c == 0:
                     font = item.font()
                     font.setBold(True)
@@ -245,6 +247,7 @@ class MetricsPane(QtWidgets.QWidget):
             curve.setData(x, y)
         self.plot.setLabel("left", metric)
         self.plot.setLabel("bottom", self.sweep.x_name)
+        self.plot.setToolTip(f"{metric}: {MEANINGS[metric]}" if metric in MEANINGS else "")
         if metric:
             self.plot.setTitle(f"{metric} vs {self.sweep.x_name}", color="k", size="11pt")
         n = sum(len(p) for p in self.sweep.points.values())

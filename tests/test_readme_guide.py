@@ -19,7 +19,7 @@ import pytest
 
 from anonstudio.core import algorithms
 from anonstudio.core.demo import prepare_demo
-from anonstudio.core.views import MEANINGS, summary_sections
+from anonstudio.core.views import CHECKED, MEANINGS, summary_sections
 from anonstudio.resources import demo_folder, guide_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,6 +99,8 @@ def test_the_readmes_job_examples_run_as_printed_on_the_demo_data(tmp_path):
         report = json.loads(report_path.read_text())
         assert report["verification"]["passed"] is True
         seen |= {k for k, v in report["metrics"].items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        unexplained = [row[0] for row in summary_sections(report).checked if not row[2]]
+        assert not unexplained, (report["algorithm"], unexplained)  # the verifier's figures too
     assert seen and not seen - set(MEANINGS), sorted(seen - set(MEANINGS))
 
 
@@ -108,7 +110,7 @@ def test_every_metric_of_every_table_method_is_explained_on_the_summary_and_in_t
     from anonstudio.core.workspace import Workspace
 
     guide = guide_text()
-    for key, meaning in MEANINGS.items():
+    for key, meaning in [*MEANINGS.items(), *CHECKED.items()]:
         assert f"| `{key}` | {meaning} |" in guide, key
     folder = prepare_demo(tmp_path / "demo")
     for job, method, params in (("table-mst.toml", None, None), ("table-kmember.toml", None, None),
@@ -121,6 +123,7 @@ def test_every_metric_of_every_table_method_is_explained_on_the_summary_and_in_t
             ws.set_method(method, params)
         ws.run()
         rep = ws.outcome.report
+        assert all(row[2] for row in summary_sections(rep).checked), summary_sections(rep).checked
         shown = summary_sections(rep).utility
         for figure, value, meaning in shown:
             if "[" not in figure:  # the quality models carry their own meaning from the report

@@ -40,7 +40,7 @@ def test_the_card_leads_with_the_verdict_and_shows_the_reports_figures(shown, ou
     gcp = next(row for row in s.utility if row[0] == "GCP")
     assert gcp[1] == f"{rep['metrics']['GCP']:,.4g}" and "information lost" in gcp[2]
     assert s.utility[0][0] == "GCP"  # the headline figures first
-    assert dict(s.checked)["k"] == "10"
+    assert {row[0]: row[1] for row in s.checked}["k"] == "10" and all(row[2] for row in s.checked)
     screenshot(pane, "summary_card")
 
 

@@ -73,6 +73,57 @@ MEANINGS = {
     "exact_copies": "pseudo-strings equal to an input (must be 0)",
 }
 
+#: what each figure of the verifier's ``details`` means (the Summary's "What the verifier checked")
+CHECKED = {
+    "canonical_form": "the files are byte for byte the form anonstudio writes of what was checked",
+    "violations": "problems found (0: the output holds the model)",
+    "k": "the k the output was checked against",
+    "l": "the l the sensitive column was checked against",
+    "l_kind": "which l-diversity: distinct values or entropy",
+    "c": "the bound c on a group's highly-sensitive share",
+    "records": "records checked",
+    "classes": "equivalence classes the verifier counted in the output",
+    "smallest_class": "records in the smallest class (at least k)",
+    "largest_class": "records in the largest class",
+    "suppressed": "records published fully suppressed ('*' in every quasi-identifier); for event logs: sequences removed",
+    "max_suppression": "the share of records that may be fully suppressed",
+    "classes_below_k": "classes smaller than k (must be 0)",
+    "records_in_small_classes": "records in classes smaller than k (must be 0)",
+    "invalid_cells": "quasi-identifier cells that generalize no input value (must be 0)",
+    "changed_cells": "cells outside the quasi-identifiers that differ from the input (must be 0)",
+    "lowest_diversity": "the lowest l-diversity of any class (at least l)",
+    "l_violations": "classes below l (must be 0)",
+    "sensitive": "the sensitive column",
+    "sensitive_table_checked": "the second table (the groups' sensitive values) was checked against the input",
+    "groups": "groups the verifier counted in the output",
+    "smallest_group": "members of the smallest group (at least k, or l for anatomy)",
+    "max_changed": "quasi-identifiers a record may have redrawn",
+    "records_changed": "records whose quasi-identifiers differ from the input",
+    "keep_chance_at_most": "the highest chance that a record keeps all its values under real draws",
+    "most_changed_in_a_record": "the most quasi-identifiers changed in one record (at most max changed)",
+    "values_not_in_domain": "published values the column never held (must be 0)",
+    "input_sequences": "sequences in the input",
+    "input_events": "events in the input",
+    "sequences": "sequences published",
+    "events": "events published",
+    "highest_confidence": "the largest highly-sensitive share of a group (at most c)",
+    "removed_sequences": "sequences removed whole",
+    "suppressed_events": "events missing from the published sequences (removed sequences not counted)",
+    "unmatched_sequences": "published sequences the verifier could not match to an input sequence (must be 0)",
+    "groups_below_k": "groups smaller than k (must be 0)",
+    "groups_above_c": "groups above the bound c (must be 0)",
+    "strings": "pseudo-strings published",
+    "input_strings": "strings in the input",
+    "exact_copies": "pseudo-strings equal to an input, forwards or backwards (must be 0)",
+    "max_fragment": "the fragment rule's limit (symbols)",
+    "longest_shared_max": "longest run any pseudo-string shares with an input",
+    "longest_shared_mean": "that run's length, mean over the pseudo-strings",
+    "longest_shared_median": "that run's length, median over the pseudo-strings",
+    "longest_shared_record": "the pseudo-string with the longest shared run",
+    "rare_fragment_strings": "pseudo-strings with a run of max fragment symbols held by 1..k-1 inputs (must be 0)",
+    "longest_rare_fragment": "the longest such run (below max fragment)",
+}
+
 
 @dataclass
 class Summary:
@@ -81,7 +132,8 @@ class Summary:
     title: str
     passed: bool | None
     verdict: str
-    checked: list[tuple[str, str]] = field(default_factory=list)
+    #: (what, value, what it means) of the verifier's details
+    checked: list[tuple[str, str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     parameters: list[tuple[str, str, str]] = field(default_factory=list)
     #: (what, value, what it counts) — each count named by its unit (:func:`~._units.count_rows`)
@@ -118,7 +170,7 @@ def summary_sections(report: dict, *, warnings: list[str] | None = None) -> Summ
     model = str(ver.get("model", ""))
     verdict = ("verified" if passed else "NOT verified — the output was refused") + (f" ({model})" if model else "")
     details = ver.get("details", {}) or {}
-    checked = [(k.replace("_", " "), _number(v)) for k, v in details.items()
+    checked = [(k.replace("_", " "), _number(v), CHECKED.get(k, "")) for k, v in details.items()
                if isinstance(v, (int, float, bool)) or (isinstance(v, str) and len(v) < 80)]
     params = [(k, _number(v), helps.get(k, "")) for k, v in (report.get("parameters", {}) or {}).items()
               if k != "name" and v is not None]
@@ -161,7 +213,7 @@ def summary_html(s: Summary) -> str:
         parts.append("<p><b>Utility</b></p>" + table(s.utility, ("figure", "value", "meaning")))
     parts.append("<p><b>Parameters</b></p>" + table(s.parameters, ("parameter", "value", "meaning")))
     if s.checked:
-        parts.append("<p><b>What the verifier checked</b></p>" + table(s.checked, ("", "")))
+        parts.append("<p><b>What the verifier checked</b></p>" + table(s.checked, ("", "", "meaning")))
     for label, items in (("Notes", s.notes), ("Warnings", s.warnings)):
         if items:
             parts.append(f"<p><b>{label}</b></p><ul>" + "".join(f"<li>{escape(i)}</li>" for i in items) + "</ul>")

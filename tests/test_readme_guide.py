@@ -42,8 +42,8 @@ def _env() -> dict[str, str]:
 
 def test_the_readme_holds_the_in_app_guide_verbatim():
     assert readme_guide().rstrip("\n") == guide_text().rstrip("\n"), (
-        "README.md's guide sections differ from anonstudio/resources/guide/guide.md: edit the guide file and copy "
-        "it between the README's guide markers")
+        "README.md's guide sections differ from anonstudio/resources/guide/guide.md: edit the guide file, then run "
+        "scripts/sync-guide")
 
 
 def test_every_section_key_and_builder_the_job_reader_accepts_is_documented():

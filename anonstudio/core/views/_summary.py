@@ -85,7 +85,7 @@ CHECKED = {
     "classes": "equivalence classes the verifier counted in the output",
     "smallest_class": "records in the smallest class (at least k)",
     "largest_class": "records in the largest class",
-    "suppressed": "records published fully suppressed ('*' in every quasi-identifier); for event logs: sequences removed",
+    "suppressed": "records published fully suppressed ('*' in every quasi-identifier)",
     "max_suppression": "the share of records that may be fully suppressed",
     "classes_below_k": "classes smaller than k (must be 0)",
     "records_in_small_classes": "records in classes smaller than k (must be 0)",
@@ -96,7 +96,7 @@ CHECKED = {
     "sensitive": "the sensitive column",
     "sensitive_table_checked": "the second table (the groups' sensitive values) was checked against the input",
     "groups": "groups the verifier counted in the output",
-    "smallest_group": "members of the smallest group (at least k, or l for anatomy)",
+    "smallest_group": "members of the smallest group",
     "max_changed": "quasi-identifiers a record may have redrawn",
     "records_changed": "records whose quasi-identifiers differ from the input",
     "keep_chance_at_most": "the highest chance that a record keeps all its values under real draws",
@@ -122,6 +122,14 @@ CHECKED = {
     "longest_shared_record": "the pseudo-string with the longest shared run",
     "rare_fragment_strings": "pseudo-strings with a run of max fragment symbols held by 1..k-1 inputs (must be 0)",
     "longest_rare_fragment": "the longest such run (below max fragment)",
+}
+
+#: where one of the verifier's figures means something else under a model (keyed by the model's name)
+CHECKED_BY_MODEL = {
+    "(k,c)-privacy": {"suppressed": "sequences removed whole",
+                      "smallest_group": "sequences in the smallest group (at least k)"},
+    "anatomy": {"smallest_group": "records in the smallest group (at least l)"},
+    "pseudo-strings": {"smallest_group": "strings in the smallest group (at least k)"},
 }
 
 
@@ -170,7 +178,8 @@ def summary_sections(report: dict, *, warnings: list[str] | None = None) -> Summ
     model = str(ver.get("model", ""))
     verdict = ("verified" if passed else "NOT verified — the output was refused") + (f" ({model})" if model else "")
     details = ver.get("details", {}) or {}
-    checked = [(k.replace("_", " "), _number(v), CHECKED.get(k, "")) for k, v in details.items()
+    own = next((m for name, m in CHECKED_BY_MODEL.items() if model.startswith(name)), {})
+    checked = [(k.replace("_", " "), _number(v), own.get(k, CHECKED.get(k, ""))) for k, v in details.items()
                if isinstance(v, (int, float, bool)) or (isinstance(v, str) and len(v) < 80)]
     params = [(k, _number(v), helps.get(k, "")) for k, v in (report.get("parameters", {}) or {}).items()
               if k != "name" and v is not None]

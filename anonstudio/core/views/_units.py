@@ -11,7 +11,8 @@ from typing import Any
 #: per data kind: (what a record is, what ``report["suppressed"]`` counts, what that count means)
 _KINDS = {
     "table": ("record", "record", "records published with every quasi-identifier '*' (fully suppressed)"),
-    "events": ("sequence", "event", "events left out of their sequences to make them alike (suppressed)"),
+    "events": ("sequence", "event", "events not published: left out of their sequences to make them alike, or in a "
+                                    "removed sequence"),
     "fasta": ("string", "string", "strings that fit no group of k and were left out (suppressed)"),
 }
 

@@ -79,6 +79,7 @@ class HistoryPane(QtWidgets.QWidget):
         self.plot.setYRange(0, 1.15)
         readable_axes(self.plot)
         self.legend = legend_outside(self.plot)
+        self.plot.getAxis("bottom").setHeight(48)  # two lines of names
         self.bars = [pg.BarGraphItem(x=[], height=[], width=0.38, brush=b, name=n)
                      for b, n in ((FIRST_BRUSH, "first run"), (SECOND_BRUSH, "second run"))]
         for bar in self.bars:
@@ -187,7 +188,8 @@ class HistoryPane(QtWidgets.QWidget):
                 label.setPos(i + dx, h)
                 self.plot.addItem(label)
                 self.labels.append(label)
-        self.plot.getAxis("bottom").setTicks([[(i, k) for i, k in enumerate(shared)]])
+        # every other name one line lower: side by side, a dozen names ran into each other
+        self.plot.getAxis("bottom").setTicks([[(i, k if i % 2 == 0 else "\n" + k) for i, k in enumerate(shared)]])
         self.plot.setXRange(-0.7, max(len(shared) - 0.3, 0.7))
         self.plot.setTitle(f"Run {first} (blue) and run {second} (orange)")
         rows = []

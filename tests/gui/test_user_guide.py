@@ -46,3 +46,17 @@ def test_the_metrics_table_and_the_sweep_plot_explain_their_figures(shown):
     pane.add_sweep_point({"k": 2, "GCP": 0.1}, method="mst")
     pane.set_metric("GCP")
     assert pane.plot.toolTip() == f"GCP: {MEANINGS['GCP']}"
+
+
+def test_the_privacy_pane_explains_each_of_the_verifiers_figures(shown):
+    from anonstudio.gui.panes.privacy import PrivacyPane
+
+    pane = shown(PrivacyPane, 1000, 600)
+    pane.show_outcome(_samples.table_outcome(k=3))
+    table = pane.details
+    rows = {table.item(r, 0).text(): table.item(r, 2).text() for r in range(table.rowCount())}
+    assert rows["smallest_class"] == "records in the smallest class (at least k)"
+    assert all(rows[name] for name in rows if name != "problems"), rows
+    pane.show_outcome(_samples.events_outcome(k=3))
+    rows = {table.item(r, 0).text(): table.item(r, 2).text() for r in range(table.rowCount())}
+    assert rows.get("suppressed", "sequences removed whole") == "sequences removed whole"

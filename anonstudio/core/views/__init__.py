@@ -41,7 +41,14 @@ from anonstudio.core.views._report import (
     report_rows,
     run_lines,
 )
-from anonstudio.core.views._summary import CHECKED, MEANINGS, Summary, summary_html, summary_sections
+from anonstudio.core.views._summary import (
+    CHECKED,
+    MEANINGS,
+    Summary,
+    checked_meaning,
+    summary_html,
+    summary_sections,
+)
 from anonstudio.core.views._units import count_rows, counts_line, plural, units
 from anonstudio.core.views._strings import (
     LEAK_MEANINGS,
@@ -55,7 +62,7 @@ from anonstudio.core.views._strings import (
 )
 
 __all__ = [
-    "CHECKED", "MEANINGS", "Summary", "summary_html", "summary_sections", "count_rows", "counts_line", "plural", "units",
+    "CHECKED", "MEANINGS", "Summary", "checked_meaning", "summary_html", "summary_sections", "count_rows", "counts_line", "plural", "units",
     "Composition", "LEAK_MEANINGS", "LEAK_WORDS", "MST_MAX_NODES", "MstView", "REPORT_ORDER", "SequenceRows",
     "SweepState", "as_text", "cached_view", "changed_mask", "class_packed_layout", "class_sizes", "composition",
     "data_kind", "equivalence_classes", "flatten_dict", "force_layout", "format_value", "fragment_lengths",

@@ -133,6 +133,12 @@ CHECKED_BY_MODEL = {
 }
 
 
+def checked_meaning(model: str, key: str) -> str:
+    """What the verifier's figure ``key`` (a ``details`` key) means under ``model`` (the report's model name)."""
+    own = next((m for name, m in CHECKED_BY_MODEL.items() if str(model).startswith(name)), {})
+    return own.get(key, CHECKED.get(key, ""))
+
+
 @dataclass
 class Summary:
     """The card's content (no Qt)."""
@@ -178,8 +184,7 @@ def summary_sections(report: dict, *, warnings: list[str] | None = None) -> Summ
     model = str(ver.get("model", ""))
     verdict = ("verified" if passed else "NOT verified — the output was refused") + (f" ({model})" if model else "")
     details = ver.get("details", {}) or {}
-    own = next((m for name, m in CHECKED_BY_MODEL.items() if model.startswith(name)), {})
-    checked = [(k.replace("_", " "), _number(v), own.get(k, CHECKED.get(k, ""))) for k, v in details.items()
+    checked = [(k.replace("_", " "), _number(v), checked_meaning(model, k)) for k, v in details.items()
                if isinstance(v, (int, float, bool)) or (isinstance(v, str) and len(v) < 80)]
     params = [(k, _number(v), helps.get(k, "")) for k, v in (report.get("parameters", {}) or {}).items()
               if k != "name" and v is not None]

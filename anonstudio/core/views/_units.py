@@ -68,7 +68,7 @@ def count_rows(report: dict) -> list[tuple[str, str, str]]:
     if group is not None and count:
         rows.append((f"{group}s" if group != "class" else "classes",
                      f"{plural(count, group)} of {_sizes(groups)} {record}s",
-                     f"the {group_plural(group)} the method formed, smallest and largest"))
+                     f"the {group_plural(group)} the method formed, and their sizes"))
         classes = metrics.get("classes")
         if kind == "table" and group != "class" and isinstance(classes, int) and classes != count:
             rows.append(("classes", f"{classes:,}", CLASSES_REASON.format(groups=group_plural(group))))

@@ -73,6 +73,28 @@ def test_every_section_key_and_builder_the_job_reader_accepts_is_documented():
     assert "`identifying`" in guide and "**the identifying key**" in guide
 
 
+def test_each_builders_example_builds_the_path_the_guide_shows():
+    """The builder table's entries, read as TOML as a job would, build the leaf-to-root path printed beside them."""
+    import tomllib
+
+    from anonstudio.core.hierarchy import build_hierarchy
+
+    rows = [line.split(" | ") for line in guide_text().splitlines()
+            if line.startswith("| `") and " → " in line and "= {" in line.split(" | ")[0]]
+    assert [r[0].split("=")[0].strip("| `") for r in rows] == ["age", "zip", "race", "admitted"]
+    for entry, _, path in rows:
+        attr, spec = next(iter(tomllib.loads(entry.strip("| `")).items()))
+        shown = [step.strip() for step in path.strip(" |`").split("→")]
+        values = {"race": ["White", "Black", "Other"]}.get(attr, [shown[0]])
+        h = build_hierarchy(attr, spec, values)
+        full = h.ancestors_of(shown[0])  # the value itself, then each coarser label up to the root
+        if "…" in shown:  # the masked path is shortened in the middle
+            cut = shown.index("…")
+            assert full[:cut] == shown[:cut] and full[-1] == shown[-1], (attr, full)
+        else:
+            assert full == shown, (attr, full, shown)
+
+
 def _write_dna(path: Path, n: int = 120, seed: int = 5) -> None:
     rng = np.random.default_rng(seed)
     with open(path, "w", encoding="ascii") as fh:

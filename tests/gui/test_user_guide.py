@@ -22,7 +22,7 @@ def test_f1_opens_the_user_guide_with_the_job_file_format_and_every_figure(windo
     dialog = window.findChild(QDialog, "guide")
     qtbot.waitUntil(lambda: dialog is not None and dialog.isVisible(), timeout=5_000)
     shown = dialog.findChild(QTextBrowser, "guideText").toPlainText()
-    for said in ("The workbench in six steps", "Job files", "[input]: the data and the roles", "the identifying key",
+    for said in ("The workbench in six steps", "Job files", "The section [input]: the data and the roles", "the identifying key",
                  "A complete job per kind of data", 'highly_sensitive = ["HIV", "Hepatitis"]', 'alphabet = "dna"',
                  "What the figures mean", "ANONSTUDIO_EXIT_AFTER_SHOW"):
         assert said in shown, said

@@ -58,7 +58,7 @@ class EventsOverview(QtWidgets.QWidget):
     Readable at 1280 × 720 (issue 30 item 6): the titles are Qt labels above the plots (a pyqtgraph title took a
     third of a short plot), the values are horizontal bars with each value written on its own row of the left
     axis (side by side under vertical bars, fifteen values overprinted each other), ticks in a small font, and
-    the plots never shrink below :data:`PLOT_MIN_HEIGHT`."""
+    the plots never shrink below :data:`PLOT_MIN_HEIGHT` while a log is shown."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,7 +82,6 @@ class EventsOverview(QtWidgets.QWidget):
         self.values_plot.addItem(self.values_bars)
         for plot in (self.lengths_plot, self.values_plot):
             readable_axes(plot)
-            plot.setMinimumHeight(PLOT_MIN_HEIGHT)
             plot.setMouseEnabled(x=False, y=False)
             plot.showGrid(x=plot is self.values_plot, y=plot is self.lengths_plot, alpha=0.25)
             for side in ("left", "bottom"):
@@ -111,6 +110,10 @@ class EventsOverview(QtWidgets.QWidget):
 
     def set_log(self, log: EventLog | None) -> None:
         self._log = log
+        # readable plots need their height only while a log is shown: the data pane's stack asks for the largest
+        # minimum of its pages, so a hidden overview must not squeeze the window's other docks under a table
+        for plot in (self.lengths_plot, self.values_plot):
+            plot.setMinimumHeight(PLOT_MIN_HEIGHT if log is not None else 0)
         blocker = QtCore.QSignalBlocker(self.column_box)
         self.column_box.clear()
         if log is not None:
@@ -139,6 +142,8 @@ class EventsOverview(QtWidgets.QWidget):
     def _draw_values(self, column: str) -> None:
         if self._log is None or not column or column not in self._log.df.columns:
             self.labels = []
+            if self._log is None:
+                self.values_plot.setMinimumHeight(0)
             self.values_bars.setOpts(x0=[], y=[], width=[], height=0.75)
             return
         self.labels, counts = value_counts(self._log, column)

@@ -121,6 +121,19 @@ def test_the_readmes_job_examples_run_as_printed_on_the_demo_data(tmp_path):
         report = json.loads(report_path.read_text())
         assert report["verification"]["passed"] is True
         seen |= {k for k, v in report["metrics"].items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        if "risk" in report:  # every figure of the release's risk is named in the guide
+            names = set()
+
+            def walk(node, parent=""):
+                for key, value in node.items():
+                    if parent != "inference":  # its keys are the sensitive columns
+                        names.add(key)
+                    if isinstance(value, dict):
+                        walk(value, key)
+
+            walk(report["risk"])
+            guide = guide_text()
+            assert not [n for n in names if f"`{n}`" not in guide], sorted(n for n in names if f"`{n}`" not in guide)
         unexplained = [row[0] for row in summary_sections(report).checked if not row[2]]
         assert not unexplained, (report["algorithm"], unexplained)  # the verifier's figures too
     assert seen and not seen - set(MEANINGS), sorted(seen - set(MEANINGS))

@@ -205,7 +205,8 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         self.act_sweep = self._action("Run &sweep…", self.sweep_dialog_open, "Shift+F5", "Run the method over several values of one parameter")
         self.act_experiments = self._action("Paper &experiments…", self.experiments_open, "Ctrl+Shift+X", "Reproduce a paper's figures (CSV + PNG), as `anonstudio experiment` does")
         self.act_about = self._action("&About anonstudio", self.show_about)
-        self.act_papers = self._action("&Papers behind the methods", self.show_papers, "F1")
+        self.act_guide = self._action("User &guide", self.show_guide, "F1", "Job files, what every figure means, scripts")
+        self.act_papers = self._action("&Papers behind the methods", self.show_papers)
         self.act_reset_layout = self._action("Reset &layout", self.reset_layout)
 
     def _make_menus(self) -> None:
@@ -237,7 +238,7 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         self.view_menu.addAction(self.act_reset_layout)
 
         help_menu = bar.addMenu("&Help")
-        help_menu.addActions([self.act_papers, self.act_about])
+        help_menu.addActions([self.act_guide, self.act_papers, self.act_about])
 
         tools = self.addToolBar("Main")
         tools.setObjectName("toolbar:main")

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QDialog, QMessageBox, QTextBrowser, QVBoxLayout
 from anonstudio import __version__
 
 class HelpActions:
-    """Help ▸ Papers, About, and Run ▸ Paper experiments."""
+    """Help ▸ User guide, Papers, About, and Run ▸ Paper experiments."""
 
     # -- help ------------------------------------------------------------------------------------------------
     def papers_html(self) -> str:
@@ -34,6 +34,28 @@ class HelpActions:
         self.experiments_window.show()
         self.experiments_window.raise_()
         return self.experiments_window
+
+    def show_guide(self) -> QDialog:
+        """Help ▸ User guide (F1): the guide the README also holds (``resources/guide/guide.md``, one file),
+        rendered from its Markdown in a window that stays open beside the workbench."""
+        from anonstudio.resources import guide_text
+
+        dialog = getattr(self, "guide_window", None)
+        if dialog is None:
+            dialog = QDialog(self)
+            dialog.setObjectName("guide")
+            dialog.setWindowTitle("anonstudio — user guide")
+            view = QTextBrowser(dialog)
+            view.setObjectName("guideText")
+            view.setOpenExternalLinks(True)
+            view.setMarkdown(guide_text())
+            layout = QVBoxLayout(dialog)
+            layout.addWidget(view)
+            dialog.resize(900, 680)
+            self.guide_window = dialog
+        dialog.show()
+        dialog.raise_()
+        return dialog
 
     def show_papers(self) -> None:
         dialog = QDialog(self)

@@ -1,9 +1,9 @@
-"""Files the package ships: the demo data and jobs, and the application icon.
+"""Files the package ships: the demo data and jobs, the user guide and the application icon.
 
 Found through :mod:`importlib.resources`, so they are the same from a clone, an installed wheel or a
 desktop bundle (never through a path relative to a checkout)::
 
-    from anonstudio.resources import demo_folder, icon_path
+    from anonstudio.resources import demo_folder, guide_text, icon_path
 """
 
 from __future__ import annotations
@@ -25,6 +25,17 @@ def _root() -> Path:
 def demo_folder() -> Path:
     """The bundled demo folder (read only: copy it before writing results next to it)."""
     return _root() / "demo"
+
+
+def guide_path() -> Path:
+    """The user guide (Markdown): the workbench's Help ▸ User guide (F1), and the README's sections from *The
+    workbench in six steps* to *Scripts*, verbatim."""
+    return _root() / "guide" / "guide.md"
+
+
+def guide_text() -> str:
+    """The user guide's Markdown text."""
+    return guide_path().read_text(encoding="utf-8")
 
 
 def icon_path(size: int | None = None) -> Path:

@@ -46,7 +46,7 @@ def test_one_suppressed_number_everywhere(tmp_path, capsys):
     assert main(["run", str(_job(tmp_path, rows)), "--quiet"]) == 0
     rep = json.loads((tmp_path / "out.json").read_text())
     assert rep["suppressed"] == rep["metrics"]["suppressed"] == rep["verification"]["details"]["suppressed"] == 3
-    assert "3 suppressed" in capsys.readouterr().out
+    assert "3 records suppressed" in capsys.readouterr().out
 
 
 def test_suppression_beyond_max_suppression_is_refused(tmp_path):

@@ -28,7 +28,7 @@ def test_progress_messages_elapsed_and_finish(qtbot, screenshot):
     assert pane.bar.value() == 1000 and not pane.cancel_button.isEnabled()
     assert "verified" in pane.result.text()
     pane.show_outcome(_samples.table_outcome())
-    assert "15 groups" in pane.result.text() and "passed" in pane.result.text()
+    assert "15 clusters (sizes 3–7)" in pane.result.text() and "passed" in pane.result.text()  # MST forms clusters
     screenshot(pane, "run")
 
 

@@ -30,17 +30,17 @@ def test_the_card_leads_with_the_verdict_and_shows_the_reports_figures(shown, ou
     text = pane.text()
     assert pane.stack.currentIndex() == 1
     assert text.index("Mondrian multidimensional k-anonymity") < text.index("verified (k-anonymity + entropy l-diversity)")
-    assert (text.index("verified") < text.index("Records") < text.index("Utility") < text.index("Parameters")
+    assert (text.index("verified") < text.index("Counts") < text.index("Utility") < text.index("Parameters")
             < text.index("What the verifier checked"))
     # parameters with what they mean, records as the report counts them, utility with one line each
     assert "k-anonymity: every partition holds at least k records" in text
     assert "records in" in text and f"{rep['input']['records']:,}" in text
     s = pane.summary
-    assert ("suppressed or removed", f"{rep['suppressed']:,}") in s.records
+    assert ("records suppressed", f"{rep['suppressed']:,}") == s.records[2][:2] and "fully suppressed" in s.records[2][2]
     gcp = next(row for row in s.utility if row[0] == "GCP")
     assert gcp[1] == f"{rep['metrics']['GCP']:,.4g}" and "information lost" in gcp[2]
     assert s.utility[0][0] == "GCP"  # the headline figures first
-    assert dict(s.checked)["k"] == "10"
+    assert {row[0]: row[1] for row in s.checked}["k"] == "10" and all(row[2] for row in s.checked)
     screenshot(pane, "summary_card")
 
 

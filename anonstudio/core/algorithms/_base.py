@@ -89,6 +89,9 @@ class Algorithm(ABC):
     #: whether every quasi-identifier needs a hierarchy (generalizing methods); methods that publish values
     #: as they are (random anonymization, anatomy) use only the hierarchies a job names
     needs_hierarchies: ClassVar[bool] = True
+    #: what one of the report's ``groups`` is called ("cluster", "partition"; ``None``: the method forms no groups,
+    #: as random anonymization) — the Summary, the run pane and ``anonstudio run`` count them by this word
+    group_unit: ClassVar[str | None] = "group"
     #: the workbench pane that shows what only this method produces ("" = the common panes suffice); the
     #: window brings it to the front after a run
     result_view: ClassVar[str] = ""

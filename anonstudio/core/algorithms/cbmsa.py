@@ -134,6 +134,7 @@ class CBMSA(Algorithm):
     """Clustering-based multidimensional sequence anonymizer (Sehatkar & Matwin 2014, §3)."""
 
     name = "cbmsa"
+    group_unit = "cluster"
     title = "CBMSA: (k,c)-privacy for event sequences (Sehatkar & Matwin)"
     data_kind = "events"
     reference = ("M. Sehatkar, S. Matwin: Clustering-based Multidimensional Sequence Data Anonymization. "
@@ -193,7 +194,8 @@ class CBMSA(Algorithm):
             kern.merge(j, int(a), tab, climb, meta, start, rlen, size, high, status, ver, head, nxt, tail, seq_off,
                        pos, ev_high, hi_flag, baseline, seed, k, c, map_a, map_b, keep, tmp)
             status[j] = kern.FROZEN
-            notes.append(f"the last cluster ({moved} sequence(s)) was merged into the closest finished cluster "
+            notes.append(f"the last cluster ({moved} sequence{'' if moved == 1 else 's'}) was merged into the closest "
+                         "finished cluster "
                          "with which it satisfies (k,c) (leftover = \"merge\"), not removed")
 
     def run(self, data: EventLog, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
@@ -370,8 +372,9 @@ class CBMSA(Algorithm):
             "highest_confidence": float(share.max()) if n_groups else 0.0,
         }
         if removed_members:
-            notes.append(f"{len(removed_members)} sequence(s) of the last cluster could not satisfy ({k},{c})-privacy "
-                         "and were removed (004 §3)")
+            one = len(removed_members) == 1
+            notes.append(f"{len(removed_members)} sequence{'' if one else 's'} of the last cluster could not satisfy "
+                         f"({k},{c})-privacy and {'was' if one else 'were'} removed (004 §3)")
         if len(removed_members) > 0.1 * n:
             warnings.append(f"{len(removed_members)} of {n} sequences were removed: with c = {c:g} too many of them "
                             "show a highly-sensitive value to form groups that keep the bound — raise c or k")

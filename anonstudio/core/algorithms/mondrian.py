@@ -61,6 +61,7 @@ class Mondrian(GeneralizingMethod):
     """
 
     name = "mondrian"
+    group_unit = "partition"
     engines = ("local", "dask")
     title = "Mondrian multidimensional k-anonymity"
     reference = "K. LeFevre, D. J. DeWitt, R. Ramakrishnan: Mondrian multidimensional k-anonymity. ICDE 2006"

@@ -261,6 +261,7 @@ class MSTRecoding(GeneralizingMethod):
     """
 
     name = "mst"
+    group_unit = "cluster"
     result_view = "MST partition"
     title = "MST local recoding (Ramana & Kumari)"
     reference = (

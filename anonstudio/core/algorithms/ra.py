@@ -183,6 +183,7 @@ class _RandomAnonymization(Algorithm):
     reported_metrics = ("probabilistic_anonymity", "probabilistic_anonymity_max", "redrawn_cells",
                         "total_variation_max")
     needs_hierarchies = False  # values are published as read (or at a level the job names)
+    group_unit = None  # every record is redrawn on its own: no classes, no groups
     result_view = "Randomization"
     titles = {"weights": "Which attribute is redrawn", "draws": "How values are redrawn",
               "bias_runs": "Reruns measuring bias", "level": "Publish at hierarchy level",

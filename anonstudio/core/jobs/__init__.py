@@ -53,6 +53,7 @@ from anonstudio.core.jobs._warnings import (
     IDS_WARNING,
     UNIQUE_WARNING_SHARE,
     hierarchy_attributes,
+    hierarchies_used,
     hierarchy_warnings,
     release_warnings,
 )
@@ -69,7 +70,7 @@ from anonstudio.core.release_log import release_log_path
 __all__ = [
     "IDS_WARNING", "InputSpec", "Job", "ORDER_WARNING", "Outcome", "SEQUENCE_ORDER_WARNING", "UNIQUE_WARNING_SHARE",
     "apply_override", "build_hierarchy_spec", "check_engine", "check_target_text", "column_values",
-    "declared_model", "execute", "gets_default_bands", "hierarchy_attributes", "hierarchy_warnings",
+    "declared_model", "execute", "gets_default_bands", "hierarchies_used", "hierarchy_attributes", "hierarchy_warnings",
     "job_to_toml", "load_data", "load_hierarchies", "load_job", "make_algorithm", "parse_job", "publish_job",
     "read_text_file", "release_log_path", "release_warnings", "report_parameters", "run", "run_job", "save_job",
     "seed_notes", "short_repr", "shuffled", "side_output_path", "unshuffled", "verify_job", "without_identifying",

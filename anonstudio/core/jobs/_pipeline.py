@@ -23,7 +23,12 @@ from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError,
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.io import to_jsonable
 from anonstudio.core.jobs._schema import InputSpec, Job
-from anonstudio.core.jobs._warnings import hierarchy_attributes, hierarchy_warnings, release_warnings
+from anonstudio.core.jobs._warnings import (
+    hierarchies_used,
+    hierarchy_attributes,
+    hierarchy_warnings,
+    release_warnings,
+)
 from anonstudio.core.progress import ProgressCallback, phase, report, subrange
 from anonstudio.core.publication import side_output_path, write_outputs
 
@@ -238,7 +243,7 @@ def run(
         "verification": verification.as_dict(),
         "metrics": to_jsonable(metrics),
         "notes": list(notes or []) + list(result.notes),
-        "warnings": release_warnings(data, result.output) + list(result.warnings),
+        "warnings": release_warnings(data, result.output, algorithm) + list(result.warnings),
     }
     if isinstance(data, Table):  # issue 32: re-identification risk before / after and the attacks' figures
         from anonstudio.core.metrics import release_risk
@@ -287,7 +292,8 @@ def execute(data: Any, specs: dict[str, Any], method: str, params: dict[str, Any
             exc.file = str(source)  # a parameter the data contradicts: name the job file it came from
         raise
     given = {attr: spec for attr, spec in specs.items()}
-    outcome.report["warnings"] = hierarchy_warnings(given, data, hierarchies) + outcome.report["warnings"]
+    outcome.report["warnings"] = (hierarchy_warnings(given, data, hierarchies, used=hierarchies_used(algorithm))
+                                  + outcome.report["warnings"])
     return outcome
 
 

@@ -27,11 +27,28 @@ IDS_WARNING = ("sequence ids (column '{column}') are published as they are: if t
                "may know them, replace them with pseudonyms before the release — (k,c)-privacy does not cover them")
 
 
-def hierarchy_warnings(specs: dict[str, Any], data: Any, hierarchies: dict[str, Any]) -> list[str]:
+def hierarchies_used(algorithm: Any) -> set[str] | None:
+    """The attributes whose hierarchy ``algorithm`` (a method instance or class) uses: ``None`` for every
+    quasi-identifier's (the generalizing methods); for methods that publish values as they are (random
+    anonymization, anatomy) only those it publishes at a hierarchy level (``level = {age = 1}``)."""
+    if algorithm is None or getattr(algorithm, "needs_hierarchies", True):
+        return None
+    params = getattr(algorithm, "params", None)
+    levels = params.get("level") if isinstance(params, dict) else None
+    return {str(a) for a in (levels or {})}
+
+
+def hierarchy_warnings(specs: dict[str, Any], data: Any, hierarchies: dict[str, Any], *,
+                       used: set[str] | None = None) -> list[str]:
     """Hierarchies given for columns that are not quasi-identifiers (ignored), and interval labels that do
-    not contain their value (file, line, value, label)."""
+    not contain their value (file, line, value, label). ``used`` (:func:`hierarchies_used`): the attributes whose
+    hierarchy the method uses; a method that uses none (random anonymization, anatomy) gets no warning about a
+    hierarchy it ignores."""
     warnings = []
     needed = set(hierarchy_attributes(data))
+    if used is not None:
+        specs = {a: s for a, s in specs.items() if a in used}
+        hierarchies = {a: h for a, h in hierarchies.items() if a in used}
     for attr in specs:
         if attr not in needed:
             warnings.append(f"a hierarchy is given for '{attr}', which is not a quasi-identifier: it is not used "
@@ -46,10 +63,23 @@ def hierarchy_warnings(specs: dict[str, Any], data: Any, hierarchies: dict[str, 
     return warnings
 
 
-def release_warnings(data: Any, output: Any) -> list[str]:
+def _unroled_clause(algorithm: Any) -> str | None:
+    """What the method's model leaves open about the columns published without a role, in its own words: the
+    generalizing methods' k-anonymity, random anonymization's redraws; ``None`` for anatomy, which publishes the
+    quasi-identifiers as they are by design (records unique on them are no breach of its model)."""
+    if algorithm is None or getattr(algorithm, "needs_hierarchies", True):
+        return "k-anonymity covers only the quasi-identifiers"
+    if getattr(algorithm, "group_unit", "group") is None:
+        return "random anonymization redraws only quasi-identifier values, so these columns are published exactly"
+    return None
+
+
+def release_warnings(data: Any, output: Any, algorithm: Any = None) -> list[str]:
     """Risks the privacy model does not cover, for the report, the CLI and the workbench (issue 11 #14, #16):
     columns published as they are that look like identifiers, and records unique on the quasi-identifiers
-    together with the columns that have no role; and what of the input was not read (a Parquet file's
+    together with the columns that have no role, said in the words of ``algorithm``'s model (issue 30: never
+    k-anonymity to a method that does not promise it; anatomy, which publishes the quasi-identifiers as they are,
+    is told which columns stand beside them unprotected); and what of the input was not read (a Parquet file's
     stored index)."""
     if isinstance(data, EventLog):  # the order warning is removed at publication when sequences are shuffled
         return [IDS_WARNING.format(column=data.sequence_id), SEQUENCE_ORDER_WARNING]
@@ -76,15 +106,21 @@ def release_warnings(data: Any, output: Any) -> list[str]:
                 warnings.append(f"column '{c}' has no role and a different value in every record: it looks like "
                                 "an identifier and is published as it is (mark it identifying to drop it)")
     qis = [q for q in data.quasi_identifiers if q in frame.columns]
-    if qis and unroled and n:
+    clause = _unroled_clause(algorithm)
+    if clause is None and unroled:
+        sensitive = ", ".join(f"'{s}'" for s in data.sensitive) or "the sensitive column"
+        warnings.append(
+            f"the columns published without a role ({', '.join(unroled[:6])}{' …' if len(unroled) > 6 else ''}) "
+            f"stand beside the quasi-identifiers as they are: anatomy protects only the link to {sensitive}; mark a "
+            "column identifying to leave it out, or sensitive, if it must not be linked to a person")
+    elif qis and unroled and n:
         # equal codes are equal text (missing = empty): integers to group, not n Python strings per column
         key = _chunks.row_classes([coded_cells(frame[c], "").codes for c in qis + unroled], n)
         unique = int((np.bincount(key) == 1).sum())
         if unique / n > UNIQUE_WARNING_SHARE:
             warnings.append(
                 f"{unique} records ({unique / n:.1%}) are unique on the quasi-identifiers together with the columns "
-                f"published as they are ({', '.join(unroled[:6])}{' …' if len(unroled) > 6 else ''}): k-anonymity "
-                "covers only the quasi-identifiers; give those columns a role (quasi-identifying, sensitive, "
-                "identifying) if others may know them")
+                f"published as they are ({', '.join(unroled[:6])}{' …' if len(unroled) > 6 else ''}): {clause}; "
+                "give those columns a role (quasi-identifying, sensitive, identifying) if others may know them")
     return warnings
 

@@ -6,7 +6,8 @@
   output sees them, class sizes and their histogram, the verdict as a dict, event sequences per row;
 - strings (:mod:`._strings`): pseudo-string groups, symbol compositions and CD, shared fragments;
 - the report (:mod:`._report`): formatted values, rows, numeric metrics, a sweep's series (:class:`SweepState`);
-- the summary card (:mod:`._summary`): the run's headline from its report;
+- the summary card (:mod:`._summary`): the run's headline from its report; counts named by their unit
+  (:mod:`._units`);
 - the MST partition drawing (:mod:`._mst`);
 - :func:`prepare_views` computes the costly ones on the worker thread that ran the outcome (:mod:`._cache`).
 
@@ -40,7 +41,15 @@ from anonstudio.core.views._report import (
     report_rows,
     run_lines,
 )
-from anonstudio.core.views._summary import MEANINGS, Summary, summary_html, summary_sections
+from anonstudio.core.views._summary import (
+    CHECKED,
+    MEANINGS,
+    Summary,
+    checked_meaning,
+    summary_html,
+    summary_sections,
+)
+from anonstudio.core.views._units import count_rows, counts_line, plural, units
 from anonstudio.core.views._strings import (
     LEAK_MEANINGS,
     LEAK_WORDS,
@@ -53,7 +62,7 @@ from anonstudio.core.views._strings import (
 )
 
 __all__ = [
-    "MEANINGS", "Summary", "summary_html", "summary_sections",
+    "CHECKED", "MEANINGS", "Summary", "checked_meaning", "summary_html", "summary_sections", "count_rows", "counts_line", "plural", "units",
     "Composition", "LEAK_MEANINGS", "LEAK_WORDS", "MST_MAX_NODES", "MstView", "REPORT_ORDER", "SequenceRows",
     "SweepState", "as_text", "cached_view", "changed_mask", "class_packed_layout", "class_sizes", "composition",
     "data_kind", "equivalence_classes", "flatten_dict", "force_layout", "format_value", "fragment_lengths",

@@ -119,15 +119,13 @@ class SweepState:
 
 
 def run_lines(report: dict) -> list[str]:
-    """What ``anonstudio run`` prints about a run on standard output, from its report: records in and out,
-    suppressed, groups and time; the verdict; the numeric metrics. (Notes and warnings go to standard error, one
+    """What ``anonstudio run`` prints about a run on standard output, from its report: records (sequences,
+    strings) in and out, suppressed, groups by the method's word (:func:`~._units.counts_line`) and time; the verdict; the numeric metrics. (Notes and warnings go to standard error, one
     line each: the report's ``notes`` and ``warnings``.)"""
-    groups = report.get("groups", {}) or {}
+    from anonstudio.core.views._units import counts_line
+
     v = report.get("verification", {}) or {}
-    lines = [f"{report.get('algorithm')}: {report.get('input', {}).get('records')} records in, "
-             f"{report.get('output', {}).get('records')} out, {report.get('suppressed')} suppressed, "
-             f"{groups.get('count')} groups (sizes {groups.get('min_size')}–{groups.get('max_size')}), "
-             f"{float(report.get('runtime_s', 0.0)):.2f} s",
+    lines = [f"{counts_line(report)}, {float(report.get('runtime_s', 0.0)):.2f} s",
              f"verification: {'passed' if v.get('passed') else 'FAILED'} ({v.get('model')})"]
     metrics = report.get("metrics") or {}
     shown = {k: val for k, val in metrics.items() if isinstance(val, (int, float, bool))}

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from anonstudio.core.views._units import count_rows
+
 
 #: what each utility figure means, in one line (the report's metric keys)
 MEANINGS = {
@@ -25,10 +27,116 @@ MEANINGS = {
     "probabilistic_anonymity_max": "the most Pa any weights can reach on this data (001 Prop. 7)",
     "total_variation_max": "largest shift of any attribute's value distribution (0: unchanged)",
     "bias_max_abs": "largest relative bias of a frequent value's count (001 §5.2)",
-    "clusters": "clusters published",
+    "clusters": "clusters the method formed (k-member, CBMSA)",
     "removed_sequences": "sequences removed because they could not be protected",
     "suppressed_events": "events suppressed",
+    # tables: the rest of what the report's metrics hold
+    "partitions": "parts Mondrian's cuts left (several may publish the same values: see classes)",
+    "initial_clusters": "MST: components left after cutting the tree's longest edges, before small ones merge",
+    "merges": "MST: components smaller than k merged into a neighbour",
+    "mst_weight": "MST: total weight of the spanning tree (sum of its edges' hierarchy distances)",
+    "suppressed": "records published with every quasi-identifier '*' (counted by the verifier)",
+    "suppressed_records": "records published fully suppressed (the quality models' count)",
+    "quality_value": "global: the value of the quality model the lattice search minimized (normalized)",
+    # random anonymization
+    "probabilistic_anonymity_uniform_estimate": "Pa as 001 Eq. 3 estimates it with equal weights",
+    "bias_combinations": "value combinations whose relative bias R(q) was measured (the most frequent)",
+    "bias_max_abs_z": "largest gap between measured and analytic R(q), in standard errors of the reruns (about 2 "
+                      "or less: as expected)",
+    "c_amplification_max": "001 §4.2.2: over the 10 most frequent published combinations, the largest ratio by "
+                           "which one is likelier to come from one original neighbour (one attribute changed) than "
+                           "another — 1: a reader learns nothing about which value was redrawn",
+    "guess_probability_bound_max": "001 Prop. 10: the highest upper bound, over the 10 most frequent published "
+                                   "combinations, on the chance of guessing a record's original values from the "
+                                   "published ones knowing the data's frequencies (1: such a guess may be certain)",
+    "attributes_per_record": "enhanced RA: quasi-identifiers redrawn in every record",
+    # anatomy
+    "l": "anatomy: every group holds l different sensitive values, none above 1/l of the group",
+    "groups": "anatomy: groups published (each l-diverse)",
+    # event sequences
+    "IL_per_event": "information loss per published event (IL / events)",
+    "highest_confidence": "largest share of a published group's sequences showing a highly-sensitive value (≤ c)",
+    # strings
+    "segments": "condensation: length segments the strings were split into (lengths within 1 + ε)",
+    "redrawn_pseudo_strings": "pseudo-strings drawn again because they equalled an input",
+    "uncondensable_groups": "groups whose statistics could not generate a pseudo-string (left out)",
+    "uncondensable_strings": "strings of those groups",
+    "max_fragment": "the fragment rule's limit: no run this long shared with 1..k-1 inputs is published",
+    "rare_fragment_strings_drawn": "pseudo-strings in which a run reached the limit and a symbol was redrawn",
+    "rare_fragment_symbols_redrawn": "symbols redrawn to keep the fragment rule",
+    "knn_accuracy_original": "k-NN classification accuracy trained on the original strings (000 §5)",
+    "knn_accuracy_pseudo": "k-NN classification accuracy trained on the pseudo-strings (close to the original: "
+                           "the class signal survived)",
+    "distance_order_preserved": "share of group pairs whose distance order the pseudo-strings keep (000 §5, 1 "
+                                "is best)",
+    "distance_order_pairs": "group pairs compared for the distance order",
+    "exact_copies": "pseudo-strings equal to an input (must be 0)",
 }
+
+#: what each figure of the verifier's ``details`` means (the Summary's "What the verifier checked")
+CHECKED = {
+    "canonical_form": "the files are byte for byte the form anonstudio writes of what was checked",
+    "violations": "problems found (0: the output holds the model)",
+    "k": "the k the output was checked against",
+    "l": "the l the sensitive column was checked against",
+    "l_kind": "which l-diversity: distinct values or entropy",
+    "c": "the bound c on a group's highly-sensitive share",
+    "records": "records checked",
+    "classes": "equivalence classes the verifier counted in the output",
+    "smallest_class": "records in the smallest class (at least k)",
+    "largest_class": "records in the largest class",
+    "suppressed": "records published fully suppressed ('*' in every quasi-identifier)",
+    "max_suppression": "the share of records that may be fully suppressed",
+    "classes_below_k": "classes smaller than k (must be 0)",
+    "records_in_small_classes": "records in classes smaller than k (must be 0)",
+    "invalid_cells": "quasi-identifier cells that generalize no input value (must be 0)",
+    "changed_cells": "cells outside the quasi-identifiers that differ from the input (must be 0)",
+    "lowest_diversity": "the lowest l-diversity of any class (at least l)",
+    "l_violations": "classes below l (must be 0)",
+    "sensitive": "the sensitive column",
+    "sensitive_table_checked": "the second table (the groups' sensitive values) was checked against the input",
+    "groups": "groups the verifier counted in the output",
+    "smallest_group": "members of the smallest group",
+    "max_changed": "quasi-identifiers a record may have redrawn",
+    "records_changed": "records whose quasi-identifiers differ from the input",
+    "keep_chance_at_most": "the highest chance that a record keeps all its values under real draws",
+    "most_changed_in_a_record": "the most quasi-identifiers changed in one record (at most max changed)",
+    "values_not_in_domain": "published values the column never held (must be 0)",
+    "input_sequences": "sequences in the input",
+    "input_events": "events in the input",
+    "sequences": "sequences published",
+    "events": "events published",
+    "highest_confidence": "the largest highly-sensitive share of a group (at most c)",
+    "removed_sequences": "sequences removed whole",
+    "suppressed_events": "events missing from the published sequences (removed sequences not counted)",
+    "unmatched_sequences": "published sequences the verifier could not match to an input sequence (must be 0)",
+    "groups_below_k": "groups smaller than k (must be 0)",
+    "groups_above_c": "groups above the bound c (must be 0)",
+    "strings": "pseudo-strings published",
+    "input_strings": "strings in the input",
+    "exact_copies": "pseudo-strings equal to an input, forwards or backwards (must be 0)",
+    "max_fragment": "the fragment rule's limit (symbols)",
+    "longest_shared_max": "longest run any pseudo-string shares with an input",
+    "longest_shared_mean": "that run's length, mean over the pseudo-strings",
+    "longest_shared_median": "that run's length, median over the pseudo-strings",
+    "longest_shared_record": "the pseudo-string with the longest shared run",
+    "rare_fragment_strings": "pseudo-strings with a run of max fragment symbols held by 1..k-1 inputs (must be 0)",
+    "longest_rare_fragment": "the longest such run (below max fragment)",
+}
+
+#: where one of the verifier's figures means something else under a model (keyed by the model's name)
+CHECKED_BY_MODEL = {
+    "(k,c)-privacy": {"suppressed": "sequences removed whole",
+                      "smallest_group": "sequences in the smallest group (at least k)"},
+    "anatomy": {"smallest_group": "records in the smallest group (at least l)"},
+    "pseudo-strings": {"smallest_group": "strings in the smallest group (at least k)"},
+}
+
+
+def checked_meaning(model: str, key: str) -> str:
+    """What the verifier's figure ``key`` (a ``details`` key) means under ``model`` (the report's model name)."""
+    own = next((m for name, m in CHECKED_BY_MODEL.items() if str(model).startswith(name)), {})
+    return own.get(key, CHECKED.get(key, ""))
 
 
 @dataclass
@@ -38,10 +146,12 @@ class Summary:
     title: str
     passed: bool | None
     verdict: str
-    checked: list[tuple[str, str]] = field(default_factory=list)
+    #: (what, value, what it means) of the verifier's details
+    checked: list[tuple[str, str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     parameters: list[tuple[str, str, str]] = field(default_factory=list)
-    records: list[tuple[str, str]] = field(default_factory=list)
+    #: (what, value, what it counts) — each count named by its unit (:func:`~._units.count_rows`)
+    records: list[tuple[str, str, str]] = field(default_factory=list)
     utility: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -74,18 +184,13 @@ def summary_sections(report: dict, *, warnings: list[str] | None = None) -> Summ
     model = str(ver.get("model", ""))
     verdict = ("verified" if passed else "NOT verified — the output was refused") + (f" ({model})" if model else "")
     details = ver.get("details", {}) or {}
-    checked = [(k.replace("_", " "), _number(v)) for k, v in details.items()
+    checked = [(k.replace("_", " "), _number(v), checked_meaning(model, k)) for k, v in details.items()
                if isinstance(v, (int, float, bool)) or (isinstance(v, str) and len(v) < 80)]
     params = [(k, _number(v), helps.get(k, "")) for k, v in (report.get("parameters", {}) or {}).items()
               if k != "name" and v is not None]
-    groups = report.get("groups", {}) or {}
-    records = [("records in", _number(report.get("input", {}).get("records", 0))),
-               ("records out", _number(report.get("output", {}).get("records", 0))),
-               ("suppressed or removed", _number(report.get("suppressed", 0)))]
-    if groups.get("count"):
-        records.append(("groups", f"{groups['count']:,} of {groups.get('min_size', 0):,}–{groups.get('max_size', 0):,} "
-                                  "records"))
-    records.append(("time", f"{float(report.get('runtime_s', 0.0)):.2f} s"))
+    records = count_rows(report)
+    records.append(("time", f"{float(report.get('runtime_s', 0.0)):.2f} s", "the method's own time, with verification "
+                    "and the figures"))
     metrics = report.get("metrics", {}) or {}
     utility = [(k, _number(v), MEANINGS.get(k, "")) for k, v in metrics.items()
                if isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -117,12 +222,12 @@ def summary_html(s: Summary) -> str:
              f"<p style='color:{colour}; font-size:large'><b>{escape(s.verdict)}</b></p>"]
     if s.problems:
         parts.append("<p><b>Problems</b></p><ul>" + "".join(f"<li>{escape(p)}</li>" for p in s.problems) + "</ul>")
-    parts.append("<p><b>Records</b></p>" + table(s.records, ("", "")))
+    parts.append("<p><b>Counts</b></p>" + table(s.records, ("", "", "meaning")))
     if s.utility:
         parts.append("<p><b>Utility</b></p>" + table(s.utility, ("figure", "value", "meaning")))
     parts.append("<p><b>Parameters</b></p>" + table(s.parameters, ("parameter", "value", "meaning")))
     if s.checked:
-        parts.append("<p><b>What the verifier checked</b></p>" + table(s.checked, ("", "")))
+        parts.append("<p><b>What the verifier checked</b></p>" + table(s.checked, ("", "", "meaning")))
     for label, items in (("Notes", s.notes), ("Warnings", s.warnings)):
         if items:
             parts.append(f"<p><b>{label}</b></p><ul>" + "".join(f"<li>{escape(i)}</li>" for i in items) + "</ul>")

@@ -306,14 +306,24 @@ class Workspace:
     def hierarchy_warnings(self, attribute: str | None = None) -> list[str]:
         """The warnings a run gives about the hierarchies (of ``attribute`` only, if given), before any run:
         a hierarchy for a column that is not a quasi-identifier, interval labels that do not hold their values
-        (:func:`anonstudio.core.jobs.hierarchy_warnings`, what the command line prints)."""
-        from anonstudio.core.jobs import hierarchy_warnings
+        (:func:`anonstudio.core.jobs.hierarchy_warnings`, what the command line prints) — none about hierarchies the
+        chosen method does not use."""
+        from anonstudio.core import algorithms
+        from anonstudio.core.errors import AnonStudioError
+        from anonstudio.core.jobs import hierarchies_used, hierarchy_warnings
 
         if self.data is None:
             return []
         specs = {a: s for a, s in self.hierarchy_specs().items() if attribute is None or a == attribute}
         built = {a: h for a, h in self.hierarchies.items() if attribute is None or a == attribute}
-        return hierarchy_warnings(specs, self.data, built)
+        used = None  # the chosen method's hierarchies only (random anonymization and anatomy use none)
+        if self.method is not None:
+            try:
+                cls = algorithms.get(self.method)
+                used = None if cls.needs_hierarchies else {str(a) for a in (self.params.get("level") or {})}
+            except AnonStudioError:
+                used = None
+        return hierarchy_warnings(specs, self.data, built, used=used)
 
     def hierarchy_specs(self) -> dict[str, Any]:
         """What a run completes the hierarchies from (:func:`anonstudio.core.jobs.load_hierarchies`): each built

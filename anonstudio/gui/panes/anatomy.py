@@ -19,6 +19,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.gui.panes._common import FrameModel, ViewPane, column, fill_table, readonly_table, selected_row
+from anonstudio.gui.panes._plots import readable_axes
 
 
 @dataclass
@@ -87,6 +88,7 @@ class AnatomyPane(ViewPane):
         self.plot.setBackground("w")
         self.plot.setMinimumHeight(180)
         self.plot.setLabel("left", "records")
+        readable_axes(self.plot)
         self.plot.showGrid(y=True, alpha=0.25)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#dd8452")
         self.plot.addItem(self.bars)

@@ -24,6 +24,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from anonstudio.gui.panes._common import ViewPane, column
+from anonstudio.gui.panes._plots import readable_axes
 
 GENERALIZED = QtGui.QColor("#fff2b3")
 SUPPRESSED = QtGui.QColor("#f6c4c4")
@@ -43,6 +44,17 @@ class ClusterView:
     k: int
     omega: list[str]
     removed: int
+
+    def caption(self) -> str:
+        """The line above the clusters: sequences counted as sequences, the removed ones only when there are
+        any (with why), the bound and the total loss."""
+        from anonstudio.core.views import plural
+
+        removed = (f"{plural(self.removed, 'sequence')} removed: the last cluster could not satisfy (k,c) and was "
+                   "left out" if self.removed else "no sequence removed")
+        return (f"{plural(len(self.size), 'cluster')} of at least k = {self.k} sequences; {removed}. Highly "
+                f"sensitive: {', '.join(self.omega) or 'none named'}; bound c = {self.c:g}. "
+                f"Total IL {self.loss.sum():.2f}.")
 
     def rows(self) -> list[list[str]]:
         return [[str(g + 1), str(int(self.size[g])), f"{self.loss[g]:.3f}", f"{self.loss[g] / max(self.size[g], 1):.3f}",
@@ -125,6 +137,7 @@ class ClustersPane(ViewPane):
         for p in (self.il_plot, self.conf_plot):
             p.showGrid(x=False, y=True, alpha=0.25)
             p.setLabel("bottom", "cluster")
+            readable_axes(p)
         self.il_plot.setLabel("left", "IL")
         self.conf_plot.setLabel("left", "share of sequences")
         self.il_bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush="#4c72b0")
@@ -172,11 +185,7 @@ class ClustersPane(ViewPane):
     def _present(self, view: ClusterView, outcome: Any) -> None:
         self._cells = member_cells(outcome)
         n = len(view.size)
-        self.info.setText(
-            f"{n:,} clusters of at least k = {view.k} sequences; {view.removed:,} sequence(s) removed (the last "
-            f"cluster could not satisfy the model). Highly sensitive: {', '.join(view.omega) or 'none named'}; "
-            f"bound c = {view.c:g}. Total IL {view.loss.sum():.2f}."
-        )
+        self.info.setText(view.caption())
         self.table.setRowCount(n)
         for r, row in enumerate(view.rows()):
             for col, text in enumerate(row):

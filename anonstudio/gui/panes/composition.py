@@ -12,6 +12,7 @@ from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import SequenceSet
 from anonstudio.gui.panes._common import OutcomePane, column, fill_table, placeholder, readonly_table
+from anonstudio.gui.panes._plots import legend_outside, readable_axes
 from anonstudio.core.views import Composition, composition, fragment_lengths, pseudo_groups
 
 ORIGINAL_BRUSH = "#1f77b4"
@@ -64,10 +65,10 @@ class CompositionPane(OutcomePane):
         self.plot = pg.PlotWidget(background="w")
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.setLabel("left", "fractional frequency")
-        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        readable_axes(self.plot)
         self.plot.setLabel("bottom", "symbol")
         self.plot.setMouseEnabled(x=True, y=False)
-        self.legend = self.plot.addLegend(offset=(-10, 10))
+        self.legend = legend_outside(self.plot)
         self.original_bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=ORIGINAL_BRUSH, name="original")
         self.pseudo_bars = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=PSEUDO_BRUSH, name="pseudo")
         self.plot.addItem(self.original_bars)
@@ -81,6 +82,7 @@ class CompositionPane(OutcomePane):
         self.fragments.setLabel("left", "pseudo-strings")
         self.fragments.setLabel("bottom", "longest run shared with an input (symbols)")
         self.fragments.setMouseEnabled(x=True, y=False)
+        readable_axes(self.fragments)
         self.fragment_bars = pg.BarGraphItem(x=[], height=[], width=0.9, brush=PSEUDO_BRUSH)
         self.fragments.addItem(self.fragment_bars)
         self.limit_line = pg.InfiniteLine(angle=90, pen=pg.mkPen((200, 40, 40), width=2, style=QtCore.Qt.PenStyle.DashLine))

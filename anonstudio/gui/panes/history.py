@@ -17,6 +17,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.gui.panes._common import StateBinding, fill_table, readonly_table
+from anonstudio.gui.panes._plots import legend_outside, readable_axes
 from anonstudio.core.views import MEANINGS, summary_html, summary_sections
 
 FIRST_BRUSH, SECOND_BRUSH = "#1f77b4", "#ff7f0e"
@@ -76,7 +77,9 @@ class HistoryPane(QtWidgets.QWidget):
         self.plot.setLabel("bottom", "utility figure (lower is better unless its meaning says otherwise)")
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.setYRange(0, 1.15)
-        self.legend = self.plot.addLegend(offset=(-10, 10))
+        readable_axes(self.plot)
+        self.legend = legend_outside(self.plot)
+        self.plot.getAxis("bottom").setHeight(48)  # two lines of names
         self.bars = [pg.BarGraphItem(x=[], height=[], width=0.38, brush=b, name=n)
                      for b, n in ((FIRST_BRUSH, "first run"), (SECOND_BRUSH, "second run"))]
         for bar in self.bars:
@@ -185,7 +188,8 @@ class HistoryPane(QtWidgets.QWidget):
                 label.setPos(i + dx, h)
                 self.plot.addItem(label)
                 self.labels.append(label)
-        self.plot.getAxis("bottom").setTicks([[(i, k) for i, k in enumerate(shared)]])
+        # every other name one line lower: side by side, a dozen names ran into each other
+        self.plot.getAxis("bottom").setTicks([[(i, k if i % 2 == 0 else "\n" + k) for i, k in enumerate(shared)]])
         self.plot.setXRange(-0.7, max(len(shared) - 0.3, 0.7))
         self.plot.setTitle(f"Run {first} (blue) and run {second} (orange)")
         rows = []

@@ -16,7 +16,8 @@ import pyqtgraph.exporters  # noqa: F401  (registers pg.exporters)
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.gui.panes._common import SERIES_COLOURS, StateBinding, column, placeholder
-from anonstudio.core.views import SweepState, report_rows
+from anonstudio.gui.panes._plots import legend_outside, readable_axes
+from anonstudio.core.views import MEANINGS, SweepState, report_rows
 
 _SYMBOLS = ("o", "s", "t", "d", "+", "x", "star", "h")
 
@@ -55,7 +56,8 @@ class MetricsPane(QtWidgets.QWidget):
         self.export_button.clicked.connect(self._export_dialog)
         self.plot = pg.PlotWidget(background="w")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.addLegend(offset=(-10, 10))
+        readable_axes(self.plot)  # a GCP of 0.33 reads 0.33, never 330 under "(x0.001)"
+        legend_outside(self.plot)  # beside the axes: the last point of a sweep stays visible
         self.plot.setLabel("bottom", self.sweep.x_name)
         self.sweep_info = QtWidgets.QLabel("No sweep yet: run a sweep over k, c or the group size to plot a "
                                            "metric against it.")
@@ -97,7 +99,9 @@ class MetricsPane(QtWidgets.QWidget):
         for r, (section, name, value) in enumerate(rows):
             for c, text in enumerate((section if section != last else "", name, value)):
                 item = QtWidgets.QTableWidgetItem(text)
-                item.setToolTip(f"{section}.{name} = {value}" if name else f"{section} = {value}")
+                meaning = MEANINGS.get(name, "") if section == "metrics" else ""
+                item.setToolTip((f"{section}.{name} = {value}" if name else f"{section} = {value}")
+                                + (f"\n{meaning}" if meaning else ""))
                 if c == 0:
                     font = item.font()
                     font.setBold(True)
@@ -243,6 +247,7 @@ class MetricsPane(QtWidgets.QWidget):
             curve.setData(x, y)
         self.plot.setLabel("left", metric)
         self.plot.setLabel("bottom", self.sweep.x_name)
+        self.plot.setToolTip(f"{metric}: {MEANINGS[metric]}" if metric in MEANINGS else "")
         if metric:
             self.plot.setTitle(f"{metric} vs {self.sweep.x_name}", color="k", size="11pt")
         n = sum(len(p) for p in self.sweep.points.values())

@@ -21,6 +21,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from anonstudio.gui.panes._common import OutcomePane, placeholder, weak_callback
+from anonstudio.gui.panes._plots import legend_outside
 from anonstudio.core.views import MST_MAX_NODES, MstView, mst_view
 
 KEPT_PEN = pg.mkPen("#555555", width=1.5)
@@ -63,7 +64,7 @@ class MstPartitionPane(OutcomePane):
         self.points.sigHovered.connect(self._on_hover)
         for item in (self.kept_item, self.removed_item, self.points):
             self.plot.addItem(item)
-        legend = self.plot.addLegend(offset=(10, 10))
+        legend = legend_outside(self.plot)  # beside the drawing: never over a point
         legend.addItem(pg.PlotDataItem([], [], pen=KEPT_PEN), "MST edge kept")
         legend.addItem(pg.PlotDataItem([], [], pen=REMOVED_PEN), "edge removed (splits classes)")
         self.hover = QtWidgets.QLabel("Hover over a point to see its record and class.")

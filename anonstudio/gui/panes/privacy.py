@@ -16,7 +16,9 @@ from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.data import SequenceSet
 from anonstudio.gui.panes._common import INVALID, OK_COLOUR, OutcomePane, placeholder
+from anonstudio.gui.panes._plots import readable_axes
 from anonstudio.core.views import (
+    checked_meaning,
     class_sizes,
     flatten_dict,
     format_value,
@@ -48,7 +50,7 @@ class PrivacyPane(OutcomePane):
         self.verdict.setObjectName("verdict")
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
-        self.details = self._table(["check", "value"])
+        self.details = self._table(["check", "value", "meaning"])
         self.details.setObjectName("verification_details")
         self.leaks = self._table(["figure", "value"])
         self.leaks.setObjectName("leaks")
@@ -60,6 +62,7 @@ class PrivacyPane(OutcomePane):
         self.hist.setLabel("left", "number of classes")
         self.hist.showGrid(y=True, alpha=0.25)
         self.hist.setMouseEnabled(y=False)
+        readable_axes(self.hist)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush=BAR_BRUSH)
         self.hist.addItem(self.bars)
         self.k_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(INVALID, width=1.5, style=QtCore.Qt.DashLine),
@@ -205,8 +208,10 @@ class PrivacyPane(OutcomePane):
                          f"privacy model does not cover:</div><ul style='color:{WARNING_COLOUR}; margin: 0;'>{items}</ul>")
         self.warnings = list(warnings)
         self.verdict.setText("".join(lines))
-        rows = [("passed", format_value(passed)), ("model", str(model))]
-        rows += [(name, format_value(v)) for name, v in flatten_dict(ver.get("details") or {})]
+        rows = [("passed", format_value(passed), "whether the output holds the model"),
+                ("model", str(model), "the privacy model the verifier checked")]
+        rows += [(name, format_value(v), checked_meaning(str(model), name))
+                 for name, v in flatten_dict(ver.get("details") or {})]
         self._fill(self.details, rows)
 
     def _show_histogram(self, sizes: np.ndarray, k: int | None) -> None:

@@ -20,6 +20,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.gui.panes._common import ERROR_STYLE, ViewPane, column, fill_table, readonly_table, selected_row
+from anonstudio.gui.panes._plots import legend_outside, readable_axes
 from anonstudio.gui.workers import RunWorker, TaskRunner
 
 #: values shown in the marginal plot
@@ -142,9 +143,9 @@ class RandomizationPane(ViewPane):
         self.marginal_plot.setBackground("w")
         self.marginal_plot.setMinimumHeight(220)
         self.marginal_plot.setLabel("left", "share of records")
-        self.marginal_plot.getAxis("left").enableAutoSIPrefix(False)
+        readable_axes(self.marginal_plot)
         self.marginal_plot.showGrid(y=True, alpha=0.25)
-        self.marginal_plot.addLegend(offset=(-10, 10))
+        legend_outside(self.marginal_plot)
         self.before_bars = pg.BarGraphItem(x=[], height=[], width=0.4, brush="#4c72b0", name="original")
         self.after_bars = pg.BarGraphItem(x=[], height=[], width=0.4, brush="#dd8452", name="anonymized")
         self.marginal_plot.addItem(self.before_bars)
@@ -157,7 +158,7 @@ class RandomizationPane(ViewPane):
         self.bias_plot.setBackground("w")
         self.bias_plot.setMinimumHeight(220)
         self.bias_plot.setLabel("left", "R(q)")
-        self.bias_plot.getAxis("left").enableAutoSIPrefix(False)
+        readable_axes(self.bias_plot)
         self.bias_plot.setLabel("bottom", "combination (most frequent values, then pairs)")
         self.bias_plot.showGrid(y=True, alpha=0.25)
         self.analytic = pg.ScatterPlotItem(symbol="x", size=10, pen=pg.mkPen("#b00020", width=2))

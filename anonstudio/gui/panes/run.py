@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from anonstudio.core.views import counts_line
 from anonstudio.gui.panes._common import INVALID, OK_COLOUR, StateBinding
 
 
@@ -130,11 +131,8 @@ class RunPane(QtWidgets.QWidget):
             return
         rep = outcome.report
         ver = rep.get("verification", {})
-        groups = rep.get("groups", {})
         text = (
-            f"{rep.get('algorithm', '')}: {rep.get('output', {}).get('records', 0):,} records out, "
-            f"{groups.get('count', 0):,} groups (sizes {groups.get('min_size', 0)}–{groups.get('max_size', 0)}), "
-            f"{rep.get('suppressed', 0):,} suppressed; verification "
+            f"{counts_line(rep)}; verification "
             f"{'passed' if ver.get('passed') else 'FAILED'} ({ver.get('model', '')}); "
             f"engine time {rep.get('runtime_s', 0):.2f} s"
         )

@@ -27,6 +27,8 @@ OPEN_FILTERS = {
     "Sequences, FASTA (*.fasta *.fa *.faa *.fna *.fas)": "fasta",
     "All files (*)": "",
 }
+#: the colour of a release risk (status bar, Summary, export dialog)
+RISK_COLOUR = "#b00020"
 FASTA_SUFFIXES = (".fasta", ".fa", ".faa", ".fna", ".fas")
 PROJECT_FILTER = "anonstudio projects (*.anonstudio.json *.json);;Jobs (*.toml);;All files (*)"
 
@@ -113,10 +115,13 @@ class FileActions:
         QApplication.restoreOverrideCursor()
         pending, self._pending_open = self._pending_open, None
         self.statusBar().clearMessage()
-        self.error(pending[3] if pending is not None else "Cannot open data", exc)
+        from anonstudio.core.error_log import is_unexpected
+
+        self.error(pending[3] if pending is not None else "Cannot open data", exc, unexpected=is_unexpected(exc))
 
     def _show_data(self, data: Any, path: str | Path, options: dict[str, Any] | None) -> None:
         self.state.set_data(data, Path(path).resolve(), read_options=options)
+        self.state.propose_roles()  # columns start without a role; an identifier-looking one is proposed identifying
         self.add_recent(path)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
         self.dataOpened.emit(str(path))
@@ -349,10 +354,11 @@ class FileActions:
         if path:
             self.save_job(path)
 
-    def export_data(self, path: str | Path) -> bool:
+    def export_data(self, path: str | Path, *, accepted_risks: list[str] | None = None) -> bool:
         """Publish the current outcome to ``path`` with its report ``<stem>.report.json`` beside it, as
         ``anonstudio run`` publishes (``Workspace.publish``): the release options (shuffled rows) apply, and a
-        saved job then names these files."""
+        saved job then names these files. ``accepted_risks``: the release risks the user confirmed in the export
+        dialog (:meth:`confirm_release_risks`), written into the report."""
         if self.state.outcome is None:
             return False
         if not self.state.outcome_is_current():
@@ -361,17 +367,43 @@ class FileActions:
             self.error("Cannot export data", "The roles, method or parameters on screen are not those this output "
                        "was verified against: run again to verify and export.")
             return False
-        if self.attempt("Cannot export data", self.state.publish, Path(path)) is FAILED:
+        if self.attempt("Cannot export data", self.state.publish, Path(path), accepted_risks=accepted_risks) is FAILED:
             return False
         report = self.state.report_path
         self.statusBar().showMessage(f"Wrote {Path(path).name}" + (f" and {report.name}" if report else ""), 5000)
         return True
 
+    def confirm_release_risks(self) -> list[str] | None:
+        """Before an export: when the engine's release verdict says the model holds but release-level risks
+        crossed their thresholds (``Workspace.release_verdict``), say so in red and ask for an explicit
+        confirmation. Returns the risks confirmed (``[]``: none to confirm), or ``None`` when the user declined."""
+        from html import escape
+
+        verdict = self.state.release_verdict()
+        if verdict.safe_to_publish or not verdict.model_holds:
+            return []
+        items = "".join(f"<li>{escape(r)}</li>" for r in verdict.risks)
+        answer = QMessageBox.question(
+            self, "Not safe to publish",
+            f"<p style='color:{RISK_COLOUR}'><b>{escape(verdict.headline())}</b></p><ul style='color:{RISK_COLOUR}'>"
+            f"{items}</ul><p>The privacy model holds, but these risks are not covered by it. Publish anyway? Your "
+            "confirmation and these risks are written into the report.</p>",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+        if answer != QMessageBox.StandardButton.Yes:
+            self.statusBar().showMessage("Export cancelled: nothing was published", 5000)
+            return None
+        return list(verdict.risks)
+
     def export_data_dialog(self) -> None:
+        accepted = self.confirm_release_risks()
+        if accepted is None:
+            return
         ext = ".fasta" if self.state.kind == "fasta" else (self.state.data_path.suffix if self.state.data_path else ".csv")
-        path, _ = QFileDialog.getSaveFileName(self, "Export anonymized data", f"anonymized{ext}", "All files (*)")
+        start = str(Path(self._last_dir()) / f"anonymized{ext}")
+        path, _ = QFileDialog.getSaveFileName(self, "Export anonymized data", start, "All files (*)")
         if path:
-            self.export_data(path)
+            self._remember_dir(path)
+            self.export_data(path, accepted_risks=accepted)
 
     def export_report(self, path: str | Path) -> bool:
         """Write the last run's report as a publication writes it (files named without their folders; the

@@ -352,6 +352,8 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
             self.error("Unexpected error", exc, unexpected=True)
 
         sys.excepthook = hook
+
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._sized:  # dock sizes only take once the window has its size: data on top gets the most
             self._sized = True

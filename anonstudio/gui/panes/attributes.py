@@ -30,6 +30,8 @@ ROLES = [
     (Role.SENSITIVE, "sensitive"),
     (Role.INSENSITIVE, "insensitive"),
 ]
+#: what the role box shows while a column still needs a role
+NO_ROLE = "— choose a role —"
 HEADERS = ["Column", "Role", "Hierarchy", "Warnings", "Type", "Distinct", "Missing"]
 COL_ROLE, COL_HIERARCHY, COL_WARNINGS = 1, 2, 3
 WARN_BRUSH = QBrush(QColor(176, 0, 32))
@@ -57,6 +59,10 @@ def warnings_of(state: Workspace, column: str) -> list[str]:
     profile = state.column_profile(column)
     role = state.role(column)
     out: list[str] = []
+    if column in state.unroled_columns():
+        out.append("needs a role: Run asks, and a column left without one becomes quasi-identifying")
+    if column in state.proposed:
+        out.append(f"proposed identifying (dropped from the output): {state.proposed[column]}")
     n = state.n_rows()
     if n > 1 and profile["distinct"] == n - profile["missing"] and role not in (Role.IDENTIFYING,) \
             and not (isinstance(state.data, EventLog) and column in (state.data.sequence_id, state.data.event_order)):
@@ -170,7 +176,7 @@ class AttributesPane(QWidget):
             warnings = warnings_of(state, column)
             cells = [column, "", hierarchy_text(state, column), "; ".join(warnings), type_text,
                      f"{profile['distinct']:,}", f"{profile['missing']:,}"]
-            rows.append((column, cells, warnings, state.role(column)))
+            rows.append((column, cells, warnings, self._role_value(column)))
         if not rebuild and rows == self._rows:
             return  # nothing on screen would change (a project read notifies data, roles, hierarchies, method)
         self._rows = rows
@@ -191,7 +197,7 @@ class AttributesPane(QWidget):
             else:
                 box = self.table.cellWidget(r, COL_ROLE)
                 box.blockSignals(True)
-                box.setCurrentIndex(max(0, box.findData(state.role(column).value)))
+                box.setCurrentIndex(max(0, box.findData(self._role_value(column))))
                 box.blockSignals(False)
 
     def _role_combo(self, column: str) -> QComboBox:
@@ -200,6 +206,7 @@ class AttributesPane(QWidget):
         box.setObjectName(f"role:{column}")
         box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         events = isinstance(state.data, EventLog)
+        box.addItem(NO_ROLE, "")  # a column just opened has no role until the user chooses one
         for role, label in ROLES:
             if events and role is Role.IDENTIFYING:
                 continue
@@ -211,12 +218,19 @@ class AttributesPane(QWidget):
             box.setEnabled(False)
             box.setToolTip("This column identifies sequences or orders their events; its role is fixed")
         else:
-            box.setCurrentIndex(max(0, box.findData(state.role(column).value)))
+            box.setCurrentIndex(max(0, box.findData(self._role_value(column))))
             box.currentIndexChanged.connect(lambda _i, c=column, b=box: self._role_chosen(c, b.currentData()))
         return box
 
+    def _role_value(self, column: str) -> str:
+        """The role box's value for ``column``: ``""`` while it still needs a role, else its role."""
+        if column in self.state.unroled_columns():
+            return ""
+        return self.state.role(column).value
+
     def _role_chosen(self, column: str, value: str) -> None:
-        if self.state is not None and value and self.state.role(column).value != value:
+        if self.state is not None and value and (self.state.role(column).value != value
+                                                 or column in self.state.unroled_columns()):
             self.state.set_role(column, value)
 
     def _double_clicked(self, row: int, col: int) -> None:

@@ -50,6 +50,16 @@ def _role_action(pane, column: str, role: str):
     return next(a for a in pane.column_menu(column).actions() if a.data() == ("role", role))
 
 
+def _rest_insensitive(window) -> None:
+    """The columns still without a role are published unchanged: the user says so in the Attributes pane (Run
+    would otherwise ask about them, issue 30)."""
+    attributes = window.panes["Attributes"]
+    for column in window.state.unroled_columns():
+        box = attributes.role_box(column)
+        box.setCurrentIndex(box.findData("insensitive"))
+    assert window.state.unroled_columns() == []
+
+
 def _answer_file_dialogs(monkeypatch, *, save: list[Path] | None = None, open_: list[Path] | None = None) -> None:
     """Answer the next file dialogs with these paths, in order (as a user picking them would)."""
     save_q, open_q = list(save or []), list(open_ or [])
@@ -68,6 +78,7 @@ def _open_with_job_roles(window, qtbot, monkeypatch, action, data_file: Path, jo
         _role_action(data, col, "quasi-identifying").trigger()
     for col in job["input"].get("sensitive", []):
         _role_action(data, col, "sensitive").trigger()
+    _rest_insensitive(window)
     return data
 
 
@@ -126,6 +137,7 @@ def test_table_demo_mst_end_to_end(window, settings, demo, qtbot, monkeypatch, s
     for col in TABLE_QIS:
         _role_action(data, col, "quasi-identifying").trigger()
     _role_action(data, "salary-class", "sensitive").trigger()
+    _rest_insensitive(window)
     assert sorted(window.state.quasi_identifiers()) == sorted(TABLE_QIS)
     assert data.table_model.headerData(1, Qt.Orientation.Horizontal) == "age [QI]"
 
@@ -400,6 +412,7 @@ def _big_table(window, tmp_path, rows: int) -> None:
     data = window.panes["Data"]
     for col in TABLE_QIS:
         _role_action(data, col, "quasi-identifying").trigger()
+    _rest_insensitive(window)
     for attr, h in adult_hierarchies(TABLE_QIS).items():
         window.panes["Hierarchies"].set_hierarchy(attr, h, None)
 

@@ -116,14 +116,16 @@ def test_columns_start_without_a_role_and_the_release_verdict_is_told_apart(
         assert RED not in window.verdict_label.styleSheet()
 
 
-def test_an_identifier_named_column_is_proposed_identifying_and_a_job_keeps_its_roles(tmp_path, engine_io):
+def test_the_rule_that_proposes_identifying():
     """The rule behind the proposal, without Qt: names that name a person or record, or all-distinct values."""
     from anonstudio.core.workspace._workspace import looks_like_identifier
 
     assert looks_like_identifier("patient_id", {"distinct": 3, "missing": 0}, 10)
     assert looks_like_identifier("PatientID", {"distinct": 3, "missing": 0}, 10)
     assert looks_like_identifier("email", {"distinct": 3, "missing": 0}, 10)
-    assert looks_like_identifier("visit", {"distinct": 10, "missing": 0}, 10) == "every value is distinct"
+    assert looks_like_identifier("code", {"distinct": 30, "missing": 0}, 30) == "every value is distinct"
+    assert looks_like_identifier("code", {"distinct": 10, "missing": 0}, 10) is None  # too few rows to say
+    assert looks_like_identifier("weight", {"distinct": 30, "missing": 0, "numeric": True}, 30) is None
     assert looks_like_identifier("age", {"distinct": 40, "missing": 0}, 100) is None
     assert looks_like_identifier("native-country", {"distinct": 40, "missing": 0}, 100) is None
 

@@ -28,20 +28,24 @@ Listener = Callable[[str], None]
 
 
 #: column names that name a person or a record: ``patient_id``, ``ID``, ``ssn``, ``e-mail`` …
+#: the rows a text column needs before "every value is distinct" proposes it identifying
+ID_MIN_ROWS = 20
 _ID_WORDS = ("id", "uuid", "guid", "ssn", "email", "mail", "phone", "telephone", "fullname", "surname",
              "firstname", "lastname", "mrn", "passport", "iban")
 
 
 def looks_like_identifier(column: str, profile: dict[str, Any], n_rows: int) -> str | None:
-    """Why ``column`` looks like an identifier (its name is one of :data:`_ID_WORDS` or ends in ``_id``/``id``
-    or every non-missing value is distinct in more than one row), or ``None``."""
+    """Why ``column`` looks like an identifier, or ``None``: its name holds one of :data:`_ID_WORDS` (``patient_id``,
+    ``PatientID``, ``e-mail`` …), or it is text with a different value in every one of at least
+    :data:`ID_MIN_ROWS` rows (in a handful of rows, distinct values say little; distinct numbers are often
+    measurements, so only the warning flags them)."""
     import re
 
-    words = [w for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-z])(?=[A-Z])", str(column)) if w]
-    lowered = [w.lower() for w in words]
-    if any(w in _ID_WORDS for w in lowered):
+    words = [w.lower() for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-z])(?=[A-Z])", str(column)) if w]
+    if any(w in _ID_WORDS for w in words):
         return f"its name ('{column}') names a person or a record"
-    if n_rows > 1 and profile.get("distinct", 0) == n_rows - profile.get("missing", 0) and profile.get("distinct", 0) > 1:
+    distinct = profile.get("distinct", 0)
+    if n_rows >= ID_MIN_ROWS and not profile.get("numeric") and distinct == n_rows - profile.get("missing", 0):
         return "every value is distinct"
     return None
 

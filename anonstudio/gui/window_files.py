@@ -27,6 +27,8 @@ OPEN_FILTERS = {
     "Sequences, FASTA (*.fasta *.fa *.faa *.fna *.fas)": "fasta",
     "All files (*)": "",
 }
+#: files remembered as chosen by this user (``trustedFiles`` in the settings)
+MAX_TRUSTED = 200
 #: the colour of a release risk (status bar, Summary, export dialog)
 RISK_COLOUR = "#b00020"
 FASTA_SUFFIXES = (".fasta", ".fa", ".faa", ".fna", ".fas")
@@ -121,6 +123,7 @@ class FileActions:
 
     def _show_data(self, data: Any, path: str | Path, options: dict[str, Any] | None) -> None:
         self.state.set_data(data, Path(path).resolve(), read_options=options)
+        self.trust_files([path])
         self.state.propose_roles()  # columns start without a role; an identifier-looking one is proposed identifying
         self.add_recent(path)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
@@ -186,7 +189,9 @@ class FileActions:
         return answer == QMessageBox.StandardButton.Discard
 
     def open_project(self, path: str | Path, *, wait: bool = True) -> bool:
-        outside = self.attempt("Cannot open project", proj.outside_files, path)
+        """Open a project; files it reads from outside its folder (and below) raise the trust question unless this
+        user chose them before (:meth:`trusted_files`)."""
+        outside = self.attempt("Cannot open project", proj.outside_files, path, self.trusted_files())
         if outside is FAILED:
             return False
         if outside:
@@ -219,6 +224,24 @@ class FileActions:
         self._show_state(new, path)
         return True
 
+    def trusted_files(self) -> set[Path]:
+        """Real paths of the files this user chose (opened as data, or saved in a project of theirs): a project
+        reading them from another folder raises no trust question."""
+        from anonstudio.core.io import real_path
+
+        value = self.settings.value("trustedFiles", [])
+        if isinstance(value, str):
+            value = [value]
+        return {real_path(v) for v in (value or [])}
+
+    def trust_files(self, paths) -> None:
+        from anonstudio.core.io import real_path
+
+        known = [str(p) for p in self.trusted_files()]
+        new = [str(real_path(p)) for p in paths if str(real_path(p)) not in known]
+        if new:
+            self.settings.setValue("trustedFiles", (new + known)[:MAX_TRUSTED])
+
     def _state_read(self, new: Workspace) -> None:
         QApplication.restoreOverrideCursor()
         pending, self._pending_open = self._pending_open, None
@@ -233,11 +256,15 @@ class FileActions:
 
     def adopt_state(self, new: Workspace) -> None:
         """Show a project or job just read (keeps this window's state object, which the panes hold)."""
-        method, params, dirty = new.method, dict(new.params), new.dirty
+        method, params, dirty, restored = new.method, dict(new.params), new.dirty, new.outcome
         self.state.replace_from(new)
         # a pane that follows the data kind may have reset the method to its defaults: put the project's back
         if (self.state.method, self.state.params) != (method, params):
             self.state.set_method(method, params)
+        if restored is not None and self.state.outcome is None:  # dropped by that reset only: it is the project's
+            self.state.outcome, self.state.stale_reason = restored, None
+            if not self.state.outcome_is_current():
+                self.state._invalidate("the project's method is not available to check its last release")
         pane = self.panes.get("Method")
         if method and pane is not None and hasattr(pane, "method") and pane.method() != method:
             QMessageBox.warning(
@@ -248,6 +275,10 @@ class FileActions:
             )
         self.state.dirty = dirty
         self.state.notify("dirty")
+        if self.state.outcome is not None:  # a project's last release, re-verified as it was read
+            self.show_restored_outcome()
+        elif self.state.stale_reason and self.state.last_report:
+            self.statusBar().showMessage(f"The last release was not restored: {self.state.stale_reason}", 10000)
 
     def open_project_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open project or job", self._last_dir(), PROJECT_FILTER)
@@ -321,6 +352,7 @@ class FileActions:
     def save_project_to(self, path: str | Path) -> bool:
         if self.attempt("Cannot save project", proj.write_project, self.state, path) is FAILED:
             return False
+        self.trust_files(self.state.files_read().values())  # the user's own choice: never asked about again
         auto = proj.autosave_path(self.state.project_path) if self.state.project_path else None
         self.state.mark_saved(path)
         for stale in {auto, proj.autosave_path(path)}:

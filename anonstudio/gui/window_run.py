@@ -158,6 +158,25 @@ class RunControl:
         self._update_actions()
         self.runFinished.emit(outcome)
 
+    def show_restored_outcome(self) -> None:
+        """A reopened project's last release, re-verified as the project was read (``core.workspace._reopen``):
+        shown in every result pane as the current outcome, so the Summary has its verdict and Export is on."""
+        outcome = self.state.outcome
+        if outcome is None:
+            return
+        for title in self.result_panes:
+            pane = self.panes.get(title)
+            if title != "Method" and pane is not None and hasattr(pane, "show_outcome"):
+                pane.show_outcome(outcome)
+        run_pane = self.panes.get("Run")
+        if run_pane is not None:
+            run_pane.finish(True, f"Last release re-verified: {self.state.verdict_text()}")
+            run_pane.show_outcome(outcome)
+        self._results_shown = True
+        self.state.notify("outcome")
+        self._raise_result_view(outcome)
+        self.statusBar().showMessage(f"Reopened the last release, re-verified: {self.state.verdict_text()}", 8000)
+
     def show_history_run(self, number: int) -> None:
         """Show run ``number`` of the history again, for reference: greyed under a banner, never as the current
         result (the data, roles or hierarchies may have changed since), so export stays off until a new run."""

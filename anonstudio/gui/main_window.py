@@ -269,6 +269,8 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
             if hier is not None:
                 hier.refresh()
             self._clear_results()
+            if self.isVisible():  # new data, no results yet: the setup docks get the room again
+                QTimer.singleShot(0, self.apply_shares)
         elif what == "roles":
             if data_pane is not None:
                 data_pane.roles_changed()
@@ -355,9 +357,15 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        saved = getattr(self, "_saved_size", None)
+        if self._sized and saved is not None and (abs(saved.width() - self.width()) > 0.1 * saved.width()
+                                                  or abs(saved.height() - self.height()) > 0.1 * saved.height()):
+            self._sized = False  # a layout saved at another size: this window's shares, not its pixels
         if not self._sized:  # dock sizes only take once the window has its size: data on top gets the most
             self._sized = True
             QTimer.singleShot(0, self._default_sizes)
+        elif self._shared_at is None:
+            self._shared_at = self.size()
         preload_engine()  # once per process: numba's imports then never stall a run's GUI thread
         if not hasattr(self, "_kernel_timer"):
             self._kernel_timer = QTimer(self, interval=250, timeout=self._show_kernel_state)
@@ -382,7 +390,6 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         self.runner.shutdown()
         if self.experiments_window is not None:
             self.experiments_window.runner.shutdown()
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        self.save_layout()
         self.settings.sync()
         event.accept()

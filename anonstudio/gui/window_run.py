@@ -154,6 +154,8 @@ class RunControl:
         run_pane = self.panes.get("Run")
         if run_pane is not None:
             run_pane.finish(True, verdict)
+            if not self.state.release_verdict().safe_to_publish:  # the model holds, the release is not safe: red
+                run_pane.result.setStyleSheet("color: #b00020; font-weight: bold;")
         self.statusBar().showMessage(f"Done: {verdict}", 8000)
         self._update_actions()
         self.runFinished.emit(outcome)
@@ -212,8 +214,7 @@ class RunControl:
         dock = self.docks[view]
         if dock.isFloating() or "Data" not in self.docks or dock.height() >= 0.45 * self.height():
             return
-        self.resizeDocks([self.docks["Data"], dock], [int(0.28 * self.height()), int(0.5 * self.height())],
-                         Qt.Orientation.Vertical)
+        self.apply_shares(results=True)
 
     def _run_failed(self, exc: BaseException) -> None:
         self.worker = None

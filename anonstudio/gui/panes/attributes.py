@@ -32,8 +32,11 @@ ROLES = [
 ]
 #: what the role box shows while a column still needs a role
 NO_ROLE = "— choose a role —"
-HEADERS = ["Column", "Role", "Hierarchy", "Warnings", "Type", "Distinct", "Missing"]
-COL_ROLE, COL_HIERARCHY, COL_WARNINGS = 1, 2, 3
+#: short columns first, so that at 1280 × 720 Type, Distinct and Missing are never cut off; Warnings last, stretched
+HEADERS = ["Column", "Role", "Type", "Distinct", "Missing", "Hierarchy", "Warnings"]
+COL_ROLE, COL_HIERARCHY, COL_WARNINGS = 1, 5, 6
+#: the widest the Hierarchy column starts (a long file name is elided; its tooltip and the editor show it all)
+HIERARCHY_WIDTH = 130
 WARN_BRUSH = QBrush(QColor(176, 0, 32))
 
 
@@ -111,17 +114,20 @@ class AttributesPane(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        self.table.verticalHeader().setDefaultSectionSize(26)
+        header.setSectionResizeMode(COL_HIERARCHY, QHeaderView.ResizeMode.Interactive)  # long file names elided
+        header.resizeSection(COL_HIERARCHY, HIERARCHY_WIDTH)
+        self.table.verticalHeader().setDefaultSectionSize(24)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.cellDoubleClicked.connect(self._double_clicked)
         for i, tip in enumerate([
             "The column's name in the file",
             "Identifying columns are dropped; quasi-identifiers are generalized; sensitive values are protected "
             "by l-diversity or (k,c); insensitive columns are published unchanged",
-            "Where the hierarchy comes from; double-click to edit it",
-            "What to look at before a run",
             "Detected from the values: numeric columns get interval hierarchies by default",
             "How many different values the column holds",
             "Empty cells and missing-value markers ('?', 'NA' …)",
+            "Where the hierarchy comes from; double-click to edit it",
+            "What to look at before a run",
         ]):
             self.table.horizontalHeaderItem(i).setToolTip(tip)
         layout = QVBoxLayout(self)
@@ -174,8 +180,8 @@ class AttributesPane(QWidget):
             attr_type = state.attr_type(column)
             type_text = attr_type.value if attr_type is not None else ("numeric" if profile["numeric"] else "text")
             warnings = warnings_of(state, column)
-            cells = [column, "", hierarchy_text(state, column), "; ".join(warnings), type_text,
-                     f"{profile['distinct']:,}", f"{profile['missing']:,}"]
+            cells = [column, "", type_text, f"{profile['distinct']:,}", f"{profile['missing']:,}",
+                     hierarchy_text(state, column), "; ".join(warnings)]
             rows.append((column, cells, warnings, self._role_value(column)))
         if not rebuild and rows == self._rows:
             return  # nothing on screen would change (a project read notifies data, roles, hierarchies, method)
@@ -189,11 +195,13 @@ class AttributesPane(QWidget):
                     item.setForeground(WARN_BRUSH)
                     item.setToolTip("\n".join(warnings))
                 if c == COL_HIERARCHY:
-                    item.setToolTip("Double-click to edit this hierarchy" if state.role(column) is Role.QUASI
-                                    else "Only quasi-identifiers are generalized, so only they need a hierarchy")
+                    item.setToolTip(f"{text}\n" if text not in ("—", "none") else "")
+                    item.setToolTip(item.toolTip() + ("Double-click to edit this hierarchy" if state.role(column) is Role.QUASI
+                                    else "Only quasi-identifiers are generalized, so only they need a hierarchy"))
                 self.table.setItem(r, c, item)
             if rebuild:
                 self.table.setCellWidget(r, COL_ROLE, self._role_combo(column))
+
             else:
                 box = self.table.cellWidget(r, COL_ROLE)
                 box.blockSignals(True)

@@ -12,7 +12,7 @@ MAX_RECENT = 8
 #: result tabs a strip) and after one (results: about half the height for the result views — at 1280 × 720 the
 #: setup docks' readable minimum leaves them about 40 %)
 SETUP_SHARES = {"Data": 0.30, "Attributes": 0.42, "results": 0.13}
-RESULT_SHARES = {"Data": 0.18, "Attributes": 0.19, "results": 0.47}
+RESULT_SHARES = {"Data": 0.2, "Attributes": 0.17, "results": 0.47}
 COLUMN_SHARES = {"Data": 0.5, "Hierarchies": 0.22, "Method": 0.28}
 #: the smallest readable dock sizes (pixels): a few table rows, a form, an empty result's message
 MINIMUM_SIZES = {"Data": QSize(360, 115), "Attributes": QSize(360, 130), "Hierarchies": QSize(240, 160),

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
-from PySide6.QtWidgets import QDialog, QFileDialog
+from PySide6.QtWidgets import QMessageBox, QDialog, QFileDialog
 
 pytestmark = pytest.mark.gui
 
@@ -217,6 +217,7 @@ def test_table_demo_mst_end_to_end(window, settings, demo, qtbot, monkeypatch, s
     # export data + report, save the job beside them (file dialogs answered as a user would)
     exported, report, job = demo / "study-output.csv", demo / "study-output.report.json", demo / "study.toml"
     _answer_file_dialogs(monkeypatch, save=[exported, report, job])
+    messages.answer = QMessageBox.StandardButton.Yes  # publish despite the release risks it names (issue 30)
     window.act_export_data.trigger()
     window.act_export_report.trigger()
     window.act_save_job.trigger()
@@ -311,6 +312,7 @@ def test_fasta_demo_condensation_end_to_end(window, demo, qtbot, monkeypatch, sc
 
     exported, job = demo / "proteins-k10.fasta", demo / "proteins-k10.toml"
     _answer_file_dialogs(monkeypatch, save=[exported, job])
+    messages.answer = QMessageBox.StandardButton.Yes  # publish despite the release risks it names (issue 30)
     window.act_export_data.trigger()
     window.act_save_job.trigger()
     assert exported.read_text(encoding="utf-8").startswith(">pseudo_1 ")
@@ -376,6 +378,7 @@ def test_events_demo_cbmsa_end_to_end(window, demo, qtbot, monkeypatch, screensh
     _screens(window, screenshot, "events")
     exported, saved = demo / "events-k5.csv", demo / "events-k5.toml"
     _answer_file_dialogs(monkeypatch, save=[exported, saved])
+    messages.answer = QMessageBox.StandardButton.Yes  # publish despite the release risks it names (issue 30)
     window.act_export_data.trigger()
     window.act_save_job.trigger()
     text = saved.read_text(encoding="utf-8").replace('"events-k5-output.csv"', '"events-k5.csv"')
@@ -566,6 +569,7 @@ def test_table_demo_ra_and_anatomy_end_to_end(window, demo, qtbot, monkeypatch, 
 
     exported, saved = demo / "adult-anatomy.csv", demo / "adult-anatomy.toml"
     _answer_file_dialogs(monkeypatch, save=[exported, saved])
+    messages.answer = QMessageBox.StandardButton.Yes  # publish despite the release risks it names (issue 30)
     window.act_export_data.trigger()
     window.act_save_job.trigger()
     assert exported.exists() and (demo / "adult-anatomy.sensitive.csv").exists(), sorted(p.name for p in demo.iterdir())

@@ -46,7 +46,7 @@ def _pick(window, method: str, k: int) -> None:
 
 
 def test_columns_start_without_a_role_and_the_release_verdict_is_told_apart(
-        window, patients_csv, qtbot, messages, monkeypatch, tmp_path):
+        window, patients_csv, qtbot, messages, monkeypatch, tmp_path, screenshot):
     from anonstudio.gui.panes.attributes import NO_ROLE
 
     assert window.open_data(patients_csv, "table")
@@ -57,6 +57,7 @@ def test_columns_start_without_a_role_and_the_release_verdict_is_told_apart(
     for column in ("age", "zip", "sex", "diagnosis"):
         assert attributes.role_box(column).currentText() == NO_ROLE, column
         assert "needs a role" in attributes.cell(column, "Warnings")
+    print(f"\nscreenshot: {screenshot(window, 'safe_defaults_opened')}")
     _pick(window, "mondrian", 3)
 
     # Run names the columns that still need a role; "Cancel" goes back to the Attributes pane without running
@@ -88,6 +89,8 @@ def test_columns_start_without_a_role_and_the_release_verdict_is_told_apart(
     assert "NOT safe to publish" in window.verdict_label.text() and RED in window.verdict_label.styleSheet()
     summary = window.panes["Summary"]
     assert "the model holds — NOT safe to publish" in summary.text()
+    window.docks["Summary"].raise_()
+    print(f"\nscreenshot: {screenshot(window, 'safe_defaults_not_safe_to_publish')}")
     assert RED in summary.card.toHtml().lower() or "176,0,32" in summary.card.toHtml().replace(" ", "")
 
     # Export asks in red; "Cancel" publishes nothing

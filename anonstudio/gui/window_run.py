@@ -172,8 +172,10 @@ class RunControl:
                 pane.show_outcome(outcome)
         run_pane = self.panes.get("Run")
         if run_pane is not None:
-            run_pane.finish(True, f"Last release re-verified: {self.state.verdict_text()}")
             run_pane.show_outcome(outcome)
+            run_pane.finish(True, f"Last release re-verified: {self.state.verdict_text()}")
+            if not self.state.release_verdict().safe_to_publish:
+                run_pane.result.setStyleSheet("color: #b00020; font-weight: bold;")
         self._results_shown = True
         self.state.notify("outcome")
         self._raise_result_view(outcome)

@@ -110,7 +110,8 @@ def publication_warnings(report: dict[str, Any], output: Any, *, shuffle_rows: b
 
 def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
                   reads: dict[str, Path] | None = None, *, shuffle_rows: bool = False,
-                  shuffle_seed: int | None = None, release_log: Path | None = None) -> list[Path]:
+                  shuffle_seed: int | None = None, release_log: Path | None = None,
+                  confirmation: dict[str, Any] | None = None) -> list[Path]:
     """Publish a verified outcome (:class:`~anonstudio.core.jobs.Outcome`): its output, side outputs and report
     as a pair; returns the paths written.
 
@@ -121,7 +122,9 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
     is published. With ``shuffle_rows`` a table's rows (an event log's sequences) are published in the order
     ``shuffle_seed`` draws, or a seed from the operating system when none is given (never written to the
     report). The report names files without their folders. The release log is written after the pair is
-    published.
+    published. ``confirmation``: a user published although release-level risks crossed their thresholds
+    (:func:`anonstudio.core.release_verdict.confirmation_entry`): written into the report as
+    ``release_confirmation``.
     """
     from anonstudio.core import privacy
     from anonstudio.core import release_log as releases
@@ -150,6 +153,10 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
     warnings += releases.earlier_releases(outcome.data, rep, outcome.hierarchies, output_path, release_log)
     rep["warnings"] = warnings
     rep["notes"] = notes
+    if confirmation is not None:
+        rep["release_confirmation"] = dict(confirmation)
+    else:
+        rep.pop("release_confirmation", None)
     rep["output"]["path"] = output_path.name
     if rep["input"].get("path"):
         rep["input"]["path"] = _name_only(rep["input"]["path"])

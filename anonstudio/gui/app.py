@@ -131,6 +131,7 @@ def main(file: str | Path | None = None, demo: bool = False) -> int:
     collect_garbage_in_gui_thread(freeze_after_preload=True)  # the engine's modules, once imported (see there)
 
     window = MainWindow()
+    window.install_excepthook()  # an exception escaping a slot: a sentence, details, the error log — never raw
     stops = StopSignals(app, window)
     window.show()
     if demo:

@@ -6,6 +6,7 @@ import re
 
 from PySide6.QtWidgets import (
     QComboBox,
+    QMessageBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -66,6 +67,27 @@ def error_text(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename:
         return f"{exc.filename}: {exc.strerror or exc}"
     return f"{type(exc).__name__}: {exc}"
+
+
+def unexpected_error_box(parent: QWidget | None, title: str, exc: BaseException, context: str = "") -> QMessageBox:
+    """An exception that is a bug of anonstudio (``core.error_log.is_unexpected``), as a user should meet it: one
+    sentence saying what happened and that it is not their fault, the log file it was written to, and the
+    traceback behind a "Show Details…" disclosure — never the raw exception as the message. Logged first
+    (:func:`anonstudio.core.error_log.log_unexpected`); the box is opened window-modal and returned."""
+    from anonstudio.core.error_log import details_of, error_log_path, log_unexpected
+
+    logged = log_unexpected(exc, context or title)
+    box = QMessageBox(QMessageBox.Icon.Critical, title,
+                      "Something went wrong inside anonstudio — not in your data or settings. Nothing was written or "
+                      "published; what is open stays as it was. You can try again.", QMessageBox.StandardButton.Ok,
+                      parent)
+    box.setObjectName("unexpectedError")
+    box.setInformativeText(f"The details were written to {logged} (Help ▸ About names this file); please send them "
+                           "with a bug report." if logged is not None else
+                           f"The details could not be written to {error_log_path()}: see Show Details.")
+    box.setDetailedText(details_of(exc))
+    box.open()
+    return box
 
 
 class EventColumnsDialog(QDialog):

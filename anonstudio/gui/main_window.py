@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWi
 
 from anonstudio.gui.panes._common import ResultHolder
 from anonstudio.core.workspace import Workspace
-from anonstudio.gui.dialogs import SweepDialog, error_text
+from anonstudio.gui.dialogs import SweepDialog, error_text, unexpected_error_box
 from anonstudio.gui.workers import RunWorker, TaskRunner, preload_engine
 from anonstudio.gui.window_files import FileActions
 from anonstudio.gui.window_help import HelpActions
@@ -87,6 +87,8 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         #: a file being read on a worker: (path, kind, read options, title of the error dialog if it fails)
         self._pending_open: tuple[str, str, dict | None, str] | None = None
         self.sweep_dialog: SweepDialog | None = None
+        #: the last "something went wrong inside anonstudio" box (a bug, logged; see ``error``)
+        self.last_error_box = None
         self.experiments_window = None
         self.panes: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
@@ -268,6 +270,8 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
             if hier is not None:
                 hier.refresh()
             self._clear_results()
+            if self.isVisible():  # new data, no results yet: the setup docks get the room again
+                QTimer.singleShot(0, self.apply_shares)
         elif what == "roles":
             if data_pane is not None:
                 data_pane.roles_changed()
@@ -306,6 +310,10 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         for label, text in ((self.size_label, self.state.size_text()), (self.verdict_label, self.state.verdict_text())):
             label.setText(text)
             label.setMinimumWidth(label.fontMetrics().horizontalAdvance(text) + 12 if text else 0)
+        verdict = self.state.release_verdict()  # the engine judges; red when the model holds but a risk is left
+        unsafe = verdict.model_holds is not None and not verdict.safe_to_publish
+        self.verdict_label.setStyleSheet("color: #b00020; font-weight: bold;" if unsafe else "")
+        self.verdict_label.setToolTip("\n".join(verdict.risks) if unsafe else "")
 
     def _update_actions(self) -> None:
         busy = self.runner.busy or self._presenting is not None
@@ -317,15 +325,48 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         self.act_export_report.setEnabled(self.state.outcome is not None or self.state.last_report is not None)
         self.act_save_job.setEnabled(has_data)
 
-    def error(self, title: str, exc: BaseException | str) -> None:
-        """Show an error dialog (the error's own text: file, where, what)."""
+    def error(self, title: str, exc: BaseException | str, *, unexpected: bool | None = None) -> None:
+        """Show an error dialog (the error's own text: file, where, what). An exception that is a bug (``unexpected``;
+        by default anything but an engine error, an ``OSError`` or a ``ValueError`` a form raised) becomes a sentence
+        with a "details" disclosure and is logged (:func:`~anonstudio.gui.dialogs.unexpected_error_box`)."""
+        from anonstudio.core.error_log import is_unexpected
+
+        if not isinstance(exc, str):
+            if unexpected is None:
+                unexpected = is_unexpected(exc) and not isinstance(exc, ValueError)
+            if unexpected:
+                self.last_error_box = unexpected_error_box(self, title, exc)
+                return
         QMessageBox.critical(self, title, exc if isinstance(exc, str) else error_text(exc))
+
+    def install_excepthook(self) -> None:
+        """Route exceptions that escape a Qt slot on the GUI thread (PySide6 hands them to ``sys.excepthook``)
+        to :meth:`error` as unexpected: logged, a sentence and the details, and the window goes on."""
+        import sys
+
+        previous = sys.excepthook
+
+        def hook(kind, exc, tb) -> None:
+            if issubclass(kind, KeyboardInterrupt):
+                previous(kind, exc, tb)
+                return
+            if exc.__traceback__ is None:
+                exc = exc.with_traceback(tb)
+            self.error("Unexpected error", exc, unexpected=True)
+
+        sys.excepthook = hook
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        saved = getattr(self, "_saved_size", None)
+        if self._sized and saved is not None and (abs(saved.width() - self.width()) > 0.1 * saved.width()
+                                                  or abs(saved.height() - self.height()) > 0.1 * saved.height()):
+            self._sized = False  # a layout saved at another size: this window's shares, not its pixels
         if not self._sized:  # dock sizes only take once the window has its size: data on top gets the most
             self._sized = True
             QTimer.singleShot(0, self._default_sizes)
+        elif self._shared_at is None:
+            self._shared_at = self.size()
         preload_engine()  # once per process: numba's imports then never stall a run's GUI thread
         if not hasattr(self, "_kernel_timer"):
             self._kernel_timer = QTimer(self, interval=250, timeout=self._show_kernel_state)
@@ -350,7 +391,6 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         self.runner.shutdown()
         if self.experiments_window is not None:
             self.experiments_window.runner.shutdown()
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        self.save_layout()
         self.settings.sync()
         event.accept()

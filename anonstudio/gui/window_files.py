@@ -27,6 +27,10 @@ OPEN_FILTERS = {
     "Sequences, FASTA (*.fasta *.fa *.faa *.fna *.fas)": "fasta",
     "All files (*)": "",
 }
+#: files remembered as chosen by this user (``trustedFiles`` in the settings)
+MAX_TRUSTED = 200
+#: the colour of a release risk (status bar, Summary, export dialog)
+RISK_COLOUR = "#b00020"
 FASTA_SUFFIXES = (".fasta", ".fa", ".faa", ".fna", ".fas")
 PROJECT_FILTER = "anonstudio projects (*.anonstudio.json *.json);;Jobs (*.toml);;All files (*)"
 
@@ -113,10 +117,14 @@ class FileActions:
         QApplication.restoreOverrideCursor()
         pending, self._pending_open = self._pending_open, None
         self.statusBar().clearMessage()
-        self.error(pending[3] if pending is not None else "Cannot open data", exc)
+        from anonstudio.core.error_log import is_unexpected
+
+        self.error(pending[3] if pending is not None else "Cannot open data", exc, unexpected=is_unexpected(exc))
 
     def _show_data(self, data: Any, path: str | Path, options: dict[str, Any] | None) -> None:
         self.state.set_data(data, Path(path).resolve(), read_options=options)
+        self.trust_files([path])
+        self.state.propose_roles()  # columns start without a role; an identifier-looking one is proposed identifying
         self.add_recent(path)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
         self.dataOpened.emit(str(path))
@@ -181,7 +189,9 @@ class FileActions:
         return answer == QMessageBox.StandardButton.Discard
 
     def open_project(self, path: str | Path, *, wait: bool = True) -> bool:
-        outside = self.attempt("Cannot open project", proj.outside_files, path)
+        """Open a project; files it reads from outside its folder (and below) raise the trust question unless this
+        user chose them before (:meth:`trusted_files`)."""
+        outside = self.attempt("Cannot open project", proj.outside_files, path, self.trusted_files())
         if outside is FAILED:
             return False
         if outside:
@@ -214,6 +224,24 @@ class FileActions:
         self._show_state(new, path)
         return True
 
+    def trusted_files(self) -> set[Path]:
+        """Real paths of the files this user chose (opened as data, or saved in a project of theirs): a project
+        reading them from another folder raises no trust question."""
+        from anonstudio.core.io import real_path
+
+        value = self.settings.value("trustedFiles", [])
+        if isinstance(value, str):
+            value = [value]
+        return {real_path(v) for v in (value or [])}
+
+    def trust_files(self, paths) -> None:
+        from anonstudio.core.io import real_path
+
+        known = [str(p) for p in self.trusted_files()]
+        new = [str(real_path(p)) for p in paths if str(real_path(p)) not in known]
+        if new:
+            self.settings.setValue("trustedFiles", (new + known)[:MAX_TRUSTED])
+
     def _state_read(self, new: Workspace) -> None:
         QApplication.restoreOverrideCursor()
         pending, self._pending_open = self._pending_open, None
@@ -228,11 +256,15 @@ class FileActions:
 
     def adopt_state(self, new: Workspace) -> None:
         """Show a project or job just read (keeps this window's state object, which the panes hold)."""
-        method, params, dirty = new.method, dict(new.params), new.dirty
+        method, params, dirty, restored = new.method, dict(new.params), new.dirty, new.outcome
         self.state.replace_from(new)
         # a pane that follows the data kind may have reset the method to its defaults: put the project's back
         if (self.state.method, self.state.params) != (method, params):
             self.state.set_method(method, params)
+        if restored is not None and self.state.outcome is None:  # dropped by that reset only: it is the project's
+            self.state.outcome, self.state.stale_reason = restored, None
+            if not self.state.outcome_is_current():
+                self.state._invalidate("the project's method is not available to check its last release")
         pane = self.panes.get("Method")
         if method and pane is not None and hasattr(pane, "method") and pane.method() != method:
             QMessageBox.warning(
@@ -243,6 +275,10 @@ class FileActions:
             )
         self.state.dirty = dirty
         self.state.notify("dirty")
+        if self.state.outcome is not None:  # a project's last release, re-verified as it was read
+            self.show_restored_outcome()
+        elif self.state.stale_reason and self.state.last_report:
+            self.statusBar().showMessage(f"The last release was not restored: {self.state.stale_reason}", 10000)
 
     def open_project_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open project or job", self._last_dir(), PROJECT_FILTER)
@@ -316,6 +352,7 @@ class FileActions:
     def save_project_to(self, path: str | Path) -> bool:
         if self.attempt("Cannot save project", proj.write_project, self.state, path) is FAILED:
             return False
+        self.trust_files(self.state.files_read().values())  # the user's own choice: never asked about again
         auto = proj.autosave_path(self.state.project_path) if self.state.project_path else None
         self.state.mark_saved(path)
         for stale in {auto, proj.autosave_path(path)}:
@@ -349,10 +386,11 @@ class FileActions:
         if path:
             self.save_job(path)
 
-    def export_data(self, path: str | Path) -> bool:
+    def export_data(self, path: str | Path, *, accepted_risks: list[str] | None = None) -> bool:
         """Publish the current outcome to ``path`` with its report ``<stem>.report.json`` beside it, as
         ``anonstudio run`` publishes (``Workspace.publish``): the release options (shuffled rows) apply, and a
-        saved job then names these files."""
+        saved job then names these files. ``accepted_risks``: the release risks the user confirmed in the export
+        dialog (:meth:`confirm_release_risks`), written into the report."""
         if self.state.outcome is None:
             return False
         if not self.state.outcome_is_current():
@@ -361,17 +399,43 @@ class FileActions:
             self.error("Cannot export data", "The roles, method or parameters on screen are not those this output "
                        "was verified against: run again to verify and export.")
             return False
-        if self.attempt("Cannot export data", self.state.publish, Path(path)) is FAILED:
+        if self.attempt("Cannot export data", self.state.publish, Path(path), accepted_risks=accepted_risks) is FAILED:
             return False
         report = self.state.report_path
         self.statusBar().showMessage(f"Wrote {Path(path).name}" + (f" and {report.name}" if report else ""), 5000)
         return True
 
+    def confirm_release_risks(self) -> list[str] | None:
+        """Before an export: when the engine's release verdict says the model holds but release-level risks
+        crossed their thresholds (``Workspace.release_verdict``), say so in red and ask for an explicit
+        confirmation. Returns the risks confirmed (``[]``: none to confirm), or ``None`` when the user declined."""
+        from html import escape
+
+        verdict = self.state.release_verdict()
+        if verdict.safe_to_publish or not verdict.model_holds:
+            return []
+        items = "".join(f"<li>{escape(r)}</li>" for r in verdict.risks)
+        answer = QMessageBox.question(
+            self, "Not safe to publish",
+            f"<p style='color:{RISK_COLOUR}'><b>{escape(verdict.headline())}</b></p><ul style='color:{RISK_COLOUR}'>"
+            f"{items}</ul><p>The privacy model holds, but these risks are not covered by it. Publish anyway? Your "
+            "confirmation and these risks are written into the report.</p>",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+        if answer != QMessageBox.StandardButton.Yes:
+            self.statusBar().showMessage("Export cancelled: nothing was published", 5000)
+            return None
+        return list(verdict.risks)
+
     def export_data_dialog(self) -> None:
+        accepted = self.confirm_release_risks()
+        if accepted is None:
+            return
         ext = ".fasta" if self.state.kind == "fasta" else (self.state.data_path.suffix if self.state.data_path else ".csv")
-        path, _ = QFileDialog.getSaveFileName(self, "Export anonymized data", f"anonymized{ext}", "All files (*)")
+        start = str(Path(self._last_dir()) / f"anonymized{ext}")
+        path, _ = QFileDialog.getSaveFileName(self, "Export anonymized data", start, "All files (*)")
         if path:
-            self.export_data(path)
+            self._remember_dir(path)
+            self.export_data(path, accepted_risks=accepted)
 
     def export_report(self, path: str | Path) -> bool:
         """Write the last run's report as a publication writes it (files named without their folders; the

@@ -68,10 +68,16 @@ class HelpActions:
         dialog.resize(640, 480)
         dialog.show()
 
+    def about_html(self) -> str:
+        """The About box's text: the version, what anonstudio is, and where unexpected errors are logged."""
+        from html import escape
+
+        from anonstudio.core.error_log import error_log_path
+
+        return (f"<b>anonstudio {__version__}</b><br>A workbench for anonymizing tables, event sequences and "
+                "protein/DNA strings before sharing. Every output is re-checked by an independent verifier."
+                f"<p>Errors inside anonstudio are logged to <code>{escape(str(error_log_path()))}</code>: send that "
+                "file with a bug report.</p>")
+
     def show_about(self) -> None:
-        QMessageBox.about(
-            self,
-            "About anonstudio",
-            f"<b>anonstudio {__version__}</b><br>A workbench for anonymizing tables, event sequences and "
-            "protein/DNA strings before sharing. Every output is re-checked by an independent verifier.",
-        )
+        QMessageBox.about(self, "About anonstudio", self.about_html())

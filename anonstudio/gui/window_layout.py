@@ -5,9 +5,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 
 MAX_RECENT = 8
+#: shares of the window's height and width, before a run (setup: the data and its roles get the room, the empty
+#: result tabs a strip) and after one (results: about half the height for the result views — at 1280 × 720 the
+#: setup docks' readable minimum leaves them about 40 %)
+SETUP_SHARES = {"Data": 0.30, "Attributes": 0.42, "results": 0.13}
+RESULT_SHARES = {"Data": 0.2, "Attributes": 0.17, "results": 0.47}
+COLUMN_SHARES = {"Data": 0.5, "Hierarchies": 0.22, "Method": 0.28}
+#: the smallest readable dock sizes (pixels): a few table rows, a form, an empty result's message
+MINIMUM_SIZES = {"Data": QSize(360, 115), "Attributes": QSize(360, 130), "Hierarchies": QSize(240, 160),
+                 "Method": QSize(300, 190), "Run": QSize(300, 100)}
+RESULT_MINIMUM = QSize(300, 90)
+#: the Attributes dock's height besides its rows (title, note, header, scroll bar) and per row (pixels)
+ATTRIBUTES_FRAME, ATTRIBUTES_ROW = 100, 25
+#: a window resized by more than this share in width or height gets its docks' shares back
+RESHARE_BELOW = 0.1
 
 
 class LayoutActions:
@@ -15,14 +29,89 @@ class LayoutActions:
 
     # -- layout and settings -----------------------------------------------------------------------------
     def _restore_layout(self) -> None:
+        self._set_minimum_sizes()
         self._default_layout = self.saveState()
+        self._shared_at: QSize | None = None  # the window size the dock shares were last applied at
+        self._reshare_timer = QTimer(self)
+        self._reshare_timer.setSingleShot(True)
+        self._reshare_timer.setInterval(80)
+        self._reshare_timer.timeout.connect(self._reshare_if_resized)
         geometry = self.settings.value("window/geometry")
         layout = self.settings.value("window/state")
         if geometry is not None:
             self.restoreGeometry(geometry)
         if layout is not None:
             self.restoreState(layout)
-        self._sized = layout is not None  # a saved layout keeps its sizes; else they are set when first shown
+        saved = self.settings.value("window/size")
+        # a saved layout keeps its sizes — when shown at the size it was saved at; a layout saved on another
+        # (smaller) screen gets this window's shares instead of its squeezed pixels
+        self._saved_size = QSize(*[int(v) for v in saved]) if isinstance(saved, (list, tuple)) and len(saved) == 2 \
+            else None
+        self._sized = layout is not None
+
+    def _set_minimum_sizes(self) -> None:
+        """No dock shrinks below a readable size (:data:`MINIMUM_SIZES`; result docks :data:`RESULT_MINIMUM`)."""
+        for title, dock in self.docks.items():
+            size = MINIMUM_SIZES.get(title, RESULT_MINIMUM)
+            dock.widget().setMinimumSize(size)
+
+    def save_layout(self) -> None:
+        """Keep the window's geometry and dock layout, with the size it was saved at."""
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("window/size", [self.width(), self.height()])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if getattr(self, "_reshare_timer", None) is not None and self.isVisible():
+            self._reshare_timer.start()  # once the resizing stops
+
+    def _reshare_if_resized(self) -> None:
+        """After a resize by more than :data:`RESHARE_BELOW` (1920 → 1280 → 1920, a maximized window): the docks
+        get their shares of the new size back — setup shares before a run, result shares after — instead of Qt's
+        leftovers (the Data dock at 3 columns, Attributes at 1 row)."""
+        before = self._shared_at
+        if before is None:
+            return
+        if abs(self.width() - before.width()) <= RESHARE_BELOW * before.width() and \
+                abs(self.height() - before.height()) <= RESHARE_BELOW * before.height():
+            return
+        self.apply_shares()
+
+    def apply_shares(self, results: bool | None = None) -> None:
+        """Give the docks their shares of the window (:data:`SETUP_SHARES` before a run, :data:`RESULT_SHARES`
+        once results are shown; :data:`COLUMN_SHARES` across)."""
+        from anonstudio.gui.main_window import PANES
+
+        results = self._results_shown if results is None else results
+        shares = RESULT_SHARES if results else SETUP_SHARES
+        h, w = self.height(), self.width()
+        bottom = [d for t, d in self.docks.items() if PANES[t][2] == Qt.DockWidgetArea.BottomDockWidgetArea
+                  and d.isVisible() and not d.isFloating()]
+        bottom.sort(key=lambda d: d.visibleRegion().isEmpty())  # the raised tab first
+        # one call for every dock of the top area and the raised bottom one: Qt moves the split between the areas
+        # only as far as the top docks' own sizes let it
+        top = h * (shares["Data"] + shares["Attributes"])
+        # the Attributes dock as tall as its rows need (one per column), within its share; the data takes the rest
+        rows = len(self.state.columns()) if self.state.data is not None else 0
+        attributes = min(h * shares["Attributes"], ATTRIBUTES_FRAME + ATTRIBUTES_ROW * rows) if rows else \
+            h * shares["Attributes"]
+        wanted = {"Data": top - attributes, "Attributes": attributes, "Hierarchies": top,
+                  "Method": 0.68 * top, "Run": 0.32 * top}
+        docks = [self.docks[t] for t in wanted if t in self.docks and self.docks[t].isVisible()
+                 and not self.docks[t].isFloating()]
+        sizes = [int(wanted[t]) for t in wanted if t in self.docks and self.docks[t].isVisible()
+                 and not self.docks[t].isFloating()]
+        if bottom:
+            docks.append(bottom[0])
+            sizes.append(int(h * shares["results"]))
+        if docks:
+            self.resizeDocks(docks, sizes, Qt.Orientation.Vertical)
+        across = [t for t in COLUMN_SHARES if t in self.docks and self.docks[t].isVisible()]
+        if across:
+            self.resizeDocks([self.docks[t] for t in across], [int(w * COLUMN_SHARES[t]) for t in across],
+                             Qt.Orientation.Horizontal)
+        self._shared_at = QSize(w, h)
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_layout)
@@ -51,13 +140,8 @@ class LayoutActions:
         self.recent_menu.setEnabled(bool(files))
 
     def _default_sizes(self) -> None:
-        """Shares of the window, whatever its size: the data widest and tallest, results below."""
-        for titles, shares, along in ((("Data", "Compare"), (0.58, 0.36), Qt.Orientation.Vertical),
-                                      (("Data", "Attributes"), (0.34, 0.24), Qt.Orientation.Vertical),
-                                      (("Data", "Hierarchies", "Method"), (0.44, 0.26, 0.30), Qt.Orientation.Horizontal)):
-            if all(t in self.docks for t in titles):
-                total = self.height() if along == Qt.Orientation.Vertical else self.width()
-                self.resizeDocks([self.docks[t] for t in titles], [int(total * f) for f in shares], along)
+        """Shares of the window, whatever its size (:meth:`apply_shares`)."""
+        self.apply_shares()
 
     # -- helpers ---------------------------------------------------------------------------------------------
     def _last_dir(self) -> str:

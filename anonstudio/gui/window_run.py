@@ -33,11 +33,17 @@ class RunControl:
         return method, dict(params or {})
 
     def start_run(self, method: str | None = None, params: dict | None = None) -> RunWorker | None:
-        """Run the chosen method on a worker thread; the panes show progress and then the outcome."""
+        """Run the chosen method on a worker thread; the panes show progress and then the outcome.
+
+        The Run action (F5, no ``method`` given) first names the columns still without a role and asks
+        (:meth:`_ask_unroled`); a script or test that names the method runs the roles as they are (the release
+        verdict still says when unroled columns make records unique)."""
         if self.runner.busy:
             return None
         if self.state.data is None:
             self.error("Nothing to run", "Open a data file first (File ▸ Open data).")
+            return None
+        if method is None and not self._ask_unroled():
             return None
         def check() -> tuple:
             from anonstudio.core.jobs import make_algorithm
@@ -58,6 +64,30 @@ class RunControl:
         self._run_revision = request.revision  # what the run reads; a change while it goes makes it stale
         worker = RunWorker(proj.run_request, request)
         return self._start_task(worker, "run", f"Running {method}…", self._run_finished)
+
+    def _ask_unroled(self) -> bool:
+        """Before a run from the Run action: name the columns that still need a role. The user either goes back
+        to the Attributes pane (no run) or runs with them quasi-identifying — ARX's default, the safe side: they are
+        generalized, never published as they are (``Workspace.apply_fallback_roles``). True: go on."""
+        from PySide6.QtWidgets import QMessageBox
+
+        unroled = self.state.unroled_columns()
+        if not unroled:
+            return True
+        shown = ", ".join(f"'{c}'" for c in unroled[:8]) + (" …" if len(unroled) > 8 else "")
+        answer = QMessageBox.question(
+            self, "Columns without a role",
+            f"{len(unroled)} column(s) still need a role: {shown}.\n\nChoose their roles in the Attributes pane, or "
+            "run with them quasi-identifying (ARX's default: they are generalized, never published as they are).\n\n"
+            "Run with them quasi-identifying?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+        if answer != QMessageBox.StandardButton.Yes:
+            if "Attributes" in self.docks:
+                self.docks["Attributes"].raise_()
+            self.statusBar().showMessage(f"Choose a role for {shown} in the Attributes pane, then run", 10000)
+            return False
+        self.state.apply_fallback_roles()
+        return True
 
     def _start_task(self, worker: RunWorker, task: str, text: str, on_finished) -> RunWorker:
         """Start a run or sweep ``worker``: progress to the Run pane and status bar, ``on_finished`` with its
@@ -124,9 +154,32 @@ class RunControl:
         run_pane = self.panes.get("Run")
         if run_pane is not None:
             run_pane.finish(True, verdict)
+            if not self.state.release_verdict().safe_to_publish:  # the model holds, the release is not safe: red
+                run_pane.result.setStyleSheet("color: #b00020; font-weight: bold;")
         self.statusBar().showMessage(f"Done: {verdict}", 8000)
         self._update_actions()
         self.runFinished.emit(outcome)
+
+    def show_restored_outcome(self) -> None:
+        """A reopened project's last release, re-verified as the project was read (``core.workspace._reopen``):
+        shown in every result pane as the current outcome, so the Summary has its verdict and Export is on."""
+        outcome = self.state.outcome
+        if outcome is None:
+            return
+        for title in self.result_panes:
+            pane = self.panes.get(title)
+            if title != "Method" and pane is not None and hasattr(pane, "show_outcome"):
+                pane.show_outcome(outcome)
+        run_pane = self.panes.get("Run")
+        if run_pane is not None:
+            run_pane.show_outcome(outcome)
+            run_pane.finish(True, f"Last release re-verified: {self.state.verdict_text()}")
+            if not self.state.release_verdict().safe_to_publish:
+                run_pane.result.setStyleSheet("color: #b00020; font-weight: bold;")
+        self._results_shown = True
+        self.state.notify("outcome")
+        self._raise_result_view(outcome)
+        self.statusBar().showMessage(f"Reopened the last release, re-verified: {self.state.verdict_text()}", 8000)
 
     def show_history_run(self, number: int) -> None:
         """Show run ``number`` of the history again, for reference: greyed under a banner, never as the current
@@ -163,18 +216,24 @@ class RunControl:
         dock = self.docks[view]
         if dock.isFloating() or "Data" not in self.docks or dock.height() >= 0.45 * self.height():
             return
-        self.resizeDocks([self.docks["Data"], dock], [int(0.28 * self.height()), int(0.5 * self.height())],
-                         Qt.Orientation.Vertical)
+        self.apply_shares(results=True)
 
     def _run_failed(self, exc: BaseException) -> None:
         self.worker = None
         run_pane = self.panes.get("Run")
         if run_pane is not None:
-            run_pane.finish(False, error_text(exc))
+            from anonstudio.core.error_log import is_unexpected
+
+            run_pane.finish(False, "Stopped by an error inside anonstudio (details in the dialog)" if is_unexpected(exc)
+                            else error_text(exc))
         self.statusBar().showMessage("The run failed: nothing was published", 10000)
         self._update_status()
         self._update_actions()
-        self.error("The sweep failed" if self._task == "sweep" else "The run failed", exc)
+        from anonstudio.core.error_log import is_unexpected
+
+        # an engine error names its file, line or key; anything else is a bug: a sentence, details, the log
+        self.error("The sweep failed" if self._task == "sweep" else "The run failed", exc,
+                   unexpected=is_unexpected(exc))
         self.runFinished.emit(exc)
 
     def _run_cancelled(self) -> None:

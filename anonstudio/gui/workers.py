@@ -302,9 +302,9 @@ def _preload() -> None:
 
     for info in pkgutil.iter_modules(kernels.__path__):
         importlib.import_module(f"{kernels.__name__}.{info.name}")  # numba, scipy's BLAS, the kernels
-    from numba.core.registry import cpu_target
-
-    cpu_target.target_context.refresh()  # numba's one-time set-up before it loads a cached kernel
+    # numba's one-time set-up before it loads a cached kernel, under numba's compiler lock: a run's worker may be
+    # loading its kernels meanwhile (unlocked, the two raced: "ValueError: generator already executing")
+    kernels.ready_compiler()
     from anonstudio.core import algorithms, metrics, privacy  # noqa: F401
 
     algorithms.available()  # every method's module: the Method pane lists them when data is first opened

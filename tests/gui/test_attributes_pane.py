@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from anonstudio.core.data import Role
-from anonstudio.gui.panes.attributes import AttributesPane
+from anonstudio.gui.panes.attributes import COL_HIERARCHY, AttributesPane
 
 pytestmark = pytest.mark.gui
 
@@ -65,7 +65,7 @@ def test_hierarchy_column_names_its_source_and_double_click_opens_it(window, wit
     assert pane.cell("sex", "Hierarchy") == "sex.csv" and "hierarchy" not in pane.cell("sex", "Warnings")
     window.panes["Hierarchies"].select_attribute("age")
     row = pane.row_of("sex")
-    pane.table.cellDoubleClicked.emit(row, 2)
+    pane.table.cellDoubleClicked.emit(row, COL_HIERARCHY)
     assert window.panes["Hierarchies"].attribute == "sex"
     assert not window.docks["Hierarchies"].visibleRegion().isEmpty()
 

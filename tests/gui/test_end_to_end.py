@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer
-from PySide6.QtWidgets import QDialog, QFileDialog
+from PySide6.QtWidgets import QMessageBox, QDialog, QFileDialog
 
 pytestmark = pytest.mark.gui
 
@@ -49,6 +49,16 @@ def _role_action(pane, column: str, role: str):
     return next(a for a in pane.column_menu(column).actions() if a.data() == ("role", role))
 
 
+def _rest_insensitive(window) -> None:
+    """The columns still without a role are published unchanged: the user says so in the Attributes pane (Run
+    would otherwise ask about them, issue 30)."""
+    attributes = window.panes["Attributes"]
+    for column in window.state.unroled_columns():
+        box = attributes.role_box(column)
+        box.setCurrentIndex(box.findData("insensitive"))
+    assert window.state.unroled_columns() == []
+
+
 def _answer_file_dialogs(monkeypatch, *, save: list[Path] | None = None, open_: list[Path] | None = None) -> None:
     """Answer the next file dialogs with these paths, in order (as a user picking them would)."""
     save_q, open_q = list(save or []), list(open_ or [])
@@ -67,6 +77,7 @@ def _open_with_job_roles(window, qtbot, monkeypatch, action, data_file: Path, jo
         _role_action(data, col, "quasi-identifying").trigger()
     for col in job["input"].get("sensitive", []):
         _role_action(data, col, "sensitive").trigger()
+    _rest_insensitive(window)
     return data
 
 
@@ -125,6 +136,7 @@ def test_table_demo_mst_end_to_end(window, settings, demo, qtbot, monkeypatch, s
     for col in TABLE_QIS:
         _role_action(data, col, "quasi-identifying").trigger()
     _role_action(data, "salary-class", "sensitive").trigger()
+    _rest_insensitive(window)
     assert sorted(window.state.quasi_identifiers()) == sorted(TABLE_QIS)
     assert data.table_model.headerData(1, Qt.Orientation.Horizontal) == "age [QI]"
 
@@ -156,7 +168,7 @@ def test_table_demo_mst_end_to_end(window, settings, demo, qtbot, monkeypatch, s
     _pick_method(window, "mst", 5)
     outcome = _run_and_wait(window, qtbot, messages)
     assert outcome is window.state.outcome and outcome.report["verification"]["passed"]
-    assert window.verdict_label.text() == "k-anonymous, k = 5, verified"
+    assert window.verdict_label.text().startswith("k-anonymous, k = 5, verified")
     out = outcome.result.output.df
 
     # Compare: original and anonymized side by side, changed cells highlighted
@@ -204,6 +216,7 @@ def test_table_demo_mst_end_to_end(window, settings, demo, qtbot, monkeypatch, s
     # export data + report, save the job beside them (file dialogs answered as a user would)
     exported, report, job = demo / "study-output.csv", demo / "study-output.report.json", demo / "study.toml"
     _answer_file_dialogs(monkeypatch, save=[exported, report, job])
+    messages.answer = QMessageBox.StandardButton.Yes  # publish despite the release risks it names (issue 30)
     window.act_export_data.trigger()
     window.act_export_report.trigger()
     window.act_save_job.trigger()
@@ -298,6 +311,7 @@ def test_fasta_demo_condensation_end_to_end(window, demo, qtbot, monkeypatch, sc
 
     exported, job = demo / "proteins-k10.fasta", demo / "proteins-k10.toml"
     _answer_file_dialogs(monkeypatch, save=[exported, job])
+    messages.answer = QMessageBox.StandardButton.Yes  # publish despite the release risks it names (issue 30)
     window.act_export_data.trigger()
     window.act_save_job.trigger()
     assert exported.read_text(encoding="utf-8").startswith(">pseudo_1 ")
@@ -363,6 +377,7 @@ def test_events_demo_cbmsa_end_to_end(window, demo, qtbot, monkeypatch, screensh
     _screens(window, screenshot, "events")
     exported, saved = demo / "events-k5.csv", demo / "events-k5.toml"
     _answer_file_dialogs(monkeypatch, save=[exported, saved])
+    messages.answer = QMessageBox.StandardButton.Yes  # publish despite the release risks it names (issue 30)
     window.act_export_data.trigger()
     window.act_save_job.trigger()
     text = saved.read_text(encoding="utf-8").replace('"events-k5-output.csv"', '"events-k5.csv"')
@@ -399,6 +414,7 @@ def _big_table(window, tmp_path, rows: int) -> None:
     data = window.panes["Data"]
     for col in TABLE_QIS:
         _role_action(data, col, "quasi-identifying").trigger()
+    _rest_insensitive(window)
     for attr, h in adult_hierarchies(TABLE_QIS).items():
         window.panes["Hierarchies"].set_hierarchy(attr, h, None)
 
@@ -552,6 +568,7 @@ def test_table_demo_ra_and_anatomy_end_to_end(window, demo, qtbot, monkeypatch, 
 
     exported, saved = demo / "adult-anatomy.csv", demo / "adult-anatomy.toml"
     _answer_file_dialogs(monkeypatch, save=[exported, saved])
+    messages.answer = QMessageBox.StandardButton.Yes  # publish despite the release risks it names (issue 30)
     window.act_export_data.trigger()
     window.act_save_job.trigger()
     assert exported.exists() and (demo / "adult-anatomy.sensitive.csv").exists(), sorted(p.name for p in demo.iterdir())

@@ -136,7 +136,7 @@ def test_run_shows_verdict_and_keeps_gui_responsive(window, adult_csv, sex_hiera
         lambda: window.start_run(test_method, {"k": 5, "delay": 0.01}), until=lambda: window.state.outcome is not None
     )
     assert window.state.outcome.report["verification"]["passed"]
-    assert window.verdict_label.text() == "k-anonymous, k = 5, verified"
+    assert window.verdict_label.text().startswith("k-anonymous, k = 5, verified")
     print(f"\nlongest event-loop gap during the run: {stats['max_gap_ms']:.0f} ms")  # timed in tests/benchmarks
     # a method without a view of its own: the summary card comes to the front with the headline figures
     summary = window.panes["Summary"]
@@ -446,7 +446,7 @@ def test_the_status_bar_never_vouches_for_what_is_not_on_screen(window, adult_cs
     assert not window.act_export_data.isEnabled()
     with qtbot.waitSignal(window.runFinished, timeout=10_000):
         window.start_run(test_method, {"k": 2})
-    assert window.verdict_label.text().endswith("verified")
+    assert ", verified" in window.verdict_label.text()
     window.state.set_method(test_method, {"k": 3})
     assert "parameters changed since this run" in window.verdict_label.text()
     assert not window.act_export_data.isEnabled()

@@ -26,9 +26,9 @@ def _open_run_export(window, qtbot, job: Path) -> list[BaseException]:
     shown: list[BaseException] = []
     real = window.error
 
-    def error(title, exc):
+    def error(title, exc, **kwargs):
         shown.append(exc if isinstance(exc, BaseException) else RuntimeError(str(exc)))
-        real(title, exc)
+        real(title, exc, **kwargs)
 
     window.error = error
     if not window.open_path(job):

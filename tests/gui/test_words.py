@@ -41,7 +41,9 @@ def test_a_bad_parameter_and_a_missing_role_are_told_in_screen_words(window, adu
     shown = pane.form.field("k").error.text()
     assert shown.startswith("k — smallest group size: ") and "parameter 'k'" not in shown, shown
     pane.set_values("mondrian", {"k": 2})
-    window.start_run()  # no quasi-identifier chosen yet
+    for column in window.state.columns():  # every column given a role, none of them quasi-identifying
+        window.state.set_role(column, "insensitive")
+    window.start_run()  # no quasi-identifier chosen
     qtbot.waitUntil(lambda: bool(messages.texts("critical")), timeout=20_000)
     text = messages.texts("critical")[-1]
     assert "input.quasi_identifiers" not in text and "Attributes pane" in text, text

@@ -85,6 +85,22 @@ def lean_cache_loads() -> None:
         _install_lean_loads()
 
 
+def ready_compiler() -> None:
+    """numba's one-time set-up before it loads a cached kernel (``BaseContext.refresh``), taken under numba's
+    compiler lock — the lock numba's own callers hold (``Dispatcher.compile``, which loads from the cache).
+
+    ``refresh`` takes each registry's new entries from a generator shared by every thread
+    (``numba.core.utils.stream_list`` through ``BaseRegistryLoader.new_registrations``): two threads refreshing at
+    once make the second one's ``next()`` raise ``ValueError: generator already executing``. The workbench's
+    start-up preload refreshed on its own thread without the lock while a first run's worker loaded its kernels
+    — the condensation run that failed that way once under load (issue 30 item 2)."""
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.registry import cpu_target
+
+    with global_compiler_lock:
+        cpu_target.target_context.refresh()
+
+
 def _install_lean_loads() -> None:
     if not _LEAN["requested"] or _LEAN["installed"] or not numba_tested():
         return

@@ -155,6 +155,10 @@ class Summary:
     utility: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: the second verdict (:mod:`anonstudio.core.release_verdict`): "safe to publish" or what is not
+    release: str = ""
+    release_safe: bool | None = None
+    release_risks: list[str] = field(default_factory=list)
 
 
 def _number(value: Any) -> str:
@@ -202,7 +206,13 @@ def summary_sections(report: dict, *, warnings: list[str] | None = None) -> Summ
             shown = _number(q["value"]) + (f" ({q['normalized']:.4g} normalized)" if q.get("normalized") not in
                                            (None, q["value"]) else "")
             utility.append((f"{q.get('title', name)} [{name}]", shown, str(q.get("meaning", ""))))
+    from anonstudio.core.release_verdict import release_verdict
+
+    shown_warnings = [str(w) for w in (report.get("warnings", []) if warnings is None else warnings) or []]
+    second = release_verdict(report, shown_warnings)
     return Summary(title=title, passed=passed, verdict=verdict, checked=checked,
+                   release=second.headline(), release_safe=second.safe_to_publish if passed else None,
+                   release_risks=second.risks,
                    problems=[str(p) for p in (ver.get("problems") or [])][:5], parameters=params, records=records,
                    utility=utility, notes=[str(n) for n in report.get("notes", []) or []],
                    warnings=[str(w) for w in (report.get("warnings", []) if warnings is None else warnings) or []])
@@ -220,6 +230,12 @@ def summary_html(s: Summary) -> str:
 
     parts = [f"<h2>{escape(s.title)}</h2>",
              f"<p style='color:{colour}; font-size:large'><b>{escape(s.verdict)}</b></p>"]
+    if s.release:  # the model holding is not the release being safe: the second verdict, red when it is not
+        second = "#1e7b34" if s.release_safe else "#b00020"
+        parts.append(f"<p style='color:{second}; font-size:large'><b>{escape(s.release)}</b></p>")
+        if s.release_risks:
+            parts.append(f"<ul style='color:{second}'>" + "".join(f"<li>{escape(r)}</li>" for r in s.release_risks)
+                         + "</ul>")
     if s.problems:
         parts.append("<p><b>Problems</b></p><ul>" + "".join(f"<li>{escape(p)}</li>" for p in s.problems) + "</ul>")
     parts.append("<p><b>Counts</b></p>" + table(s.records, ("", "", "meaning")))

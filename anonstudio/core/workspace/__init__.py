@@ -27,6 +27,7 @@ from anonstudio.core.workspace._files import (
     input_spec,
     job_dict,
     outside_files,
+    outside_paths,
     project_dict,
     read_data,
     read_hierarchy_file,
@@ -44,7 +45,7 @@ from anonstudio.core.workspace._workspace import CHANGES, Listener, ReleaseOptio
 __all__ = [
     "CHANGES", "FASTA_EXT", "FORMAT", "VERSION", "Listener", "PROFILE_CHUNK", "PROJECT_SUFFIX", "ProjectError", "ReleaseOptions",
     "RunRequest", "TABLE_EXT", "Workspace", "autosave_path", "copy_for_run", "guess_kind", "input_spec", "job_dict",
-    "kind_of", "outside_files", "profile_columns", "project_dict", "read_data", "read_hierarchy_file",
+    "kind_of", "outside_files", "outside_paths", "profile_columns", "project_dict", "read_data", "read_hierarchy_file",
     "read_project", "reading", "run_request", "save_job", "sweep_point", "workspace_from_job",
     "write_hierarchy_file", "write_project",
 ]

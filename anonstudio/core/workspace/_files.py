@@ -23,6 +23,7 @@ atomic; :func:`autosave_path` names the minute-by-minute autosave beside the pro
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, overload
 
@@ -120,11 +121,13 @@ def write_hierarchy_file(hierarchy: Hierarchy, path: str | Path) -> Path:
 # ---------------------------------------------------------------------------------------------------------
 # projects
 def _rel(path: Path | None, base: Path) -> str | None:
+    """``path`` relative to ``base`` — with ``..`` when it lies beside or above it, so a job or project and its
+    files travel together (issue 30 item 5) — or absolute when no relative path exists (another drive)."""
     if path is None:
         return None
     path = Path(path).resolve()
     try:
-        return path.relative_to(base.resolve()).as_posix()
+        return Path(os.path.relpath(path, base.resolve())).as_posix()
     except ValueError:
         return str(path)
 
@@ -222,9 +225,15 @@ def _load_project_json(path: Path) -> dict[str, Any]:
     return load_project_json(path)
 
 
-def outside_files(path: str | Path) -> list[str]:
+def outside_files(path: str | Path, trusted: set[Path] | frozenset[Path] = frozenset()) -> list[str]:
     """The names of the files a project reads from outside its own folder (a project received from someone
-    else could otherwise make the workbench open any file on this computer). Names only, no folders."""
+    else could otherwise make the workbench open any file on this computer). Names only, no folders. Files in
+    ``trusted`` (real paths: files this user chose before, :func:`outside_paths`) are left out."""
+    return [p.name for p in outside_paths(path) if p not in trusted]
+
+
+def outside_paths(path: str | Path) -> list[Path]:
+    """The real paths of the files a project reads from neither its own folder nor a folder below it."""
     path = Path(path)
     raw = _load_project_json(path)
     base = path.resolve().parent
@@ -239,12 +248,17 @@ def outside_files(path: str | Path) -> list[str]:
     for text in wanted:
         target = io.real_path(_abs(text, base))
         if not target.is_relative_to(io.real_path(base)):
-            out.append(target.name)
+            out.append(target)
     return out
 
 
-def read_project(path: str | Path, *, allow_outside: bool = False) -> Workspace:
+def read_project(path: str | Path, *, allow_outside: bool = False, restore: bool = True) -> Workspace:
     """A new :class:`Workspace` from a project file; the data file is read again.
+
+    ``restore``: the release the project last published is read back from its output and re-verified
+    (:func:`anonstudio.core.workspace._reopen.restored_outcome`) and becomes the workspace's outcome — what the
+    Summary shows and Export publishes — with its views prepared (this runs on the workbench's reader thread);
+    when it cannot be, :attr:`Workspace.stale_reason` says why.
 
     Validated as strictly as a job: a known method with valid parameters, a known data kind, roles and types
     of the data's columns. Files outside the project's folder are read only with ``allow_outside`` (the
@@ -327,6 +341,16 @@ def read_project(path: str | Path, *, allow_outside: bool = False) -> Workspace:
                            key="history")
     state.history = history
     state.project_path = path
+    if restore and state.last_report and state.output_path is not None:
+        from anonstudio.core.workspace._reopen import restored_outcome
+
+        outcome, why = restored_outcome(state)
+        if outcome is not None:
+            from anonstudio.core.views import prepare_views
+
+            state.outcome = prepare_views(outcome)
+        else:
+            state.stale_reason = why
     state.dirty = False
     return state
 

@@ -27,6 +27,29 @@ CHANGES = ("data", "roles", "hierarchies", "method", "outcome", "release", "proj
 Listener = Callable[[str], None]
 
 
+#: column names that name a person or a record: ``patient_id``, ``ID``, ``ssn``, ``e-mail`` …
+#: the rows a text column needs before "every value is distinct" proposes it identifying
+ID_MIN_ROWS = 20
+_ID_WORDS = ("id", "uuid", "guid", "ssn", "email", "mail", "phone", "telephone", "fullname", "surname",
+             "firstname", "lastname", "mrn", "passport", "iban")
+
+
+def looks_like_identifier(column: str, profile: dict[str, Any], n_rows: int) -> str | None:
+    """Why ``column`` looks like an identifier, or ``None``: its name holds one of :data:`_ID_WORDS` (``patient_id``,
+    ``PatientID``, ``e-mail`` …), or it is text with a different value in every one of at least
+    :data:`ID_MIN_ROWS` rows (in a handful of rows, distinct values say little; distinct numbers are often
+    measurements, so only the warning flags them)."""
+    import re
+
+    words = [w.lower() for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-z])(?=[A-Z])", str(column)) if w]
+    if any(w in _ID_WORDS for w in words):
+        return f"its name ('{column}') names a person or a record"
+    distinct = profile.get("distinct", 0)
+    if n_rows >= ID_MIN_ROWS and not profile.get("numeric") and distinct == n_rows - profile.get("missing", 0):
+        return "every value is distinct"
+    return None
+
+
 @dataclass
 class ReleaseOptions:
     """How a release is published (the job's ``[output]`` keys besides the paths): ``shuffle_rows`` (tables
@@ -101,6 +124,11 @@ class Workspace:
     job_path: Path | None = None
     project_path: Path | None = None
     dirty: bool = False
+    #: columns of data just opened whose role the user has not chosen yet (:meth:`propose_roles`); a run asks
+    #: about them, and :meth:`apply_fallback_roles` makes them quasi-identifying (ARX's default)
+    unroled: list[str] = field(default_factory=list)
+    #: roles proposed when the data was opened, column → why (an identifier-looking column: identifying)
+    proposed: dict[str, str] = field(default_factory=dict)
     #: counts changes to what a run reads (data, roles, hierarchies, method, parameters): a run started at
     #: one count and finished at another was verified against settings no longer on screen
     revision: int = field(default=0, repr=False, compare=False)
@@ -131,7 +159,8 @@ class Workspace:
         the panes bound to it — and its listeners; then notify every kind of change."""
         for name in ("data", "data_path", "kind", "read_options", "hierarchies", "hierarchy_sources", "method",
                      "params", "outcome", "last_report", "history", "outcomes", "release", "execution",
-                     "output_path", "report_path", "job_path", "project_path", "dirty", "stale_reason"):
+                     "output_path", "report_path", "job_path", "project_path", "dirty", "stale_reason", "unroled",
+                     "proposed"):
             setattr(self, name, getattr(other, name))
         self.revision += 1
         for what in CHANGES:
@@ -160,8 +189,47 @@ class Workspace:
             self.method = None
             self.params = {}
         self.kind = kind
+        self.unroled = []
+        self.proposed = {}
         self._invalidate("other data was opened since this run")
         self._changed("data")
+
+    def propose_roles(self) -> None:
+        """Safe defaults for data just opened by hand (issue 30 item 1): every column without a role starts
+        *unroled* — a run names them and asks (:meth:`unroled_columns`) — except one that looks like an identifier
+        (:func:`looks_like_identifier`), whose proposed role is *identifying* (it is then dropped from the output,
+        never published as it is). Jobs and projects state their roles and are not touched."""
+        d = self.data
+        if not isinstance(d, (Table, EventLog)):
+            return
+        fixed = {d.sequence_id, d.event_order} if isinstance(d, EventLog) else set()
+        unroled, proposed = [], {}
+        for column in self.columns():
+            if column in fixed or self.role(column) is not Role.INSENSITIVE:
+                continue
+            why = looks_like_identifier(column, self.column_profile(column), self.n_rows())
+            if why and isinstance(d, Table):
+                d.roles[column] = Role.IDENTIFYING
+                proposed[column] = why
+            else:
+                unroled.append(column)
+        self.unroled, self.proposed = unroled, proposed
+        self._invalidate("roles changed since this run")
+        self._changed("roles")
+
+    def unroled_columns(self) -> list[str]:
+        """Columns still waiting for the user to choose a role (what Run names before it starts)."""
+        columns = set(self.columns())
+        return [c for c in self.unroled if c in columns]
+
+    def apply_fallback_roles(self) -> list[str]:
+        """The user ran without choosing: every unroled column becomes quasi-identifying (ARX's habit, the safe
+        side: generalized, never published as it is). Returns those columns."""
+        chosen = self.unroled_columns()
+        for column in chosen:
+            self.set_role(column, Role.QUASI)
+        self.unroled = []
+        return chosen
 
     def columns(self) -> list[str]:
         """The data's column names (tables and event logs), else ``[]``."""
@@ -211,6 +279,9 @@ class Workspace:
         d = self.data
         if column not in self.columns():
             raise KeyError(column)
+        if column in self.unroled:
+            self.unroled = [c for c in self.unroled if c != column]
+        self.proposed.pop(column, None)
         if isinstance(d, Table):
             if role is Role.INSENSITIVE:
                 d.roles.pop(column, None)
@@ -458,7 +529,8 @@ class Workspace:
         return publication_warnings(outcome.report or {}, getattr(outcome.result, "output", None),
                                     shuffle_rows=self.release.shuffle_rows, shuffle_seed=self.release.shuffle_seed)
 
-    def publish(self, output_path: str | Path | None = None, report_path: str | Path | None = None) -> list[Path]:
+    def publish(self, output_path: str | Path | None = None, report_path: str | Path | None = None, *,
+                accepted_risks: list[str] | None = None) -> list[Path]:
         """Publish the current outcome (:func:`anonstudio.core.publication.write_outputs`: canonical files,
         re-verified as written, output and report as a pair, then the release log) with the release options; the
         output defaults to :attr:`output_path` and the report to ``<output stem>.report.json`` beside it (or the
@@ -481,10 +553,19 @@ class Workspace:
             rep = self.report_path
         else:
             rep = out.with_name(f"{out.stem}.report.json")
+        confirmation = None
+        if accepted_risks is not None:
+            from anonstudio.core.release_verdict import confirmation_entry
+
+            left = [r for r in self.release_verdict().risks if r not in accepted_risks]
+            if left:
+                raise JobError("the release has risks that were not confirmed: " + "; ".join(left))
+            confirmation = confirmation_entry(list(accepted_risks)) if accepted_risks else None
         if self.data_path is not None:
             self.outcome.report["input"]["path"] = str(self.data_path)
         done = write_outputs(self.outcome, out, rep, reads=self.files_read(), shuffle_rows=self.release.shuffle_rows,
-                             shuffle_seed=self.release.shuffle_seed, release_log=self.release.release_log)
+                             shuffle_seed=self.release.shuffle_seed, release_log=self.release.release_log,
+                             confirmation=confirmation)
         self.output_path, self.report_path = out, rep
         self.last_report = self.outcome.report
         self._changed("release")
@@ -547,6 +628,15 @@ class Workspace:
     def history_entry(self, number: int) -> dict[str, Any]:
         return next(e for e in self.history if e.get("number") == number)
 
+    def release_verdict(self) -> Any:
+        """The shown run's two verdicts — the model holds, safe to publish — with the current release options
+        (:func:`anonstudio.core.release_verdict.release_verdict`)."""
+        from anonstudio.core.release_verdict import release_verdict
+
+        if self.outcome is None:
+            return release_verdict(None, [])
+        return release_verdict(self.outcome.report, self.warnings())
+
     def verdict_text(self) -> str:
         """The last run's verdict for the status bar, e.g. ``"k-anonymous, k = 5, verified"``."""
         if self.outcome is None:
@@ -571,7 +661,13 @@ class Workspace:
             if params.get(key) is not None:
                 bits.append(f"{key} = {params[key]}")
         bits.append("verified" if passed else "NOT verified")
-        return ", ".join(bits)
+        verdict = self.release_verdict()
+        text = ", ".join(bits)
+        if passed and not verdict.safe_to_publish:
+            text += f" — NOT safe to publish ({len(verdict.risks)} release risk{'s' if len(verdict.risks) != 1 else ''})"
+        elif passed:
+            text += "; safe to publish"
+        return text
 
     # -- project -----------------------------------------------------------------------------------------
     @property

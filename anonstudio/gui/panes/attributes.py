@@ -30,8 +30,13 @@ ROLES = [
     (Role.SENSITIVE, "sensitive"),
     (Role.INSENSITIVE, "insensitive"),
 ]
-HEADERS = ["Column", "Role", "Hierarchy", "Warnings", "Type", "Distinct", "Missing"]
-COL_ROLE, COL_HIERARCHY, COL_WARNINGS = 1, 2, 3
+#: what the role box shows while a column still needs a role
+NO_ROLE = "— choose a role —"
+#: short columns first, so that at 1280 × 720 Type, Distinct and Missing are never cut off; Warnings last, stretched
+HEADERS = ["Column", "Role", "Type", "Distinct", "Missing", "Hierarchy", "Warnings"]
+COL_ROLE, COL_HIERARCHY, COL_WARNINGS = 1, 5, 6
+#: the widest the Hierarchy column starts (a long file name is elided; its tooltip and the editor show it all)
+HIERARCHY_WIDTH = 130
 WARN_BRUSH = QBrush(QColor(176, 0, 32))
 
 
@@ -57,6 +62,10 @@ def warnings_of(state: Workspace, column: str) -> list[str]:
     profile = state.column_profile(column)
     role = state.role(column)
     out: list[str] = []
+    if column in state.unroled_columns():
+        out.append("needs a role: Run asks, and a column left without one becomes quasi-identifying")
+    if column in state.proposed:
+        out.append(f"proposed identifying (dropped from the output): {state.proposed[column]}")
     n = state.n_rows()
     if n > 1 and profile["distinct"] == n - profile["missing"] and role not in (Role.IDENTIFYING,) \
             and not (isinstance(state.data, EventLog) and column in (state.data.sequence_id, state.data.event_order)):
@@ -105,17 +114,20 @@ class AttributesPane(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        self.table.verticalHeader().setDefaultSectionSize(26)
+        header.setSectionResizeMode(COL_HIERARCHY, QHeaderView.ResizeMode.Interactive)  # long file names elided
+        header.resizeSection(COL_HIERARCHY, HIERARCHY_WIDTH)
+        self.table.verticalHeader().setDefaultSectionSize(24)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.cellDoubleClicked.connect(self._double_clicked)
         for i, tip in enumerate([
             "The column's name in the file",
             "Identifying columns are dropped; quasi-identifiers are generalized; sensitive values are protected "
             "by l-diversity or (k,c); insensitive columns are published unchanged",
-            "Where the hierarchy comes from; double-click to edit it",
-            "What to look at before a run",
             "Detected from the values: numeric columns get interval hierarchies by default",
             "How many different values the column holds",
             "Empty cells and missing-value markers ('?', 'NA' …)",
+            "Where the hierarchy comes from; double-click to edit it",
+            "What to look at before a run",
         ]):
             self.table.horizontalHeaderItem(i).setToolTip(tip)
         layout = QVBoxLayout(self)
@@ -168,9 +180,9 @@ class AttributesPane(QWidget):
             attr_type = state.attr_type(column)
             type_text = attr_type.value if attr_type is not None else ("numeric" if profile["numeric"] else "text")
             warnings = warnings_of(state, column)
-            cells = [column, "", hierarchy_text(state, column), "; ".join(warnings), type_text,
-                     f"{profile['distinct']:,}", f"{profile['missing']:,}"]
-            rows.append((column, cells, warnings, state.role(column)))
+            cells = [column, "", type_text, f"{profile['distinct']:,}", f"{profile['missing']:,}",
+                     hierarchy_text(state, column), "; ".join(warnings)]
+            rows.append((column, cells, warnings, self._role_value(column)))
         if not rebuild and rows == self._rows:
             return  # nothing on screen would change (a project read notifies data, roles, hierarchies, method)
         self._rows = rows
@@ -183,15 +195,17 @@ class AttributesPane(QWidget):
                     item.setForeground(WARN_BRUSH)
                     item.setToolTip("\n".join(warnings))
                 if c == COL_HIERARCHY:
-                    item.setToolTip("Double-click to edit this hierarchy" if state.role(column) is Role.QUASI
-                                    else "Only quasi-identifiers are generalized, so only they need a hierarchy")
+                    item.setToolTip(f"{text}\n" if text not in ("—", "none") else "")
+                    item.setToolTip(item.toolTip() + ("Double-click to edit this hierarchy" if state.role(column) is Role.QUASI
+                                    else "Only quasi-identifiers are generalized, so only they need a hierarchy"))
                 self.table.setItem(r, c, item)
             if rebuild:
                 self.table.setCellWidget(r, COL_ROLE, self._role_combo(column))
+
             else:
                 box = self.table.cellWidget(r, COL_ROLE)
                 box.blockSignals(True)
-                box.setCurrentIndex(max(0, box.findData(state.role(column).value)))
+                box.setCurrentIndex(max(0, box.findData(self._role_value(column))))
                 box.blockSignals(False)
 
     def _role_combo(self, column: str) -> QComboBox:
@@ -200,6 +214,7 @@ class AttributesPane(QWidget):
         box.setObjectName(f"role:{column}")
         box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         events = isinstance(state.data, EventLog)
+        box.addItem(NO_ROLE, "")  # a column just opened has no role until the user chooses one
         for role, label in ROLES:
             if events and role is Role.IDENTIFYING:
                 continue
@@ -211,12 +226,19 @@ class AttributesPane(QWidget):
             box.setEnabled(False)
             box.setToolTip("This column identifies sequences or orders their events; its role is fixed")
         else:
-            box.setCurrentIndex(max(0, box.findData(state.role(column).value)))
+            box.setCurrentIndex(max(0, box.findData(self._role_value(column))))
             box.currentIndexChanged.connect(lambda _i, c=column, b=box: self._role_chosen(c, b.currentData()))
         return box
 
+    def _role_value(self, column: str) -> str:
+        """The role box's value for ``column``: ``""`` while it still needs a role, else its role."""
+        if column in self.state.unroled_columns():
+            return ""
+        return self.state.role(column).value
+
     def _role_chosen(self, column: str, value: str) -> None:
-        if self.state is not None and value and self.state.role(column).value != value:
+        if self.state is not None and value and (self.state.role(column).value != value
+                                                 or column in self.state.unroled_columns()):
             self.state.set_role(column, value)
 
     def _double_clicked(self, row: int, col: int) -> None:

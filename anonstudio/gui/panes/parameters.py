@@ -424,20 +424,27 @@ class ParametersPane(QtWidgets.QWidget):
         release_layout = QtWidgets.QVBoxLayout(self.release_box)
         release_layout.addWidget(self.shuffle_rows)
 
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
-        scroll.setWidget(self.form)
-
+        # one scroll area for the whole pane: in a short dock (1280 × 720 after a run) the method, its reference and
+        # its first parameters stay readable and the rest scrolls, instead of every part being squeezed
+        content = QtWidgets.QWidget()
         top = QtWidgets.QFormLayout()
         top.addRow("Method", self.method_box)
+        inner = QtWidgets.QVBoxLayout(content)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addLayout(top)
+        inner.addWidget(self.reference)
+        inner.addWidget(self.form)
+        inner.addWidget(self.release_box)
+        inner.addWidget(self.status)
+        inner.addWidget(self.empty)
+        inner.addStretch(1)
+        self.scroll = QtWidgets.QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
+        self.scroll.setWidget(content)
         layout = QtWidgets.QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.reference)
-        layout.addWidget(scroll, 1)
-        layout.addWidget(self.release_box)
-        layout.addWidget(self.status)
-        layout.addWidget(self.empty)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scroll)
         self._show_empty(True)
 
     # -- public API ----------------------------------------------------------------------------------------

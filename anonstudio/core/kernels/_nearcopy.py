@@ -34,8 +34,8 @@ from anonstudio.core.kernels import parallel_runtime
 
 parallel_runtime()  # before any kernel of this module is loaded (see parallel_runtime)
 
-#: directory size from which grams are found by binary search instead of a direct table
-DIRECT_MAX = 1 << 22
+#: bits of a gram (from its first symbol) that index the directory of the sorted gram keys
+DIRECTORY_BITS = 20
 #: consecutive windows whose grams are counted together (on the diagonals of all of them)
 BLOCK = 32
 
@@ -59,34 +59,37 @@ def count_filter(window: int, edits: int, q: int, match: float) -> tuple[int, in
     return best
 
 
-def seed_length(window: int, edits: int) -> tuple[int, int]:
-    """``(q, h)``: the tile length ``q`` and the number ``h`` of exact tiles every window of ``window`` symbols
-    within ``edits`` edits of a text substring shares with it — the largest ``q`` with ``h ≥ 2``, or with
-    ``h ≥ 1`` when no ``q`` gives two."""
-    best = (1, window - edits)
+def seed_length(window: int, edits: int, q_max: int = 12) -> tuple[int, int]:
+    """``(q, h)``: the tile length ``q ≤ q_max`` and the number ``h`` of exact tiles every window of ``window``
+    symbols within ``edits`` edits of a text substring shares with it — the largest ``q`` with ``h ≥ 2``, or
+    with ``h ≥ 1`` when no ``q`` gives two (``q = 1``, ``h = window - edits`` at worst)."""
     for want in (2, 1):
-        for q in range(window, 0, -1):
+        for q in range(min(window, max(q_max, 1)), 0, -1):
             h = (window + 1) // q - 1 - edits
             if h >= want:
                 return q, h
-    return best
+    return 1, window - edits
+
+
+def key_layout(n: int, total: int) -> tuple[int, int, int]:
+    """``(bits, pos_bits, q_max)`` of :func:`gram_keys` for texts of ``total`` symbols over ``n`` symbols: bits a
+    symbol, bits a position, and the longest gram that fits beside a position in 63 bits."""
+    bits = max(1, int(n - 1).bit_length())
+    pos_bits = max(1, int(total).bit_length())
+    return bits, pos_bits, max(1, (63 - pos_bits) // bits)
 
 
 @njit(cache=True, nogil=True)
-def gram_postings(text, starts, ends, n, q, direct):
-    """The index of the ``q``-grams of the texts ``text[starts[d]:ends[d]]`` (ranks ``0..n-1``).
-
-    Returns ``(keys, ptr, post)``: ``post`` holds every text position whose ``q`` next symbols lie inside its
-    text, ordered by gram (packed base ``n``, first symbol highest); the positions of gram ``g`` are
-    ``post[ptr[i]:ptr[i + 1]]`` with ``i = g`` when ``direct`` (``ptr`` has ``n**q + 1`` entries, ``keys`` is
-    empty) or ``keys[i] = g`` otherwise (``keys`` sorted)."""
+def gram_keys(text, starts, ends, q, bits, pos_bits):
+    """``int64``: for every place of the texts ``text[starts[d]:ends[d]]`` (ranks) whose ``q`` next symbols lie
+    inside its text, those symbols packed ``bits`` bits each (first highest) above the place's position in
+    ``text`` (``pos_bits`` bits): sorted, the places of each gram are one run, in text order."""
     total = 0
     for d in range(starts.shape[0]):
         if ends[d] - starts[d] >= q:
             total += ends[d] - starts[d] - q + 1
-    codes = np.empty(total, np.int64)
-    where = np.empty(total, np.int32)
-    size = np.int64(n) ** q
+    out = np.empty(total, np.int64)
+    mask = (np.int64(1) << (bits * q)) - 1
     o = 0
     for d in range(starts.shape[0]):
         lo = starts[d]
@@ -95,60 +98,40 @@ def gram_postings(text, starts, ends, n, q, direct):
             continue
         g = np.int64(0)
         for i in range(lo, lo + q - 1):
-            g = g * n + text[i]
+            g = (g << bits) | text[i]
         for i in range(lo, hi - q + 1):
-            g = (g * n + text[i + q - 1]) % size
-            codes[o] = g
-            where[o] = i
+            g = ((g << bits) | text[i + q - 1]) & mask
+            out[o] = (g << pos_bits) | i
             o += 1
-    if direct:
-        ptr = np.zeros(size + 1, np.int64)
-        for i in range(total):
-            ptr[codes[i] + 1] += 1
-        for i in range(size):
-            ptr[i + 1] += ptr[i]
-        fill = ptr[:-1].copy()
-        post = np.empty(total, np.int32)
-        for i in range(total):
-            c = codes[i]
-            post[fill[c]] = where[i]
-            fill[c] += 1
-        return np.zeros(0, np.int64), ptr, post
-    order = np.argsort(codes, kind="mergesort")
-    post = where[order]
-    sorted_codes = codes[order]
-    n_keys = 0
-    for i in range(total):
-        if i == 0 or sorted_codes[i] != sorted_codes[i - 1]:
-            n_keys += 1
-    keys = np.empty(n_keys, np.int64)
-    ptr = np.empty(n_keys + 1, np.int64)
-    j = 0
-    for i in range(total):
-        if i == 0 or sorted_codes[i] != sorted_codes[i - 1]:
-            keys[j] = sorted_codes[i]
-            ptr[j] = i
-            j += 1
-    ptr[n_keys] = total
-    return keys, ptr, post
+    return out
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _postings(keys, ptr, g):
-    """``(lo, hi)``: where gram ``g``'s positions are in the posting list."""
-    if keys.shape[0] == 0:
-        return ptr[g], ptr[g + 1]
-    a = 0
-    z = keys.shape[0]
-    while a < z:
-        mid = (a + z) >> 1
-        if keys[mid] < g:
-            a = mid + 1
+def _postings(keys, directory, dir_shift, pos_bits, g):
+    """``(lo, hi)``: the run of ``keys`` (sorted :func:`gram_keys`) holding gram ``g``; ``directory`` (from
+    :func:`~anonstudio.core.kernels._substring.window_directory` with ``dir_shift``) narrows the search."""
+    b = (g << pos_bits) >> dir_shift
+    a = directory[b]
+    z = directory[b + 1]
+    first = g << pos_bits
+    last = (g + 1) << pos_bits
+    lo = a
+    hi = z
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < first:
+            lo = mid + 1
         else:
-            z = mid
-    if a < keys.shape[0] and keys[a] == g:
-        return ptr[a], ptr[a + 1]
-    return 0, 0
+            hi = mid
+    start = lo
+    hi = z
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < last:
+            lo = mid + 1
+        else:
+            hi = mid
+    return start, lo
 
 
 @njit(cache=True, nogil=True)
@@ -183,231 +166,331 @@ def window_distance(peq, length, text, lo, hi):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _tile_gram(query, lo, t, q, n):
-    """Tile ``query[lo + t : lo + t + q]`` packed base ``n``; -1 when it holds a symbol no text holds."""
+def _tile_gram(query, lo, t, q, bits):
+    """Tile ``query[lo + t : lo + t + q]`` packed ``bits`` bits a symbol; -1 when it holds a symbol no text
+    holds."""
     g = np.int64(0)
     for i in range(q):
         c = query[lo + t + i]
         if c < 0:
             return np.int64(-1)
-        g = g * n + c
+        g = (g << bits) | c
     return g
 
 
+#: earlier hits remembered per text (more are kept as candidates of their own)
+RING = 4
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_candidate(cand, n_cand, open_c, doc, x0, x1, d_lo, d_hi, edits):
+    """Record candidate windows ``x0..x1`` of text ``doc`` on diagonals ``d_lo..d_hi``, merged into the text's
+    last candidate when their windows touch and the merged diagonals stay within ``2·edits``; returns the new
+    count (-1: ``cand`` is full)."""
+    c = open_c[doc]
+    if c >= 0 and cand[c, 2] + 1 >= x0 and cand[c, 1] <= x1 + 1 and \
+            max(cand[c, 4], d_hi) - min(cand[c, 3], d_lo) <= 2 * edits:
+        cand[c, 1] = min(cand[c, 1], x0)
+        cand[c, 2] = max(cand[c, 2], x1)
+        cand[c, 3] = min(cand[c, 3], d_lo)
+        cand[c, 4] = max(cand[c, 4], d_hi)
+        return n_cand
+    if n_cand >= cand.shape[0]:
+        return -1
+    cand[n_cand, 0] = doc
+    cand[n_cand, 1] = x0
+    cand[n_cand, 2] = x1
+    cand[n_cand, 3] = d_lo
+    cand[n_cand, 4] = d_hi
+    open_c[doc] = n_cand
+    return n_cand + 1
+
+
 @njit(cache=True, nogil=True)
-def _scan_query(keys, ptr, post, text, doc_of, starts, ends, query, lo, hi, n, q, pairs, window, edits, k,
-                qc, need, out, qi):
-    m = hi - lo
-    out[qi, 0] = -1  # first failing window
-    out[qi, 1] = 0  # its holders
-    out[qi, 2] = -1  # a text holding it (the nearest)
-    out[qi, 3] = window + 1  # that text's distance
-    out[qi, 4] = 0  # failing windows
-    out[qi, 5] = window + 1  # smallest distance seen to any holder of any window
-    out[qi, 6] = -1  # the text of that distance
-    out[qi, 7] = -1  # the window of that distance
-    out[qi, 8] = 0  # tile hits
-    out[qi, 9] = 0  # windows aligned
-    if m < window:
-        return
-    n_windows = m - window + 1
-    # 1. tile hits: (text, diagonal, tile start)
+def _seed_candidates(keys, directory, dir_shift, pos_bits, doc_of, starts, query, lo, m, bits, q, tiles, window, edits, n_windows, qi,
+                     stamp, ring_t, ring_d, ring_n, open_c, cand):
+    """Windows the tile hits point at, as candidates ``cand[c] = (text, first window, last window, lowest
+    diagonal, highest diagonal)``; returns ``(candidates, hits)`` (candidates -1: ``cand`` is full).
+
+    With ``tiles`` ≥ 2, a hit makes a candidate only with hits of ``tiles - 1`` earlier tiles of the same text
+    within ``edits`` diagonals and one window (at most :data:`RING`): each text remembers its last :data:`RING` hits (``ring_t``/``ring_d``, valid for
+    this string while ``stamp[text] == qi``); a hit pushed out while a later tile could still pair with it
+    becomes a candidate on its own (every window holding its tile, on its diagonal), so no pair is lost."""
+    reach = window - q  # the farthest two tiles of one window
+    pos_mask = (np.int64(1) << pos_bits) - 1
+    part = np.empty(RING, np.int64)
+    n_cand = 0
     n_hits = 0
     for t in range(0, m - q + 1, q):
-        g = _tile_gram(query, lo, t, q, n)
-        if g >= 0:
-            a, z = _postings(keys, ptr, g)
-            n_hits += z - a
-    out[qi, 8] = n_hits
-    if n_hits == 0:
-        return
-    doc_h = np.empty(n_hits, np.int32)
-    diag_h = np.empty(n_hits, np.int64)
-    tile_h = np.empty(n_hits, np.int64)
-    sort_key = np.empty(n_hits, np.int64)
-    o = 0
-    for t in range(0, m - q + 1, q):
-        g = _tile_gram(query, lo, t, q, n)
+        g = _tile_gram(query, lo, t, q, bits)
         if g < 0:
             continue
-        a, z = _postings(keys, ptr, g)
+        a, z = _postings(keys, directory, dir_shift, pos_bits, g)
+        n_hits += z - a
+        x0 = max(0, t + q - window)
         for u in range(a, z):
-            p = post[u]
-            d = doc_of[p]
-            doc_h[o] = d
-            diag_h[o] = (p - starts[d]) - t
-            tile_h[o] = t
-            sort_key[o] = np.int64(d) * (np.int64(1) << 40) + diag_h[o] + m
-            o += 1
-    order = np.argsort(sort_key)
+            gp = keys[u] & pos_mask
+            doc = doc_of[gp]
+            d = gp - starts[doc] - t
+            if stamp[doc] != qi:
+                stamp[doc] = qi
+                ring_n[doc] = 0
+                open_c[doc] = -1
+            if tiles <= 1:
+                n_cand = _add_candidate(cand, n_cand, open_c, doc, x0, min(t, n_windows - 1), d, d, edits)
+                if n_cand < 0:
+                    return -1, n_hits
+                continue
+            # the earlier tiles of this text within `edits` diagonals and one window, latest first
+            n_part = 0
+            d_lo = d
+            d_hi = d
+            for r in range(ring_n[doc]):
+                te = ring_t[doc, r]
+                de = ring_d[doc, r]
+                if te < t and t - te <= reach and abs(de - d) <= edits:
+                    d_lo = min(d_lo, de)
+                    d_hi = max(d_hi, de)
+                    seen = False
+                    for v in range(n_part):
+                        seen = seen or part[v] == te
+                    if not seen:
+                        part[n_part] = te
+                        n_part += 1
+            if n_part >= tiles - 1:
+                part[:n_part].sort()
+                # a window holding this tile and `tiles - 1` earlier ones starts no later than the
+                # (tiles - 1)-th latest of them
+                n_cand = _add_candidate(cand, n_cand, open_c, doc, x0,
+                                        min(part[n_part - (tiles - 1)], n_windows - 1), d_lo, d_hi, edits)
+                if n_cand < 0:
+                    return -1, n_hits
+        if tiles <= 1:
+            continue
+        # then remember this tile's hits (after all of them looked: one must not push out another's partner)
+        for u in range(a, z):
+            gp = keys[u] & pos_mask
+            doc = doc_of[gp]
+            d = gp - starts[doc] - t
+            k = ring_n[doc]
+            kept = 0
+            for r in range(k):  # drop hits no later tile can pair with
+                if t + q - ring_t[doc, r] <= reach:
+                    ring_t[doc, kept] = ring_t[doc, r]
+                    ring_d[doc, kept] = ring_d[doc, r]
+                    kept += 1
+            if kept == RING:  # full of live hits: the oldest becomes a candidate of its own
+                te = ring_t[doc, 0]
+                de = ring_d[doc, 0]
+                n_cand = _add_candidate(cand, n_cand, open_c, doc, max(0, te + q - window),
+                                        min(te, n_windows - 1), de, de, edits)
+                if n_cand < 0:
+                    return -1, n_hits
+                for r in range(1, RING):
+                    ring_t[doc, r - 1] = ring_t[doc, r]
+                    ring_d[doc, r - 1] = ring_d[doc, r]
+                kept -= 1
+            ring_t[doc, kept] = t
+            ring_d[doc, kept] = d
+            ring_n[doc] = kept + 1
+    return n_cand, n_hits
+
+
+@njit(cache=True, nogil=True)
+def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, qc, need, cand, c0, c1, doc,
+                holders, near, near_doc, band_lo, band_hi, marked, grams, found, peq, counters):
+    """Align the windows candidates ``cand[c0:c1]`` (one text, ``doc``) point at, counting the text as a holder
+    of each window within ``edits`` edits of one of its stretches."""
+    one = np.uint64(1)
+    x_first = n_windows
+    x_last = -1
+    for c in range(c0, c1):
+        for x in range(cand[c, 1], cand[c, 2] + 1):
+            if holders[x] >= k:
+                continue
+            if not marked[x]:
+                marked[x] = True
+                band_lo[x] = cand[c, 3]
+                band_hi[x] = cand[c, 4]
+                x_first = min(x_first, x)
+                x_last = max(x_last, x)
+            else:
+                band_lo[x] = min(band_lo[x], cand[c, 3])
+                band_hi[x] = max(band_hi[x], cand[c, 4])
+    # marked windows in order, a block of at most BLOCK windows at a time: the diagonals of a block stay close
+    # together even where the text's diagonal drifts along the string
+    x = x_first
+    while x <= x_last:
+        if not marked[x]:
+            x += 1
+            continue
+        b0 = x
+        b1 = x
+        dd0 = band_lo[x]
+        dd1 = band_hi[x]
+        n_marked = 0
+        y = x
+        while y <= x_last and y < b0 + BLOCK:
+            if marked[y]:
+                b1 = y
+                n_marked += 1
+                dd0 = min(dd0, band_lo[y])
+                dd1 = max(dd1, band_hi[y])
+            y += 1
+        span = dd1 - dd0 + 2 * edits + 1
+        # count filter (the q-gram lemma, Jokinen & Ukkonen 1991): a window within `edits` edits of a stretch
+        # shares at least `need` of its grams of `qc` symbols with it, each on a diagonal of the block's band
+        # widened by `edits`; counted when that costs less than aligning the block's windows
+        counted = need > 0 and span * (b1 - b0 + window) < 2 * n_marked * (window + span)
+        counters[2] += n_marked
+        if counted:
+            counters[3] += span * (b1 - b0 + window)
+            r0 = b0
+            r1 = b1 + window
+            for d in range(dd0 - edits, dd1 + edits + 1):
+                run = 0
+                p0 = max(r0, -d)
+                p1 = min(r1, s_len - d)
+                for pos in range(p0, p1):
+                    c = query[lo + pos]
+                    if c >= 0 and c == text[s_lo + pos + d]:
+                        run += 1
+                        if run >= qc:
+                            found[pos - qc + 1] = True
+                    else:
+                        run = 0
+            grams[r0] = 0
+            for pos in range(r0, r1):
+                grams[pos + 1] = grams[pos] + (1 if found[pos] else 0)
+                found[pos] = False
+        # align the windows that pass, each against the text its block's diagonals point at (widened by `edits`:
+        # every alignment of a marked window within `edits` edits lies there). Two neighbouring windows differ by
+        # one symbol dropped and one added, so their distances differ by at most 1 (to any stretch) and at most
+        # 2 (to the block's stretches): a window at distance D ≤ edits makes the next edits - D held, one at
+        # D > edits the next (D - edits - 1) // 2 not held
+        skip_held = -1
+        skip_free = -1
+        held_at = 0
+        held_dist = 0
+        for x2 in range(b0, b1 + 1):
+            if not marked[x2]:
+                continue
+            marked[x2] = False
+            if x2 <= skip_held:
+                holders[x2] += 1
+                bound = held_dist + x2 - held_at  # at most this far (the caller measures the reported one)
+                if bound < near[x2]:
+                    near[x2] = bound
+                    near_doc[x2] = doc
+                continue
+            if x2 <= skip_free:
+                continue
+            if counted and grams[x2 + window - qc + 1] - grams[x2] < need:
+                continue
+            for r in range(window):
+                c = query[lo + x2 + r]
+                if c >= 0:
+                    peq[c] |= one << np.uint64(r)
+            a_lo = max(0, x2 + dd0 - edits)
+            a_hi = min(s_len, x2 + window + dd1 + edits)
+            dist = window_distance(peq, window, text, s_lo + a_lo, s_lo + a_hi) if a_hi > a_lo else window
+            counters[1] += 1
+            for r in range(window):
+                c = query[lo + x2 + r]
+                if c >= 0:
+                    peq[c] = 0
+            if dist <= edits:
+                holders[x2] += 1
+                if dist < near[x2]:
+                    near[x2] = dist
+                    near_doc[x2] = doc
+                skip_held = x2 + edits - dist
+                held_at = x2
+                held_dist = dist
+            else:
+                skip_free = x2 + (dist - edits - 1) // 2
+        x = b1 + 1
+
+
+@njit(cache=True, nogil=True)
+def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, lo, hi, n, bits, q, tiles, window, edits, k,
+                qc, need, out, qi, work):
+    """One query string (see :func:`near_copies`); ``work`` = (per text: stamp, remembered tiles and diagonals,
+    their number, last candidate; the candidates) reused between the strings of a chunk, the candidates grown
+    when a string needs more."""
+    m = hi - lo
+    out[qi, 0] = -1
+    out[qi, 1] = 0
+    out[qi, 2] = -1
+    out[qi, 3] = window + 1
+    out[qi, 4] = 0
+    out[qi, 5] = window + 1
+    out[qi, 6] = -1
+    out[qi, 7] = -1
+    out[qi, 8] = 0
+    out[qi, 9] = 0
+    out[qi, 10] = 0
+    out[qi, 11] = 0
+    if m < window:
+        return work
+    n_windows = m - window + 1
+    stamp, ring_t, ring_d, ring_n, open_c, cand = work
+    while True:
+        n_cand, n_hits = _seed_candidates(keys, directory, dir_shift, pos_bits, doc_of, starts, query, lo, m, bits,
+                                          q, tiles, window, edits,
+                                          n_windows, qi, stamp, ring_t, ring_d, ring_n, open_c, cand)
+        if n_cand >= 0:
+            break
+        cand = np.empty((2 * cand.shape[0], 5), np.int64)
+        stamp[:] = -1
+    out[qi, 8] = n_hits
+    work = (stamp, ring_t, ring_d, ring_n, open_c, cand)
+    if n_cand == 0:
+        return work
+    # texts in order of their candidates, most first: a window held by k texts stops being aligned once it is,
+    # and a string is usually nearest to the texts that hold the most of its tiles
+    doc_key = np.empty(n_cand, np.int64)
+    for c in range(n_cand):
+        doc_key[c] = cand[c, 0]
+    by_doc = np.argsort(doc_key, kind="mergesort")
+    sorted_cand = np.empty((n_cand, 5), np.int64)
+    for c in range(n_cand):
+        sorted_cand[c] = cand[by_doc[c]]
+    n_groups = 0
+    for c in range(n_cand):
+        if c == 0 or sorted_cand[c, 0] != sorted_cand[c - 1, 0]:
+            n_groups += 1
+    group_start = np.empty(n_groups + 1, np.int64)
+    g = 0
+    for c in range(n_cand):
+        if c == 0 or sorted_cand[c, 0] != sorted_cand[c - 1, 0]:
+            group_start[g] = c
+            g += 1
+    group_start[n_groups] = n_cand
+    group_size = np.empty(n_groups, np.int64)
+    for g in range(n_groups):
+        group_size[g] = group_start[g] - group_start[g + 1]
+    group_order = np.argsort(group_size, kind="mergesort")
     holders = np.zeros(n_windows, np.int32)
     near = np.full(n_windows, window + 1, np.int32)
     near_doc = np.full(n_windows, -1, np.int32)
     band_lo = np.zeros(n_windows, np.int64)
     band_hi = np.zeros(n_windows, np.int64)
     marked = np.zeros(n_windows, np.bool_)
-    todo = np.empty(n_windows, np.int64)
-    grams = np.zeros(m + 1, np.int32)  # prefix sums of the count filter's matching grams
+    grams = np.zeros(m + 1, np.int32)
     found = np.zeros(m, np.bool_)
     peq = np.zeros(n, np.uint64)
-    one = np.uint64(1)
-    # texts in order of their hits, most first: a window held by k texts stops being aligned once it is, and
-    # the texts it is nearest to hold the most of its tiles
-    n_groups = 0
-    for a in range(n_hits):
-        if a == 0 or doc_h[order[a]] != doc_h[order[a - 1]]:
-            n_groups += 1
-    group_start = np.empty(n_groups + 1, np.int64)
-    g = 0
-    for a in range(n_hits):
-        if a == 0 or doc_h[order[a]] != doc_h[order[a - 1]]:
-            group_start[g] = a
-            g += 1
-    group_start[n_groups] = n_hits
-    group_size = np.empty(n_groups, np.int64)
-    for g in range(n_groups):
-        group_size[g] = -(group_start[g + 1] - group_start[g])
-    group_order = np.argsort(group_size, kind="mergesort")
+    counters = np.zeros(4, np.int64)
     for gi in range(n_groups):
-        i = group_start[group_order[gi]]
-        j = group_start[group_order[gi] + 1]
-        doc = doc_h[order[i]]
-        # 2. the windows of this text that seeds point at: a hit with a partner (another tile, within `edits`
-        # diagonals and one window) marks the windows holding both, to be aligned around their diagonals
-        n_todo = 0
-        for a in range(i, j):
-            ha = order[a]
-            ta = tile_h[ha]
-            da = diag_h[ha]
-            x0 = n_windows
-            x1 = -1
-            d_lo = da
-            d_hi = da
-            if not pairs:
-                x0 = max(0, ta + q - window)
-                x1 = min(ta, n_windows - 1)
-            else:
-                for step in (-1, 1):
-                    b = a + step
-                    while i <= b < j and abs(diag_h[order[b]] - da) <= edits:
-                        hb = order[b]
-                        tb = tile_h[hb]
-                        if tb != ta and abs(tb - ta) <= window - q:
-                            x0 = min(x0, max(0, max(ta, tb) + q - window))
-                            x1 = max(x1, min(ta, tb, n_windows - 1))
-                            d_lo = min(d_lo, diag_h[hb])
-                            d_hi = max(d_hi, diag_h[hb])
-                        b += step
-            for x in range(x0, x1 + 1):
-                if holders[x] >= k:
-                    continue
-                if not marked[x]:
-                    marked[x] = True
-                    band_lo[x] = d_lo
-                    band_hi[x] = d_hi
-                    todo[n_todo] = x
-                    n_todo += 1
-                else:
-                    band_lo[x] = min(band_lo[x], d_lo)
-                    band_hi[x] = max(band_hi[x], d_hi)
-        if n_todo == 0:
-            i = j
-            continue
-        s_lo = starts[doc]
-        s_len = ends[doc] - s_lo
-        x_first = n_windows
-        x_last = -1
-        for u in range(n_todo):
-            x_first = min(x_first, todo[u])
-            x_last = max(x_last, todo[u])
-        # marked windows in order, a block of at most BLOCK windows at a time: the diagonals of a block stay
-        # close together even where the text's diagonal drifts along the string
-        x = x_first
-        while x <= x_last:
-            if not marked[x]:
-                x += 1
-                continue
-            b0 = x
-            b1 = x
-            dd0 = band_lo[x]
-            dd1 = band_hi[x]
-            y = x
-            while y <= x_last and y < b0 + BLOCK:
-                if marked[y]:
-                    b1 = y
-                    dd0 = min(dd0, band_lo[y])
-                    dd1 = max(dd1, band_hi[y])
-                y += 1
-            # 3. count filter (the q-gram lemma, Jokinen & Ukkonen 1991): a window within `edits` edits of a
-            # stretch shares at least `need` of its grams of `qc` symbols with it, each on a diagonal of the
-            # window's band widened by `edits`
-            if need > 0:
-                r0 = b0
-                r1 = b1 + window
-                for d in range(dd0 - edits, dd1 + edits + 1):
-                    run = 0
-                    p0 = max(r0, -d)
-                    p1 = min(r1, s_len - d)
-                    for pos in range(p0, p1):
-                        c = query[lo + pos]
-                        if c >= 0 and c == text[s_lo + pos + d]:
-                            run += 1
-                            if run >= qc:
-                                found[pos - qc + 1] = True
-                        else:
-                            run = 0
-                grams[r0] = 0
-                for pos in range(r0, r1):
-                    grams[pos + 1] = grams[pos] + (1 if found[pos] else 0)
-                    found[pos] = False
-            # 4. align the windows that pass, each against the text its block's diagonals point at (widened by
-            # `edits`: every alignment of a marked window within `edits` edits lies there). Two neighbouring
-            # windows differ by one symbol dropped and one added, so their distances to the text differ by at
-            # most 1 (to any stretch) and at most 2 (to the block's stretches): a window at distance D ≤ edits
-            # makes the next edits - D held, one at D > edits the next (D - edits - 1) // 2 not held
-            skip_held = -1
-            skip_free = -1
-            held_at = 0
-            held_dist = 0
-            for x2 in range(b0, b1 + 1):
-                if not marked[x2]:
-                    continue
-                marked[x2] = False
-                if x2 <= skip_held:
-                    holders[x2] += 1
-                    bound = held_dist + x2 - held_at  # at most this far from the text (exact: see scan)
-                    if bound < near[x2]:
-                        near[x2] = bound
-                        near_doc[x2] = doc
-                    continue
-                if x2 <= skip_free:
-                    continue
-                if need > 0 and grams[x2 + window - qc + 1] - grams[x2] < need:
-                    continue
-                for r in range(window):
-                    c = query[lo + x2 + r]
-                    if c >= 0:
-                        peq[c] |= one << np.uint64(r)
-                a_lo = max(0, x2 + dd0 - edits)
-                a_hi = min(s_len, x2 + window + dd1 + edits)
-                dist = window_distance(peq, window, text, s_lo + a_lo, s_lo + a_hi) if a_hi > a_lo else window
-                out[qi, 9] += 1
-                for r in range(window):
-                    c = query[lo + x2 + r]
-                    if c >= 0:
-                        peq[c] = 0
-                if dist <= edits:
-                    holders[x2] += 1
-                    if dist < near[x2]:
-                        near[x2] = dist
-                        near_doc[x2] = doc
-                    skip_held = x2 + edits - dist
-                    held_at = x2
-                    held_dist = dist
-                else:
-                    skip_free = x2 + (dist - edits - 1) // 2
-            x = b1 + 1
-        i = j
+        c0 = group_start[group_order[gi]]
+        c1 = group_start[group_order[gi] + 1]
+        doc = sorted_cand[c0, 0]
+        _align_text(query, lo, text, starts[doc], ends[doc] - starts[doc], n_windows, window, edits, k, qc, need,
+                    sorted_cand, c0, c1, doc, holders, near, near_doc, band_lo, band_hi, marked, grams, found, peq,
+                    counters)
+    out[qi, 9] = counters[1]
+    out[qi, 10] = counters[2]
+    out[qi, 11] = counters[3]
     for x in range(n_windows):
         if holders[x] > 0 and near[x] < out[qi, 5]:
             out[qi, 5] = near[x]
@@ -420,27 +503,38 @@ def _scan_query(keys, ptr, post, text, doc_of, starts, ends, query, lo, hi, n, q
                 out[qi, 2] = near_doc[x]
                 out[qi, 3] = near[x]
             out[qi, 4] += 1
+    return work
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def near_copies(keys, ptr, post, text, doc_of, starts, ends, query, offsets, n, q, pairs, window, edits, k, qc, need):
-    """``int64[nq, 10]``: per query string ``query[offsets[i]:offsets[i + 1]]`` (ranks, ``-1``: a symbol no text
+def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets, n, bits, q, tiles, window, edits, k, qc, need,
+                chunks):
+    """``int64[nq, 12]``: per query string ``query[offsets[i]:offsets[i + 1]]`` (ranks, ``-1``: a symbol no text
     holds), its windows of ``window`` symbols held by texts within ``edits`` edits, counted up to ``k``
     distinct texts per window:
 
     0. the first window held by 1..k-1 texts (start, 0-based; -1: none), 1. how many texts hold it,
-    2. the nearest of them, 3. its edit distance, 4. how many windows are held by 1..k-1 texts,
-    5. the smallest distance of any window to a text holding it (``window + 1``: no window is held),
-    6. that text, 7. that window, 8. tile hits looked at, 9. windows aligned.
+    2. the nearest of them, 3. its edit distance (an upper bound), 4. how many windows are held by 1..k-1
+    texts, 5. the smallest distance (an upper bound) of any window to a text holding it (``window + 1``: no
+    window is held), 6. that text, 7. that window, 8. tile hits looked at, 9. windows aligned, 10. windows
+    a seed pointed at (per text), 11. symbol comparisons of the count filter.
 
-    ``keys, ptr, post`` is the texts' :func:`gram_postings` with gram length ``q``; ``doc_of[p]`` the text of
-    position ``p`` of ``text`` (texts ``text[starts[d]:ends[d]]``); ``pairs``: look only where two tile hits
-    agree (sound when :func:`seed_length` gives ``h ≥ 2``). ``qc``, ``need``: a window is aligned only when at
+    ``keys`` are the texts' sorted :func:`gram_keys` (grams of ``q`` symbols, ``bits`` bits each, above
+    ``pos_bits`` bits of position in ``text``) with their ``directory`` (``dir_shift``); ``doc_of[p]`` is the text
+    of position ``p`` (texts ``text[starts[d]:ends[d]]``, ``n`` symbols); ``tiles``: look only where that many tiles of
+    one window hit a text within ``edits`` diagonals (sound up to the ``h`` of :func:`seed_length`; at most
+    :data:`RING` + 1). ``qc``, ``need``: a window is aligned only when at
     least ``need`` of its grams of ``qc`` symbols occur in the text on the diagonals its seeds point at
-    (``need ≤ 0``: every window the seeds point at; :func:`count_filter`)."""
+    (``need ≤ 0``: every window the seeds point at; :func:`count_filter`). Query strings go ``chunks`` at a
+    time to the cores, string ``i`` to chunk ``i % chunks`` (neighbouring strings, often alike in cost, are
+    spread over the cores)."""
     nq = offsets.shape[0] - 1
-    out = np.empty((nq, 10), np.int64)
-    for qi in prange(nq):
-        _scan_query(keys, ptr, post, text, doc_of, starts, ends, query, offsets[qi], offsets[qi + 1], n, q, pairs,
-                    window, edits, k, qc, need, out, qi)
+    out = np.empty((nq, 12), np.int64)
+    for ch in prange(chunks):
+        n_docs = starts.shape[0]
+        work = (np.full(n_docs, -1, np.int64), np.empty((n_docs, RING), np.int64), np.empty((n_docs, RING), np.int64),
+                np.zeros(n_docs, np.int64), np.full(n_docs, -1, np.int64), np.empty((1024, 5), np.int64))
+        for qi in range(ch, nq, chunks):
+            work = _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets[qi],
+                               offsets[qi + 1], n, bits, q, tiles, window, edits, k, qc, need, out, qi, work)
     return out

@@ -31,6 +31,11 @@ DEFAULT_NEAR_COPY_IDENTITY = 0.85
 #: the longest window one machine word holds (Myers' algorithm aligns a window as one 64-bit word)
 MAX_NEAR_COPY_LENGTH = 64
 
+#: query strings are dealt to this many chunks (string i to chunk i % CHUNKS) that the cores share
+CHUNKS = 64
+import os as _os
+_NOFILTER = bool(_os.environ.get("NC_NOFILTER"))
+
 _INDEXES: dict[tuple[int, int], tuple[Any, NearCopyIndex]] = {}
 
 
@@ -41,14 +46,15 @@ def allowed_edits(length: int, identity: float) -> int:
 
 
 class NearCopyIndex:
-    """The inputs' ``q``-grams (sorted by gram) for the near-copy search; built from the inputs only, once per
-    input set and tile length (cached while the input object lives), shared by the method and the verifier."""
+    """The inputs' grams of ``q`` symbols, sorted with their places, for the near-copy search; built from the
+    inputs only, once per input set and gram length (cached while the input object lives), shared by the
+    method and the verifier."""
 
     def __init__(self, original: SequenceSet, q: int) -> None:
-        from anonstudio.core.kernels._nearcopy import DIRECT_MAX, gram_postings
+        from anonstudio.core.kernels._nearcopy import DIRECTORY_BITS, gram_keys, key_layout
+        from anonstudio.core.kernels._substring import window_directory
 
         self.original = original
-        self.q = int(q)
         codes = original.codes.astype(np.int64)
         held = np.flatnonzero(np.bincount(codes, minlength=len(original.alphabet))) if len(codes) else np.zeros(0, int)
         #: rank of each alphabet code among the symbols the inputs hold; -1: no input holds it
@@ -56,23 +62,35 @@ class NearCopyIndex:
         self.rank[held] = np.arange(len(held), dtype=np.int32)
         self.n = max(len(held), 1)
         self.text = self.rank[codes] if len(codes) else np.zeros(0, np.int32)
-        self.starts = original.offsets[:-1].astype(np.int64)
-        self.ends = original.offsets[1:].astype(np.int64)
-        self.doc_of = np.repeat(np.arange(len(original), dtype=np.int32), np.diff(original.offsets))
         counts = np.bincount(self.text, minlength=self.n).astype(np.float64) if len(self.text) else np.ones(1)
         #: the chance that two symbols drawn from the inputs are equal (Σ p²), for the count filter
         self.match = float(((counts / counts.sum()) ** 2).sum())
-        direct = self.n ** self.q <= DIRECT_MAX
-        self.keys, self.ptr, self.post = gram_postings(self.text, self.starts, self.ends, self.n, self.q, direct)
+        self.starts = original.offsets[:-1].astype(np.int64)
+        self.ends = original.offsets[1:].astype(np.int64)
+        self.doc_of = np.repeat(np.arange(len(original), dtype=np.int32), np.diff(original.offsets))
+        self.bits, self.pos_bits, q_max = key_layout(self.n, len(self.text))
+        self.q = min(int(q), q_max)
+        self.keys = gram_keys(self.text, self.starts, self.ends, self.q, self.bits, self.pos_bits)
+        self.keys.sort()
+        key_bits = self.q * self.bits + self.pos_bits
+        dir_bits = min(DIRECTORY_BITS, self.q * self.bits)
+        self.dir_shift = key_bits - dir_bits
+        self.directory = window_directory(self.keys, self.dir_shift, 1 << dir_bits)
+
+    @staticmethod
+    def gram_length(original: SequenceSet, length: int, identity: float) -> int:
+        """The gram length ``q`` windows of ``length`` at ``identity`` need over ``original``'s symbols."""
+        from anonstudio.core.kernels._nearcopy import key_layout, seed_length
+
+        held = int(np.count_nonzero(np.bincount(original.codes))) if len(original.codes) else 1
+        return seed_length(int(length), allowed_edits(length, identity), key_layout(held, len(original.codes))[2])[0]
 
     @classmethod
     def of(cls, original: SequenceSet, length: int, identity: float) -> NearCopyIndex:
-        """The index for windows of ``length`` at ``identity`` (its tile length follows from both)."""
+        """The index for windows of ``length`` at ``identity`` (its gram length follows from both)."""
         import weakref
 
-        from anonstudio.core.kernels._nearcopy import seed_length
-
-        q, _ = seed_length(int(length), allowed_edits(length, identity))
+        q = cls.gram_length(original, length, identity)
         key = (id(original), q)
         hit = _INDEXES.get(key)
         if hit is not None and hit[0]() is original:
@@ -93,18 +111,18 @@ class NearCopyIndex:
         ``windows`` (how many windows are held by 1..k-1 inputs), and over all windows held by any input the
         smallest distance (``nearest_edits``; ``length + 1``: none within the rule's edits), with its input
         (``nearest_input``) and window (``nearest_window``)."""
-        from anonstudio.core.kernels._nearcopy import count_filter, near_copies, seed_length
+        from anonstudio.core.kernels._nearcopy import RING, count_filter, near_copies, seed_length
 
         length = int(length)
         edits = allowed_edits(length, identity)
-        q, h = seed_length(length, edits)
+        q, h = seed_length(length, edits, self.q)
         if q != self.q:
             raise ValueError(f"this index holds {self.q}-grams; windows of {length} at {identity} need {q}-grams")
         codes = np.asarray(codes, np.int64)
         ranks = np.where(codes >= 0, self.rank[np.clip(codes, 0, len(self.rank) - 1)], -1).astype(np.int32)
-        out = near_copies(self.keys, self.ptr, self.post, self.text, self.doc_of, self.starts, self.ends, ranks,
-                          np.asarray(offsets, np.int64), self.n, self.q, h >= 2, length, edits, int(k),
-                          *count_filter(length, edits, self.q, self.match))
+        out = near_copies(self.keys, self.directory, self.dir_shift, self.pos_bits, self.doc_of, self.text, self.starts,
+                          self.ends, ranks, np.asarray(offsets, np.int64), self.n, self.bits, self.q, min(h, RING + 1), length, edits, int(k),
+                          *(count_filter(length, edits, self.q, self.match) if not _NOFILTER else (1, 0)), CHUNKS)
         return {"window": out[:, 0], "holders": out[:, 1], "input": out[:, 2], "edits": out[:, 3],
                 "windows": out[:, 4], "nearest_edits": out[:, 5], "nearest_input": out[:, 6],
-                "nearest_window": out[:, 7], "hits": out[:, 8], "aligned": out[:, 9]}
+                "nearest_window": out[:, 7], "hits": out[:, 8], "aligned": out[:, 9], "marked": out[:, 10], "counted": out[:, 11]}

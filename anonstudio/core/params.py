@@ -43,6 +43,8 @@ TITLES = {
     "segmentation": "Length segmentation",
     "length": "Pseudo-string length",
     "max_fragment": "Longest fragment shared with few inputs",
+    "near_copy_identity": "Near-copy identity (share)",
+    "near_copy_length": "Near-copy window (symbols)",
     "max_suppression": "Most records suppressed (share)",
 }
 

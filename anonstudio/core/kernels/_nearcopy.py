@@ -431,6 +431,7 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     out[qi, 9] = 0
     out[qi, 10] = 0
     out[qi, 11] = 0
+    out[qi, 12] = -1
     if m < window:
         return work
     n_windows = m - window + 1
@@ -503,13 +504,14 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
                 out[qi, 2] = near_doc[x]
                 out[qi, 3] = near[x]
             out[qi, 4] += 1
+            out[qi, 12] = x
     return work
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets, n, bits, q, tiles, window, edits, k, qc, need,
                 chunks):
-    """``int64[nq, 12]``: per query string ``query[offsets[i]:offsets[i + 1]]`` (ranks, ``-1``: a symbol no text
+    """``int64[nq, 13]``: per query string ``query[offsets[i]:offsets[i + 1]]`` (ranks, ``-1``: a symbol no text
     holds), its windows of ``window`` symbols held by texts within ``edits`` edits, counted up to ``k``
     distinct texts per window:
 
@@ -517,7 +519,8 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     2. the nearest of them, 3. its edit distance (an upper bound), 4. how many windows are held by 1..k-1
     texts, 5. the smallest distance (an upper bound) of any window to a text holding it (``window + 1``: no
     window is held), 6. that text, 7. that window, 8. tile hits looked at, 9. windows aligned, 10. windows
-    a seed pointed at (per text), 11. symbol comparisons of the count filter.
+    a seed pointed at (per text), 11. symbol comparisons of the count filter, 12. the last window held by
+    1..k-1 texts (-1: none).
 
     ``keys`` are the texts' sorted :func:`gram_keys` (grams of ``q`` symbols, ``bits`` bits each, above
     ``pos_bits`` bits of position in ``text``) with their ``directory`` (``dir_shift``); ``doc_of[p]`` is the text
@@ -529,7 +532,7 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     time to the cores, string ``i`` to chunk ``i % chunks`` (neighbouring strings, often alike in cost, are
     spread over the cores)."""
     nq = offsets.shape[0] - 1
-    out = np.empty((nq, 12), np.int64)
+    out = np.empty((nq, 13), np.int64)
     for ch in prange(chunks):
         n_docs = starts.shape[0]
         work = (np.full(n_docs, -1, np.int64), np.empty((n_docs, RING), np.int64), np.empty((n_docs, RING), np.int64),

@@ -23,18 +23,20 @@ from typing import Any
 import numpy as np
 
 from anonstudio.core.data import SequenceSet
+from anonstudio.core.privacy._readings import reads_reversed
 
 #: Default window (``near_copy_length``) and identity (``near_copy_identity``) of the near-copy rule; the
 #: condensation method declares the same values (a test keeps them equal).
 DEFAULT_NEAR_COPY_LENGTH = 60
-DEFAULT_NEAR_COPY_IDENTITY = 0.85
+DEFAULT_NEAR_COPY_IDENTITY = 0.9
 #: the longest window one machine word holds (Myers' algorithm aligns a window as one 64-bit word)
 MAX_NEAR_COPY_LENGTH = 64
 
 #: query strings are dealt to this many chunks (string i to chunk i % CHUNKS) that the cores share
 CHUNKS = 64
-import os as _os
-_NOFILTER = bool(_os.environ.get("NC_NOFILTER"))
+#: whether windows pass the q-gram count filter before they are aligned (measured: on yeast 6,049 it saved
+#: fewer alignments than it cost, :mod:`anonstudio.core.kernels._nearcopy`)
+COUNT_FILTER = False
 
 _INDEXES: dict[tuple[int, int], tuple[Any, NearCopyIndex]] = {}
 
@@ -76,6 +78,8 @@ class NearCopyIndex:
         dir_bits = min(DIRECTORY_BITS, self.q * self.bits)
         self.dir_shift = key_bits - dir_bits
         self.directory = window_directory(self.keys, self.dir_shift, 1 << dir_bits)
+        self._memo: dict[tuple, np.ndarray] = {}
+        self._memo_bytes = 0
 
     @staticmethod
     def gram_length(original: SequenceSet, length: int, identity: float) -> int:
@@ -104,25 +108,137 @@ class NearCopyIndex:
             pass
         return index
 
+    #: bytes of query content whose scans are kept (a scan is a function of the inputs and the content alone:
+    #: the verifier looks up what the method scanned)
+    MEMO_BYTES = 64 << 20
+
     def scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int) -> dict[str, np.ndarray]:
         """Near-copies in the strings ``codes[offsets[i]:offsets[i + 1]]`` (codes of the inputs' alphabet; ``-1``
-        for a symbol no input holds). Per string: ``window`` (start of the first window held by 1..k-1
-        inputs, -1: none), ``holders`` (how many), ``input`` (the nearest of them), ``edits`` (its distance),
-        ``windows`` (how many windows are held by 1..k-1 inputs), and over all windows held by any input the
-        smallest distance (``nearest_edits``; ``length + 1``: none within the rule's edits), with its input
-        (``nearest_input``) and window (``nearest_window``)."""
+        for a symbol no input holds). Per string: ``window`` and ``last`` (starts of the first and last windows
+        held by 1..k-1 inputs, -1: none), ``holders`` (how many hold the first), ``input`` (the nearest of
+        them), ``edits`` (an upper bound of its distance), ``windows`` (how many windows are held by 1..k-1
+        inputs), and over all windows held by any input the smallest distance found (``nearest_edits``;
+        ``length + 1``: none within the rule's edits) with its input (``nearest_input``) and window
+        (``nearest_window``); ``hits``, ``aligned``, ``marked``, ``counted``: the work done."""
+        length, k = int(length), int(k)
+        edits = allowed_edits(length, identity)
+        codes = np.asarray(codes, np.int64)
+        offsets = np.asarray(offsets, np.int64)
+        rule = (length, edits, k)
+        nq = len(offsets) - 1
+        rows = np.empty((nq, 13), np.int64)
+        packed = codes.astype(np.int16 if len(self.rank) < 32767 else np.int32)  # the memo's keys
+        contents = [packed[offsets[i]:offsets[i + 1]].tobytes() for i in range(nq)]
+        todo = []
+        for i, content in enumerate(contents):
+            kept = self._memo.get((rule, content))
+            if kept is None:
+                todo.append(i)
+            else:
+                rows[i] = kept
+        if todo:
+            which = np.asarray(todo, np.int64)
+            sub_offsets = np.zeros(len(which) + 1, np.int64)
+            np.cumsum(offsets[which + 1] - offsets[which], out=sub_offsets[1:])
+            sub_codes = np.concatenate([codes[offsets[i]:offsets[i + 1]] for i in todo]) if len(todo) else codes[:0]
+            scanned = self._scan(sub_codes, sub_offsets, length, identity, k)
+            rows[which] = scanned
+            size = sum(len(contents[i]) for i in todo)
+            if self._memo_bytes + size > self.MEMO_BYTES:
+                self._memo.clear()
+                self._memo_bytes = 0
+            if size <= self.MEMO_BYTES:
+                for i, row in zip(todo, scanned):
+                    self._memo[(rule, contents[i])] = row
+                self._memo_bytes += size
+        names = ("window", "holders", "input", "edits", "windows", "nearest_edits", "nearest_input", "nearest_window",
+                 "hits", "aligned", "marked", "counted", "last")
+        return {name: rows[:, c] for c, name in enumerate(names)}
+
+    def _scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int) -> np.ndarray:
         from anonstudio.core.kernels._nearcopy import RING, count_filter, near_copies, seed_length
 
-        length = int(length)
         edits = allowed_edits(length, identity)
         q, h = seed_length(length, edits, self.q)
         if q != self.q:
             raise ValueError(f"this index holds {self.q}-grams; windows of {length} at {identity} need {q}-grams")
-        codes = np.asarray(codes, np.int64)
         ranks = np.where(codes >= 0, self.rank[np.clip(codes, 0, len(self.rank) - 1)], -1).astype(np.int32)
-        out = near_copies(self.keys, self.directory, self.dir_shift, self.pos_bits, self.doc_of, self.text, self.starts,
-                          self.ends, ranks, np.asarray(offsets, np.int64), self.n, self.bits, self.q, min(h, RING + 1), length, edits, int(k),
-                          *(count_filter(length, edits, self.q, self.match) if not _NOFILTER else (1, 0)), CHUNKS)
-        return {"window": out[:, 0], "holders": out[:, 1], "input": out[:, 2], "edits": out[:, 3],
-                "windows": out[:, 4], "nearest_edits": out[:, 5], "nearest_input": out[:, 6],
-                "nearest_window": out[:, 7], "hits": out[:, 8], "aligned": out[:, 9], "marked": out[:, 10], "counted": out[:, 11]}
+        qc, need = count_filter(length, edits, self.q, self.match) if COUNT_FILTER else (1, 0)
+        return near_copies(self.keys, self.directory, self.dir_shift, self.pos_bits, self.doc_of, self.text,
+                           self.starts, self.ends, ranks, offsets, self.n, self.bits, self.q, min(h, RING + 1), length,
+                           edits, k, qc, need, CHUNKS)
+
+
+def shortest_shared_run(length: int, identity: float) -> int:
+    """The longest run of symbols a window of ``length`` within the rule's edits is sure to share exactly with
+    the input stretch it is near: its ``e`` edits leave ``length - e`` symbols in at most ``e + 1`` unbroken
+    runs, one of them at least ``⌈(length − e)/(e + 1)⌉`` long. A string sharing no run that long with any
+    input holds no near-copy (the fragment index knows each string's longest shared run)."""
+    edits = allowed_edits(length, identity)
+    return max(1, -(-(int(length) - edits) // (edits + 1)))
+
+
+def exact_distance(window_codes: np.ndarray, input_codes: np.ndarray, rank: np.ndarray) -> int:
+    """The smallest edit distance between a window (≤ 64 symbols, alphabet codes) and any stretch of one input."""
+    from anonstudio.core.kernels._nearcopy import window_distance
+
+    window_codes = np.asarray(window_codes, np.int64)
+    ranks = np.where(window_codes >= 0, rank[np.maximum(window_codes, 0)], -1)
+    n = int(rank.max()) + 1 if len(rank) and rank.max() >= 0 else 1
+    peq = np.zeros(n, np.uint64)
+    for r, c in enumerate(ranks.tolist()):
+        if c >= 0:
+            peq[c] |= np.uint64(1) << np.uint64(r)
+    text = rank[np.asarray(input_codes, np.int64)].astype(np.int32)
+    return int(window_distance(peq, len(ranks), text, 0, len(text)))
+
+
+def near_copies(original: SequenceSet, views: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None]], k: int,
+                identity: float, length: int) -> list[dict[str, Any]]:
+    """The near-copy rule over several readings of the same published strings.
+
+    ``views``: ``(how, codes, offsets, shared)`` — the strings as read one way (``how``: ``""`` forwards,
+    ``" read reversed"`` …; codes of the inputs' alphabet, -1 for a symbol no input holds, the same number of
+    strings in each view and each string's length unchanged) and, optionally, each string's longest run
+    shared with any input (strings sharing less than :func:`shortest_shared_run` are not scanned). Returns,
+    per string that fails (its first failing reading), ``string``, ``how``, ``start`` and ``end`` (1-based, in
+    the published string), ``input`` (the index of the nearest input holding the window), ``edits`` (its
+    exact distance to that input), ``holders``, ``windows`` (windows held by 1..k-1 inputs in that reading)
+    and ``span`` (0-based, end excluded: the published symbols those windows cover)."""
+    if not len(original) or not views:
+        return []
+    lengths = np.diff(views[0][2])
+    if not np.any(lengths >= int(length)):
+        return []  # no window at all: no index needed
+    index = NearCopyIndex.of(original, length, identity)
+    floor = shortest_shared_run(length, identity)
+    found: dict[int, dict[str, Any]] = {}
+    for how, codes, offsets, shared in views:
+        todo = lengths >= int(length)
+        if shared is not None:
+            todo &= np.asarray(shared) >= floor
+        todo[list(found)] = False
+        which = np.flatnonzero(todo)
+        if not len(which):
+            continue
+        sub_offsets = np.zeros(len(which) + 1, np.int64)
+        np.cumsum(lengths[which], out=sub_offsets[1:])
+        sub_codes = np.concatenate([codes[offsets[j]:offsets[j + 1]] for j in which.tolist()])
+        scan = index.scan(sub_codes, sub_offsets, length, identity, k)
+        for r in np.flatnonzero(scan["window"] >= 0).tolist():
+            j = int(which[r])
+            x = int(scan["window"][r])
+            doc = int(scan["input"][r])
+            window = codes[offsets[j] + x: offsets[j] + x + int(length)]
+            edits = exact_distance(window, original.codes_of(doc), index.rank)
+            last = int(scan["last"][r])
+            if reads_reversed(how.replace(" read ", "")):  # positions in the published string
+                start = int(lengths[j]) - x - int(length) + 1
+                span = (int(lengths[j]) - last - int(length), int(lengths[j]) - x)
+            else:
+                start = x + 1
+                span = (x, last + int(length))
+            found[j] = {"string": j, "how": how, "start": start, "end": start + int(length) - 1, "input": doc,
+                        "edits": edits, "holders": int(scan["holders"][r]), "windows": int(scan["windows"][r]),
+                        "span": span}
+    return [found[j] for j in sorted(found)]

@@ -1,28 +1,30 @@
-"""Near-copies: windows of a query string that lie within a few edits of a substring of some text.
+"""Near-copies: windows of a query string that lie within a few edits of a stretch of some text.
 
-A *window* is ``L`` consecutive symbols of a query string; it is *held* by a text when some substring of that text
-is within ``e`` edits of it (unit-cost substitutions, insertions and deletions: the text side is free to start
-and end anywhere, the window is aligned whole). For every window of every query string the kernels count the
-distinct texts holding it, stopping at ``k`` (a window held by ``k`` texts names none of them).
-
-Seed and extend, exact for every window:
+A *window* is ``L`` consecutive symbols of a query string; a text *holds* it when some stretch of that text is
+within ``e`` edits of it (unit-cost substitutions, insertions and deletions; the text side may start and end
+anywhere, the window is aligned whole). For every window of every query string the kernels count the distinct
+texts holding it, stopping at ``k`` (a window held by ``k`` texts names none of them). The search is exact:
 
 - *Seeds.* Each query string is cut into fixed tiles of ``q`` symbols (positions 0, q, 2q, …). A window holds
-  at least ``⌊(L + 1)/q⌋ - 1`` whole tiles and each edit spoils at most one of them, so a window within ``e``
-  edits of a text substring shares at least ``h = ⌊(L + 1)/q⌋ - 1 - e`` whole tiles with it exactly, on
-  diagonals (text position minus query position) no more than ``e`` apart — the pigeonhole argument of
-  partitioned exact search (Baeza-Yates & Navarro 1999; Myers 1994's "q-gram partition"). ``q`` is chosen as
-  large as keeps ``h ≥ 2`` (``h ≥ 1`` if that is impossible): with ``h ≥ 2`` a window is only looked at when two
-  tile hits of one text lie within ``e`` diagonals and one window of each other (BLAST's two-hit rule,
-  Altschul et al. 1997, made exact by the bound). The texts' ``q``-grams are in an index sorted by gram
-  (:func:`gram_postings`).
-- *Extension.* Each window a seed pair points at is aligned against the text around the pair's diagonals
-  (``e`` symbols of slack each side) with Myers' bit-vector algorithm for approximate string matching (Myers,
-  J. ACM 46(3), 1999; Hyyrö's formulation, 2001): the window is one 64-bit word, the text is scanned once, and
-  the smallest edit distance of the window to any substring ending at each text position falls out.
+  at least ``⌊(L + 1)/q⌋ - 1`` whole tiles and each edit spoils at most one, so a window within ``e`` edits of a
+  stretch shares at least ``h = ⌊(L + 1)/q⌋ - 1 - e`` whole tiles with it exactly, on diagonals (text position
+  minus query position) at most ``e`` apart, since all of them lie on one alignment — the pigeonhole argument
+  of partitioned exact search (Wu & Manber 1992; Baeza-Yates & Navarro 1999). ``q`` is the largest that keeps
+  ``h ≥ 2`` (:func:`seed_length`), and a window is looked at only where ``h`` tile hits of one text agree within
+  ``e`` diagonals and one window (BLAST's two-hit rule, Altschul et al. 1997, made exact by the bound). The
+  texts' grams of ``q`` symbols are sorted with their places (:func:`gram_keys`); each text remembers its last
+  :data:`RING` hits while a string is scanned, and a hit it must forget becomes a candidate on its own.
+- *Filter.* At least ``L - e`` symbols of a window within ``e`` edits equal the text symbol they face on one of
+  the seeds' diagonals; a window with fewer such *matchable* symbols is not aligned (one sliding pass a block).
+- *Extension.* Each remaining window is aligned against the text its seeds' diagonals point at (``e`` symbols
+  of slack each side) with Myers' bit-vector algorithm for approximate string matching (Myers, J. ACM 46(3),
+  1999; Hyyrö's formulation, 2001): the window is one 64-bit word and the text is scanned once. Neighbouring
+  windows differ by one symbol dropped and one added, so a window's distance bounds its neighbours' (at most
+  1 apart to any stretch): a window at distance ``D ≤ e`` makes the next ``e − D`` held without aligning them,
+  and one far from a block's stretches spares the next few (at most 2 apart to those).
 
-Symbols are ranks ``0..n-1`` of the symbols the texts hold; ``-1`` marks a query symbol no text holds (it
-never matches). Query strings run on both cores.
+Symbols are ranks ``0..n-1`` of the symbols the texts hold; ``-1`` marks a query symbol no text holds (it never
+matches). Query strings are spread over the cores.
 """
 
 from __future__ import annotations
@@ -36,27 +38,8 @@ parallel_runtime()  # before any kernel of this module is loaded (see parallel_r
 
 #: bits of a gram (from its first symbol) that index the directory of the sorted gram keys
 DIRECTORY_BITS = 20
-#: consecutive windows whose grams are counted together (on the diagonals of all of them)
+#: consecutive windows filtered and aligned together (on the diagonals of all of them)
 BLOCK = 32
-
-
-def count_filter(window: int, edits: int, q: int, match: float) -> tuple[int, int]:
-    """``(qc, need)`` of the count filter: a window of ``window`` symbols within ``edits`` edits of a stretch shares
-    at least ``need = window + 1 - qc·(edits + 1)`` of its grams of ``qc`` symbols with it (the q-gram lemma).
-    ``qc ≤ q`` is chosen to leave the most margin over what chance gives: ``match`` is the chance that two
-    symbols drawn from the texts are equal (Σ p², about 0.06 for proteins, 0.25 for DNA), and a gram is
-    looked for on about ``2·edits + 1`` diagonals. ``need ≤ 0``: no filter."""
-    best = (1, window - edits)
-    best_margin = -1.0
-    for qc in range(1, max(q, 1) + 1):
-        need = window + 1 - qc * (edits + 1)
-        if need <= 0:
-            break
-        chance = (window - qc + 1) * min(1.0, (2 * edits + 1) * match ** qc)
-        margin = need - 2.0 * chance
-        if margin > best_margin:
-            best, best_margin = (qc, need), margin
-    return best
 
 
 def seed_length(window: int, edits: int, q_max: int = 12) -> tuple[int, int]:
@@ -297,8 +280,8 @@ def _seed_candidates(keys, directory, dir_shift, pos_bits, doc_of, starts, query
 
 
 @njit(cache=True, nogil=True)
-def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, qc, need, cand, c0, c1, doc,
-                holders, near, near_doc, band_lo, band_hi, marked, grams, found, peq, counters):
+def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, cand, c0, c1, doc,
+                holders, near, near_doc, band_lo, band_hi, marked, grams, seen, peq, counters):
     """Align the windows candidates ``cand[c0:c1]`` (one text, ``doc``) point at, counting the text as a holder
     of each window within ``edits`` edits of one of its stretches."""
     one = np.uint64(1)
@@ -337,32 +320,29 @@ def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, qc, n
                 dd0 = min(dd0, band_lo[y])
                 dd1 = max(dd1, band_hi[y])
             y += 1
-        span = dd1 - dd0 + 2 * edits + 1
-        # count filter (the q-gram lemma, Jokinen & Ukkonen 1991): a window within `edits` edits of a stretch
-        # shares at least `need` of its grams of `qc` symbols with it, each on a diagonal of the block's band
-        # widened by `edits`; counted when that costs less than aligning the block's windows
-        counted = need > 0 and span * (b1 - b0 + window) < 2 * n_marked * (window + span)
+        # matchable filter: in an alignment within `edits` edits at least window - edits symbols of the window
+        # equal the text symbol they face, on a diagonal of the block's band widened by `edits`; a symbol that no
+        # text symbol of those diagonals equals is never one of them. The text symbols of a position's diagonals
+        # slide along with it (a count per symbol), so a block costs one pass.
         counters[2] += n_marked
-        if counted:
-            counters[3] += span * (b1 - b0 + window)
-            r0 = b0
-            r1 = b1 + window
-            for d in range(dd0 - edits, dd1 + edits + 1):
-                run = 0
-                p0 = max(r0, -d)
-                p1 = min(r1, s_len - d)
-                for pos in range(p0, p1):
-                    c = query[lo + pos]
-                    if c >= 0 and c == text[s_lo + pos + d]:
-                        run += 1
-                        if run >= qc:
-                            found[pos - qc + 1] = True
-                    else:
-                        run = 0
-            grams[r0] = 0
-            for pos in range(r0, r1):
-                grams[pos + 1] = grams[pos] + (1 if found[pos] else 0)
-                found[pos] = False
+        r0 = b0
+        r1 = b1 + window
+        t_lo = r0 + dd0 - edits  # the text stretch position r0 faces
+        t_hi = r0 + dd1 + edits
+        for j in range(max(t_lo, 0), min(t_hi + 1, s_len)):
+            seen[text[s_lo + j]] += 1
+        grams[r0] = 0
+        for pos in range(r0, r1):
+            c = query[lo + pos]
+            grams[pos + 1] = grams[pos] + (1 if c >= 0 and seen[c] > 0 else 0)
+            if 0 <= t_lo < s_len:
+                seen[text[s_lo + t_lo]] -= 1
+            t_lo += 1
+            t_hi += 1
+            if 0 <= t_hi < s_len:
+                seen[text[s_lo + t_hi]] += 1
+        for j in range(max(t_lo, 0), min(t_hi + 1, s_len)):  # leave the counts at zero
+            seen[text[s_lo + j]] -= 1
         # align the windows that pass, each against the text its block's diagonals point at (widened by `edits`:
         # every alignment of a marked window within `edits` edits lies there). Two neighbouring windows differ by
         # one symbol dropped and one added, so their distances differ by at most 1 (to any stretch) and at most
@@ -385,7 +365,8 @@ def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, qc, n
                 continue
             if x2 <= skip_free:
                 continue
-            if counted and grams[x2 + window - qc + 1] - grams[x2] < need:
+            if grams[x2 + window] - grams[x2] < window - edits:
+                counters[3] += 1
                 continue
             for r in range(window):
                 c = query[lo + x2 + r]
@@ -414,7 +395,7 @@ def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, qc, n
 
 @njit(cache=True, nogil=True)
 def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, lo, hi, n, bits, q, tiles, window, edits, k,
-                qc, need, out, qi, work):
+                out, qi, work):
     """One query string (see :func:`near_copies`); ``work`` = (per text: stamp, remembered tiles and diagonals,
     their number, last candidate; the candidates) reused between the strings of a chunk, the candidates grown
     when a string needs more."""
@@ -478,16 +459,16 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     band_lo = np.zeros(n_windows, np.int64)
     band_hi = np.zeros(n_windows, np.int64)
     marked = np.zeros(n_windows, np.bool_)
-    grams = np.zeros(m + 1, np.int32)
-    found = np.zeros(m, np.bool_)
+    grams = np.zeros(m + 1, np.int32)  # prefix sums of the matchable filter
+    seen = np.zeros(n, np.int32)
     peq = np.zeros(n, np.uint64)
     counters = np.zeros(4, np.int64)
     for gi in range(n_groups):
         c0 = group_start[group_order[gi]]
         c1 = group_start[group_order[gi] + 1]
         doc = sorted_cand[c0, 0]
-        _align_text(query, lo, text, starts[doc], ends[doc] - starts[doc], n_windows, window, edits, k, qc, need,
-                    sorted_cand, c0, c1, doc, holders, near, near_doc, band_lo, band_hi, marked, grams, found, peq,
+        _align_text(query, lo, text, starts[doc], ends[doc] - starts[doc], n_windows, window, edits, k,
+                    sorted_cand, c0, c1, doc, holders, near, near_doc, band_lo, band_hi, marked, grams, seen, peq,
                     counters)
     out[qi, 9] = counters[1]
     out[qi, 10] = counters[2]
@@ -509,7 +490,7 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets, n, bits, q, tiles, window, edits, k, qc, need,
+def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets, n, bits, q, tiles, window, edits, k,
                 chunks):
     """``int64[nq, 13]``: per query string ``query[offsets[i]:offsets[i + 1]]`` (ranks, ``-1``: a symbol no text
     holds), its windows of ``window`` symbols held by texts within ``edits`` edits, counted up to ``k``
@@ -519,17 +500,14 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     2. the nearest of them, 3. its edit distance (an upper bound), 4. how many windows are held by 1..k-1
     texts, 5. the smallest distance (an upper bound) of any window to a text holding it (``window + 1``: no
     window is held), 6. that text, 7. that window, 8. tile hits looked at, 9. windows aligned, 10. windows
-    a seed pointed at (per text), 11. symbol comparisons of the count filter, 12. the last window held by
-    1..k-1 texts (-1: none).
+    a seed pointed at (per text), 11. windows the matchable filter spared an alignment, 12. the last window
+    held by 1..k-1 texts (-1: none).
 
     ``keys`` are the texts' sorted :func:`gram_keys` (grams of ``q`` symbols, ``bits`` bits each, above
     ``pos_bits`` bits of position in ``text``) with their ``directory`` (``dir_shift``); ``doc_of[p]`` is the text
     of position ``p`` (texts ``text[starts[d]:ends[d]]``, ``n`` symbols); ``tiles``: look only where that many tiles of
     one window hit a text within ``edits`` diagonals (sound up to the ``h`` of :func:`seed_length`; at most
-    :data:`RING` + 1). ``qc``, ``need``: a window is aligned only when at
-    least ``need`` of its grams of ``qc`` symbols occur in the text on the diagonals its seeds point at
-    (``need ≤ 0``: every window the seeds point at; :func:`count_filter`). Query strings go ``chunks`` at a
-    time to the cores, string ``i`` to chunk ``i % chunks`` (neighbouring strings, often alike in cost, are
+    :data:`RING` + 1). Query strings go ``chunks`` at a time to the cores, string ``i`` to chunk ``i % chunks`` (neighbouring strings, often alike in cost, are
     spread over the cores)."""
     nq = offsets.shape[0] - 1
     out = np.empty((nq, 13), np.int64)
@@ -539,5 +517,5 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
                 np.zeros(n_docs, np.int64), np.full(n_docs, -1, np.int64), np.empty((1024, 5), np.int64))
         for qi in range(ch, nq, chunks):
             work = _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets[qi],
-                               offsets[qi + 1], n, bits, q, tiles, window, edits, k, qc, need, out, qi, work)
+                               offsets[qi + 1], n, bits, q, tiles, window, edits, k, out, qi, work)
     return out

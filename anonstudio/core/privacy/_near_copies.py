@@ -34,9 +34,6 @@ MAX_NEAR_COPY_LENGTH = 64
 
 #: query strings are dealt to this many chunks (string i to chunk i % CHUNKS) that the cores share
 CHUNKS = 64
-#: whether windows pass the q-gram count filter before they are aligned (measured: on yeast 6,049 it saved
-#: fewer alignments than it cost, :mod:`anonstudio.core.kernels._nearcopy`)
-COUNT_FILTER = False
 
 _INDEXES: dict[tuple[int, int], tuple[Any, NearCopyIndex]] = {}
 
@@ -64,9 +61,6 @@ class NearCopyIndex:
         self.rank[held] = np.arange(len(held), dtype=np.int32)
         self.n = max(len(held), 1)
         self.text = self.rank[codes] if len(codes) else np.zeros(0, np.int32)
-        counts = np.bincount(self.text, minlength=self.n).astype(np.float64) if len(self.text) else np.ones(1)
-        #: the chance that two symbols drawn from the inputs are equal (Σ p²), for the count filter
-        self.match = float(((counts / counts.sum()) ** 2).sum())
         self.starts = original.offsets[:-1].astype(np.int64)
         self.ends = original.offsets[1:].astype(np.int64)
         self.doc_of = np.repeat(np.arange(len(original), dtype=np.int32), np.diff(original.offsets))
@@ -119,7 +113,7 @@ class NearCopyIndex:
         them), ``edits`` (an upper bound of its distance), ``windows`` (how many windows are held by 1..k-1
         inputs), and over all windows held by any input the smallest distance found (``nearest_edits``;
         ``length + 1``: none within the rule's edits) with its input (``nearest_input``) and window
-        (``nearest_window``); ``hits``, ``aligned``, ``marked``, ``counted``: the work done."""
+        (``nearest_window``); ``hits``, ``aligned``, ``marked``, ``spared``: the work done."""
         length, k = int(length), int(k)
         edits = allowed_edits(length, identity)
         codes = np.asarray(codes, np.int64)
@@ -152,21 +146,20 @@ class NearCopyIndex:
                     self._memo[(rule, contents[i])] = row
                 self._memo_bytes += size
         names = ("window", "holders", "input", "edits", "windows", "nearest_edits", "nearest_input", "nearest_window",
-                 "hits", "aligned", "marked", "counted", "last")
+                 "hits", "aligned", "marked", "spared", "last")
         return {name: rows[:, c] for c, name in enumerate(names)}
 
     def _scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int) -> np.ndarray:
-        from anonstudio.core.kernels._nearcopy import RING, count_filter, near_copies, seed_length
+        from anonstudio.core.kernels._nearcopy import RING, near_copies, seed_length
 
         edits = allowed_edits(length, identity)
         q, h = seed_length(length, edits, self.q)
         if q != self.q:
             raise ValueError(f"this index holds {self.q}-grams; windows of {length} at {identity} need {q}-grams")
         ranks = np.where(codes >= 0, self.rank[np.clip(codes, 0, len(self.rank) - 1)], -1).astype(np.int32)
-        qc, need = count_filter(length, edits, self.q, self.match) if COUNT_FILTER else (1, 0)
         return near_copies(self.keys, self.directory, self.dir_shift, self.pos_bits, self.doc_of, self.text,
                            self.starts, self.ends, ranks, offsets, self.n, self.bits, self.q, min(h, RING + 1), length,
-                           edits, k, qc, need, CHUNKS)
+                           edits, k, CHUNKS)
 
 
 def shortest_shared_run(length: int, identity: float) -> int:

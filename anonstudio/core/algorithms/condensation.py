@@ -566,7 +566,7 @@ def break_near_copies(data: SequenceSet, rows: list[np.ndarray], row_groups: lis
         # strings sharing too short a run with every input are spared (the fragment index keeps these scans)
         views = [(how, view, offsets, fragments.rare_fragments_of(view, offsets, None, 0)["shared"])
                  for how, view in readings]
-        found = near_copies(data, views, k, identity, length)
+        found = near_copies(data, views, k, identity, length, nearest=False)
         for hit in found:
             i = int(pending[hit["string"]])
             lo, hi = hit["span"]

@@ -413,6 +413,7 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     out[qi, 10] = 0
     out[qi, 11] = 0
     out[qi, 12] = -1
+    out[qi, 13] = -1
     if m < window:
         return work
     n_windows = m - window + 1
@@ -479,29 +480,32 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
             out[qi, 6] = near_doc[x]
             out[qi, 7] = x
         if 0 < holders[x] < k:
-            if out[qi, 0] < 0:
+            if out[qi, 0] < 0 or near[x] < out[qi, 3]:  # the nearest of the failing windows, first of equals
                 out[qi, 0] = x
                 out[qi, 1] = holders[x]
                 out[qi, 2] = near_doc[x]
                 out[qi, 3] = near[x]
             out[qi, 4] += 1
             out[qi, 12] = x
+            if out[qi, 13] < 0:
+                out[qi, 13] = x
     return work
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets, n, bits, q, tiles, window, edits, k,
                 chunks):
-    """``int64[nq, 13]``: per query string ``query[offsets[i]:offsets[i + 1]]`` (ranks, ``-1``: a symbol no text
+    """``int64[nq, 14]``: per query string ``query[offsets[i]:offsets[i + 1]]`` (ranks, ``-1``: a symbol no text
     holds), its windows of ``window`` symbols held by texts within ``edits`` edits, counted up to ``k``
     distinct texts per window:
 
-    0. the first window held by 1..k-1 texts (start, 0-based; -1: none), 1. how many texts hold it,
+    0. the window held by 1..k-1 texts nearest to one of them (start, 0-based; the first of equals; -1: none),
+    1. how many texts hold it,
     2. the nearest of them, 3. its edit distance (an upper bound), 4. how many windows are held by 1..k-1
     texts, 5. the smallest distance (an upper bound) of any window to a text holding it (``window + 1``: no
     window is held), 6. that text, 7. that window, 8. tile hits looked at, 9. windows aligned, 10. windows
-    a seed pointed at (per text), 11. windows the matchable filter spared an alignment, 12. the last window
-    held by 1..k-1 texts (-1: none).
+    a seed pointed at (per text), 11. windows the matchable filter spared an alignment, 12. and 13. the last and the
+    first window held by 1..k-1 texts (-1: none).
 
     ``keys`` are the texts' sorted :func:`gram_keys` (grams of ``q`` symbols, ``bits`` bits each, above
     ``pos_bits`` bits of position in ``text``) with their ``directory`` (``dir_shift``); ``doc_of[p]`` is the text
@@ -510,7 +514,7 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     :data:`RING` + 1). Query strings go ``chunks`` at a time to the cores, string ``i`` to chunk ``i % chunks`` (neighbouring strings, often alike in cost, are
     spread over the cores)."""
     nq = offsets.shape[0] - 1
-    out = np.empty((nq, 13), np.int64)
+    out = np.empty((nq, 14), np.int64)
     for ch in prange(chunks):
         n_docs = starts.shape[0]
         work = (np.full(n_docs, -1, np.int64), np.empty((n_docs, RING), np.int64), np.empty((n_docs, RING), np.int64),
@@ -518,4 +522,24 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
         for qi in range(ch, nq, chunks):
             work = _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets[qi],
                                offsets[qi + 1], n, bits, q, tiles, window, edits, k, out, qi, work)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def window_distances(query, first, last, window, text, n):
+    """``int64[last - first + 1]``: for each window ``query[x:x + window]`` (ranks, ``first ≤ x ≤ last``) its
+    smallest edit distance to any stretch of ``text`` (ranks of one input) — what a report names exactly."""
+    one = np.uint64(1)
+    peq = np.zeros(max(n, 1), np.uint64)
+    out = np.empty(last - first + 1, np.int64)
+    for x in range(first, last + 1):
+        for r in range(window):
+            c = query[x + r]
+            if c >= 0:
+                peq[c] |= one << np.uint64(r)
+        out[x - first] = window_distance(peq, window, text, 0, text.shape[0])
+        for r in range(window):
+            c = query[x + r]
+            if c >= 0:
+                peq[c] = 0
     return out

@@ -35,6 +35,9 @@ MAX_NEAR_COPY_LENGTH = 64
 #: query strings are dealt to this many chunks (string i to chunk i % CHUNKS) that the cores share
 CHUNKS = 64
 
+#: failing windows of one string measured exactly against its nearest input, to report the nearest window
+REFINE_WINDOWS = 2048
+
 _INDEXES: dict[tuple[int, int], tuple[Any, NearCopyIndex]] = {}
 
 
@@ -108,9 +111,10 @@ class NearCopyIndex:
 
     def scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int) -> dict[str, np.ndarray]:
         """Near-copies in the strings ``codes[offsets[i]:offsets[i + 1]]`` (codes of the inputs' alphabet; ``-1``
-        for a symbol no input holds). Per string: ``window`` and ``last`` (starts of the first and last windows
-        held by 1..k-1 inputs, -1: none), ``holders`` (how many hold the first), ``input`` (the nearest of
-        them), ``edits`` (an upper bound of its distance), ``windows`` (how many windows are held by 1..k-1
+        for a symbol no input holds). Per string: ``window`` (the start of the window held by 1..k-1 inputs that
+        is nearest to one of them, -1: none), ``holders`` (how many hold it), ``input`` (the nearest of them),
+        ``edits`` (an upper bound of its distance), ``first`` and ``last`` (the first and last windows held by
+        1..k-1 inputs), ``windows`` (how many windows are held by 1..k-1
         inputs), and over all windows held by any input the smallest distance found (``nearest_edits``;
         ``length + 1``: none within the rule's edits) with its input (``nearest_input``) and window
         (``nearest_window``); ``hits``, ``aligned``, ``marked``, ``spared``: the work done."""
@@ -120,7 +124,7 @@ class NearCopyIndex:
         offsets = np.asarray(offsets, np.int64)
         rule = (length, edits, k)
         nq = len(offsets) - 1
-        rows = np.empty((nq, 13), np.int64)
+        rows = np.empty((nq, 14), np.int64)
         packed = codes.astype(np.int16 if len(self.rank) < 32767 else np.int32)  # the memo's keys
         contents = [packed[offsets[i]:offsets[i + 1]].tobytes() for i in range(nq)]
         todo = []
@@ -146,7 +150,7 @@ class NearCopyIndex:
                     self._memo[(rule, contents[i])] = row
                 self._memo_bytes += size
         names = ("window", "holders", "input", "edits", "windows", "nearest_edits", "nearest_input", "nearest_window",
-                 "hits", "aligned", "marked", "spared", "last")
+                 "hits", "aligned", "marked", "spared", "last", "first")
         return {name: rows[:, c] for c, name in enumerate(names)}
 
     def _scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int) -> np.ndarray:
@@ -171,23 +175,19 @@ def shortest_shared_run(length: int, identity: float) -> int:
     return max(1, -(-(int(length) - edits) // (edits + 1)))
 
 
-def exact_distance(window_codes: np.ndarray, input_codes: np.ndarray, rank: np.ndarray) -> int:
-    """The smallest edit distance between a window (≤ 64 symbols, alphabet codes) and any stretch of one input."""
-    from anonstudio.core.kernels._nearcopy import window_distance
+def span_distances(index: NearCopyIndex, string: np.ndarray, first: int, last: int, length: int,
+                   input_codes: np.ndarray) -> np.ndarray:
+    """Exact distances of the windows ``first..last`` of ``string`` (alphabet codes) to one input."""
+    from anonstudio.core.kernels._nearcopy import window_distances
 
-    window_codes = np.asarray(window_codes, np.int64)
-    ranks = np.where(window_codes >= 0, rank[np.maximum(window_codes, 0)], -1)
-    n = int(rank.max()) + 1 if len(rank) and rank.max() >= 0 else 1
-    peq = np.zeros(n, np.uint64)
-    for r, c in enumerate(ranks.tolist()):
-        if c >= 0:
-            peq[c] |= np.uint64(1) << np.uint64(r)
-    text = rank[np.asarray(input_codes, np.int64)].astype(np.int32)
-    return int(window_distance(peq, len(ranks), text, 0, len(text)))
+    string = np.asarray(string, np.int64)
+    ranks = np.where(string >= 0, index.rank[np.maximum(string, 0)], -1).astype(np.int32)
+    text = index.rank[np.asarray(input_codes, np.int64)].astype(np.int32)
+    return window_distances(ranks, int(first), int(last), int(length), text, index.n)
 
 
 def near_copies(original: SequenceSet, views: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None]], k: int,
-                identity: float, length: int) -> list[dict[str, Any]]:
+                identity: float, length: int, nearest: bool = True) -> list[dict[str, Any]]:
     """The near-copy rule over several readings of the same published strings.
 
     ``views``: ``(how, codes, offsets, shared)`` — the strings as read one way (``how``: ``""`` forwards,
@@ -195,8 +195,9 @@ def near_copies(original: SequenceSet, views: list[tuple[str, np.ndarray, np.nda
     strings in each view and each string's length unchanged) and, optionally, each string's longest run
     shared with any input (strings sharing less than :func:`shortest_shared_run` are not scanned). Returns,
     per string that fails (its first failing reading), ``string``, ``how``, ``start`` and ``end`` (1-based, in
-    the published string), ``input`` (the index of the nearest input holding the window), ``edits`` (its
-    exact distance to that input), ``holders``, ``windows`` (windows held by 1..k-1 inputs in that reading)
+    the published string) of a window held by 1..k-1 inputs, ``input`` (the index of the nearest input holding
+    it), ``edits`` (its distance to that input: with ``nearest``, exact, and the window the one of the failing
+    stretch nearest that input; else an upper bound), ``holders``, ``windows`` (windows held by 1..k-1 inputs in that reading)
     and ``span`` (0-based, end excluded: the published symbols those windows cover)."""
     if not len(original) or not views:
         return []
@@ -220,17 +221,19 @@ def near_copies(original: SequenceSet, views: list[tuple[str, np.ndarray, np.nda
         scan = index.scan(sub_codes, sub_offsets, length, identity, k)
         for r in np.flatnonzero(scan["window"] >= 0).tolist():
             j = int(which[r])
-            x = int(scan["window"][r])
             doc = int(scan["input"][r])
-            window = codes[offsets[j] + x: offsets[j] + x + int(length)]
-            edits = exact_distance(window, original.codes_of(doc), index.rank)
-            last = int(scan["last"][r])
+            first, last = int(scan["first"][r]), int(scan["last"][r])
+            x, edits = int(scan["window"][r]), int(scan["edits"][r])
+            if nearest:  # the window of the span nearest that input, measured exactly (the scan gives bounds)
+                distances = span_distances(index, codes[offsets[j]:offsets[j + 1]], first,
+                                           min(last, first + REFINE_WINDOWS), int(length), original.codes_of(doc))
+                x, edits = first + int(distances.argmin()), int(distances.min())
             if reads_reversed(how.replace(" read ", "")):  # positions in the published string
                 start = int(lengths[j]) - x - int(length) + 1
-                span = (int(lengths[j]) - last - int(length), int(lengths[j]) - x)
+                span = (int(lengths[j]) - last - int(length), int(lengths[j]) - first)
             else:
                 start = x + 1
-                span = (x, last + int(length))
+                span = (first, last + int(length))
             found[j] = {"string": j, "how": how, "start": start, "end": start + int(length) - 1, "input": doc,
                         "edits": edits, "holders": int(scan["holders"][r]), "windows": int(scan["windows"][r]),
                         "span": span}

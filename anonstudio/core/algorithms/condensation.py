@@ -487,11 +487,12 @@ def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: 
     import numpy as np
 
     from anonstudio.core.privacy import FragmentIndex
-    from anonstudio.core.privacy._readings import backward_readings, reads_reversed
+    from anonstudio.core.privacy._readings import backward_readings, reads_as_dna, reads_reversed
 
     index = FragmentIndex.of(data)
     composition_of = _group_compositions(data, input_groups)
     symbols = data.alphabet.symbols
+    dna = reads_as_dna(data.codes, symbols)
     changed_symbols = 0
     pending = np.arange(len(rows)) if pending is None else np.asarray(pending, np.int64)
     tries: dict[tuple[int, int], int] = {}
@@ -505,7 +506,7 @@ def break_rare_fragments(data: SequenceSet, rows: list[np.ndarray], row_groups: 
         codes, offsets = _packed(rows, pending)
         tick = None if progress is None else (lambda f=fraction, m=message: report(progress, f, m))
         leaks: dict[int, int] = {}  # pending slot -> published position to redraw
-        for how, view in [("forwards", codes)] + backward_readings(codes, offsets, symbols):
+        for how, view in [("forwards", codes)] + backward_readings(codes, offsets, symbols, dna):
             scan = index.rare_fragments_of(view, offsets, max_fragment, k, tick=tick)
             for j in np.flatnonzero(scan["first_end"] >= 0).tolist():
                 if j not in leaks:
@@ -543,11 +544,12 @@ def break_near_copies(data: SequenceSet, rows: list[np.ndarray], row_groups: lis
 
     from anonstudio.core.privacy import FragmentIndex, near_copies
     from anonstudio.core.privacy._near_copies import allowed_edits
-    from anonstudio.core.privacy._readings import backward_readings
+    from anonstudio.core.privacy._readings import backward_readings, reads_as_dna
 
     fragments = FragmentIndex.of(data)
     composition_of = _group_compositions(data, input_groups)
     edits = allowed_edits(length, identity)
+    dna = reads_as_dna(data.codes, data.alphabet.symbols)
     pending = np.arange(len(rows)) if pending is None else np.asarray(pending, np.int64)
     pending = pending[[len(rows[i]) >= length for i in pending.tolist()]] if len(pending) else pending
     touched: set[int] = set()
@@ -562,7 +564,7 @@ def break_near_copies(data: SequenceSet, rows: list[np.ndarray], row_groups: lis
         report(progress, 1.0 - 1.0 / (rounds + 1), f"removing near-copies: scan {rounds}, {len(pending)} strings")
         codes, offsets = _packed(rows, pending)
         readings = [("", codes)] + [(f" read {how}", view) for how, view in
-                                    backward_readings(codes, offsets, data.alphabet.symbols)]
+                                    backward_readings(codes, offsets, data.alphabet.symbols, dna)]
         # strings sharing too short a run with every input are spared (the fragment index keeps these scans)
         views = [(how, view, offsets, fragments.rare_fragments_of(view, offsets, None, 0)["shared"])
                  for how, view in readings]
@@ -592,9 +594,10 @@ def enforce_content_rules(data: SequenceSet, rows: list[np.ndarray], row_groups:
     of them again until a round changes nothing (at most ``max_rounds``, else :class:`PrivacyError`)."""
     import numpy as np
 
-    from anonstudio.core.privacy._readings import backward_readings
+    from anonstudio.core.privacy._readings import backward_readings, reads_as_dna
 
     composition_of = _group_compositions(data, input_groups)
+    dna = reads_as_dna(data.codes, data.alphabet.symbols)
     totals = {"fragment_strings": set(), "fragment_symbols": 0, "near_copy_strings": set(), "near_copy_symbols": 0,
               "copy_symbols": 0}
     pending = np.arange(len(rows))
@@ -613,7 +616,7 @@ def enforce_content_rules(data: SequenceSet, rows: list[np.ndarray], row_groups:
         changed |= near["changed"]
         # an exact copy, read any way the verifier reads (backwards only from max_fragment symbols on)
         codes, offsets = _packed(rows, pending)
-        readings = [("forwards", codes)] + backward_readings(codes, offsets, data.alphabet.symbols)
+        readings = [("forwards", codes)] + backward_readings(codes, offsets, data.alphabet.symbols, dna)
         for j, i in enumerate(pending.tolist()):
             lo, hi = int(offsets[j]), int(offsets[j + 1])
             for n_read, (_, view) in enumerate(readings):

@@ -10,11 +10,22 @@ import numpy as np
 _PAIRS = {"A": "T", "T": "A", "C": "G", "G": "C"}
 
 
-def backward_readings(codes: np.ndarray, offsets: np.ndarray, symbols: tuple[str, ...]) -> list[tuple[str, np.ndarray]]:
+def reads_as_dna(codes: np.ndarray, symbols: tuple[str, ...]) -> bool:
+    """Whether strings of ``codes`` over ``symbols`` are DNA to a reader: every symbol they hold is A, C, G or T,
+    and the alphabet has all four (whatever it is called: a DNA file read with the default protein alphabet is
+    still DNA)."""
+    if not set(_PAIRS) <= set(symbols) or not len(codes):
+        return False
+    held = np.flatnonzero(np.bincount(np.asarray(codes, np.int64), minlength=len(symbols)))
+    return all(symbols[c] in _PAIRS for c in held.tolist())
+
+
+def backward_readings(codes: np.ndarray, offsets: np.ndarray, symbols: tuple[str, ...],
+                      dna: bool | None = None) -> list[tuple[str, np.ndarray]]:
     """``(how, codes)`` for each way but forwards of reading the strings ``codes[offsets[i]:offsets[i + 1]]``
-    over ``symbols``: ``"reversed"``; for an alphabet of exactly A, C, G, T also ``"reverse-complemented"`` (a
-    strand read the other way) and ``"complemented"`` (the other strand, not reversed). Each reading keeps every
-    string where it is and as long as it is."""
+    over ``symbols``: ``"reversed"``; for DNA (``dna``; default: an alphabet of exactly A, C, G, T) also
+    ``"reverse-complemented"`` (a strand read the other way) and ``"complemented"`` (the other strand, not
+    reversed). Each reading keeps every string where it is and as long as it is."""
     n = len(codes)
     if not n:
         return []
@@ -23,9 +34,11 @@ def backward_readings(codes: np.ndarray, offsets: np.ndarray, symbols: tuple[str
     owner = np.repeat(np.arange(len(starts)), np.diff(offsets))
     flipped = codes[(starts + ends - 1)[owner] - np.arange(n)]
     views = [("reversed", flipped)]
-    if set(symbols) == set(_PAIRS):
+    if dna is None:
+        dna = set(symbols) == set(_PAIRS)
+    if dna:
         where = {sym: i for i, sym in enumerate(symbols)}
-        complement = np.array([where[_PAIRS[sym]] for sym in symbols], dtype=codes.dtype)
+        complement = np.array([where.get(_PAIRS.get(sym, sym), i) for i, sym in enumerate(symbols)], dtype=codes.dtype)
         views.append(("reverse-complemented", complement[flipped]))
         views.append(("complemented", complement[codes]))
     return views

@@ -12,7 +12,7 @@ import numpy as np
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.privacy._models import ClassStats, CondensedGroups, FragmentRule, NearCopyRule
 from anonstudio.core.privacy._near_copies import near_copies
-from anonstudio.core.privacy._readings import backward_readings
+from anonstudio.core.privacy._readings import backward_readings, reads_as_dna
 from anonstudio.core.privacy._tables import _check_int
 from anonstudio.core.privacy._verification import Problems, Verification
 from anonstudio.core.progress import checkpoint
@@ -44,12 +44,13 @@ def _without_foreign(original: SequenceSet, output: SequenceSet) -> SequenceSet:
                        original.alphabet, output.labels, output.source, output.extra)
 
 
-def _read_backwards(output: SequenceSet) -> list[tuple[str, SequenceSet]]:
-    """``output`` as a reader could turn it back into an input: each string reversed, and for DNA also
-    reverse-complemented (a strand read the other way) and complemented (the other strand, not reversed):
+def _read_backwards(output: SequenceSet, dna: bool | None = None) -> list[tuple[str, SequenceSet]]:
+    """``output`` as a reader could turn it back into an input: each string reversed, and for DNA (``dna``:
+    the inputs hold only A, C, G, T, whatever the alphabet is called) also reverse-complemented (a strand read
+    the other way) and complemented (the other strand, not reversed):
     :func:`~anonstudio.core.privacy._readings.backward_readings`."""
     return [(how, SequenceSet(output.ids, output.headers, codes, output.offsets, output.alphabet))
-            for how, codes in backward_readings(output.codes, output.offsets, output.alphabet.symbols)]
+            for how, codes in backward_readings(output.codes, output.offsets, output.alphabet.symbols, dna)]
 
 
 def _named_input(header: str, ids: set[str]) -> str | None:
@@ -652,7 +653,7 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
             checkpoint()  # 100,000 item strings take a while: the enclosing phase reports, Cancel may stop
         inputs.setdefault(orig_codes[original.offsets[i] : original.offsets[i + 1]].tobytes(), i)
     copies = 0
-    backwards = _read_backwards(output)
+    backwards = _read_backwards(output, reads_as_dna(original.codes, original.alphabet.symbols))
     views = [("", out_codes)] + [(f" read {how}", _translate(original, view)[1]) for how, view in backwards]
     for j in range(len(output)):
         if j % 16384 == 16383:

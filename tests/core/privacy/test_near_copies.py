@@ -168,18 +168,20 @@ def test_a_window_of_60_residues_inside_a_pseudo_string_is_refused():
     assert "identity 0.95 over 60 symbols" in message  # the nearest of the windows held (116-175 is within 6)
 
 
+@pytest.mark.parametrize("alphabet", ["dna", "protein-25"])
 @pytest.mark.parametrize("how", ["complemented", "reverse-complemented"])
-def test_a_dna_input_complemented_is_refused(how):
+def test_a_dna_input_complemented_is_refused(how, alphabet):
+    """Also when the job reads the DNA with the default protein alphabet: what the inputs hold decides."""
     rng = random.Random(7)
     inputs = ["".join(rng.choice("ACGT") for _ in range(150)) for _ in range(4)]
     complement = str.maketrans("ACGT", "TGCA")
     near = _every(inputs[1], 19).translate(complement)
     near = near[::-1] if how == "reverse-complemented" else near
     fillers = [_shuffled(s, 9) for s in inputs[2:]]
-    verdict = _verify([near, *fillers], inputs=inputs, alphabet="dna", ids=["chr1", "chr2", "chr3", "chr4"])
+    verdict = _verify([near, *fillers], inputs=inputs, alphabet=alphabet, ids=["chr1", "chr2", "chr3", "chr4"])
     assert any(p.startswith(f"pseudo-string 1 ('pseudo_1') read {how} is a near-copy of input record 'chr2'")
                for p in verdict.problems), verdict.problems
-    exact = _verify([inputs[1].translate(complement), *fillers], inputs=inputs, alphabet="dna",
+    exact = _verify([inputs[1].translate(complement), *fillers], inputs=inputs, alphabet=alphabet,
                     ids=["chr1", "chr2", "chr3", "chr4"])
     assert any("read complemented is an exact copy of input record 'chr2'" in p for p in exact.problems)
 

@@ -395,7 +395,7 @@ def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, cand,
 
 @njit(cache=True, nogil=True)
 def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, lo, hi, n, bits, q, tiles, window, edits, k,
-                out, qi, work):
+                exact, out, qi, work):
     """One query string (see :func:`near_copies`); ``work`` = (per text: stamp, remembered tiles and diagonals,
     their number, last candidate; the candidates) reused between the strings of a chunk, the candidates grown
     when a string needs more."""
@@ -474,6 +474,20 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     out[qi, 9] = counters[1]
     out[qi, 10] = counters[2]
     out[qi, 11] = counters[3]
+    if exact:  # each failing window's distance to the text it was found near, over that whole text
+        one = np.uint64(1)
+        for x in range(n_windows):
+            if 0 < holders[x] < k:
+                for r in range(window):
+                    c = query[lo + x + r]
+                    if c >= 0:
+                        peq[c] |= one << np.uint64(r)
+                doc = near_doc[x]
+                near[x] = window_distance(peq, window, text, starts[doc], ends[doc])
+                for r in range(window):
+                    c = query[lo + x + r]
+                    if c >= 0:
+                        peq[c] = 0
     for x in range(n_windows):
         if holders[x] > 0 and near[x] < out[qi, 5]:
             out[qi, 5] = near[x]
@@ -494,15 +508,15 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
 
 @njit(cache=True, nogil=True, parallel=True)
 def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets, n, bits, q, tiles, window, edits, k,
-                chunks):
+                exact, chunks):
     """``int64[nq, 14]``: per query string ``query[offsets[i]:offsets[i + 1]]`` (ranks, ``-1``: a symbol no text
     holds), its windows of ``window`` symbols held by texts within ``edits`` edits, counted up to ``k``
     distinct texts per window:
 
     0. the window held by 1..k-1 texts nearest to one of them (start, 0-based; the first of equals; -1: none),
     1. how many texts hold it,
-    2. the nearest of them, 3. its edit distance (an upper bound), 4. how many windows are held by 1..k-1
-    texts, 5. the smallest distance (an upper bound) of any window to a text holding it (``window + 1``: no
+    2. the nearest of them, 3. its edit distance (with ``exact``, over that whole text; else an upper bound),
+    4. how many windows are held by 1..k-1 texts, 5. the smallest distance (an upper bound) of any window to a text holding it (``window + 1``: no
     window is held), 6. that text, 7. that window, 8. tile hits looked at, 9. windows aligned, 10. windows
     a seed pointed at (per text), 11. windows the matchable filter spared an alignment, 12. and 13. the last and the
     first window held by 1..k-1 texts (-1: none).
@@ -511,7 +525,9 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     ``pos_bits`` bits of position in ``text``) with their ``directory`` (``dir_shift``); ``doc_of[p]`` is the text
     of position ``p`` (texts ``text[starts[d]:ends[d]]``, ``n`` symbols); ``tiles``: look only where that many tiles of
     one window hit a text within ``edits`` diagonals (sound up to the ``h`` of :func:`seed_length`; at most
-    :data:`RING` + 1). Query strings go ``chunks`` at a time to the cores, string ``i`` to chunk ``i % chunks`` (neighbouring strings, often alike in cost, are
+    :data:`RING` + 1). ``exact``: measure each failing window's distance to the text it was found near over
+    that whole text (the scan's own distances may be upper bounds). Query strings go ``chunks`` at a time to
+    the cores, string ``i`` to chunk ``i % chunks`` (neighbouring strings, often alike in cost, are
     spread over the cores)."""
     nq = offsets.shape[0] - 1
     out = np.empty((nq, 14), np.int64)
@@ -521,25 +537,6 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
                 np.zeros(n_docs, np.int64), np.full(n_docs, -1, np.int64), np.empty((1024, 5), np.int64))
         for qi in range(ch, nq, chunks):
             work = _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets[qi],
-                               offsets[qi + 1], n, bits, q, tiles, window, edits, k, out, qi, work)
+                               offsets[qi + 1], n, bits, q, tiles, window, edits, k, exact, out, qi, work)
     return out
 
-
-@njit(cache=True, nogil=True)
-def window_distances(query, first, last, window, text, n):
-    """``int64[last - first + 1]``: for each window ``query[x:x + window]`` (ranks, ``first ≤ x ≤ last``) its
-    smallest edit distance to any stretch of ``text`` (ranks of one input) — what a report names exactly."""
-    one = np.uint64(1)
-    peq = np.zeros(max(n, 1), np.uint64)
-    out = np.empty(last - first + 1, np.int64)
-    for x in range(first, last + 1):
-        for r in range(window):
-            c = query[x + r]
-            if c >= 0:
-                peq[c] |= one << np.uint64(r)
-        out[x - first] = window_distance(peq, window, text, 0, text.shape[0])
-        for r in range(window):
-            c = query[x + r]
-            if c >= 0:
-                peq[c] = 0
-    return out

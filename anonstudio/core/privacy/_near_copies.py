@@ -35,9 +35,6 @@ MAX_NEAR_COPY_LENGTH = 64
 #: query strings are dealt to this many chunks (string i to chunk i % CHUNKS) that the cores share
 CHUNKS = 64
 
-#: failing windows of one string measured exactly against its nearest input, to report the nearest window
-REFINE_WINDOWS = 2048
-
 _INDEXES: dict[tuple[int, int], tuple[Any, NearCopyIndex]] = {}
 
 
@@ -109,7 +106,8 @@ class NearCopyIndex:
     #: the verifier looks up what the method scanned)
     MEMO_BYTES = 64 << 20
 
-    def scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int) -> dict[str, np.ndarray]:
+    def scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int,
+             exact: bool = False) -> dict[str, np.ndarray]:
         """Near-copies in the strings ``codes[offsets[i]:offsets[i + 1]]`` (codes of the inputs' alphabet; ``-1``
         for a symbol no input holds). Per string: ``window`` (the start of the window held by 1..k-1 inputs that
         is nearest to one of them, -1: none), ``holders`` (how many hold it), ``input`` (the nearest of them),
@@ -122,7 +120,7 @@ class NearCopyIndex:
         edits = allowed_edits(length, identity)
         codes = np.asarray(codes, np.int64)
         offsets = np.asarray(offsets, np.int64)
-        rule = (length, edits, k)
+        rule = (length, edits, k, bool(exact))
         nq = len(offsets) - 1
         rows = np.empty((nq, 14), np.int64)
         packed = codes.astype(np.int16 if len(self.rank) < 32767 else np.int32)  # the memo's keys
@@ -139,7 +137,7 @@ class NearCopyIndex:
             sub_offsets = np.zeros(len(which) + 1, np.int64)
             np.cumsum(offsets[which + 1] - offsets[which], out=sub_offsets[1:])
             sub_codes = np.concatenate([codes[offsets[i]:offsets[i + 1]] for i in todo]) if len(todo) else codes[:0]
-            scanned = self._scan(sub_codes, sub_offsets, length, identity, k)
+            scanned = self._scan(sub_codes, sub_offsets, length, identity, k, exact)
             rows[which] = scanned
             size = sum(len(contents[i]) for i in todo)
             if self._memo_bytes + size > self.MEMO_BYTES:
@@ -153,7 +151,8 @@ class NearCopyIndex:
                  "hits", "aligned", "marked", "spared", "last", "first")
         return {name: rows[:, c] for c, name in enumerate(names)}
 
-    def _scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int) -> np.ndarray:
+    def _scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int,
+              exact: bool) -> np.ndarray:
         from anonstudio.core.kernels._nearcopy import RING, near_copies, seed_length
 
         edits = allowed_edits(length, identity)
@@ -163,7 +162,7 @@ class NearCopyIndex:
         ranks = np.where(codes >= 0, self.rank[np.clip(codes, 0, len(self.rank) - 1)], -1).astype(np.int32)
         return near_copies(self.keys, self.directory, self.dir_shift, self.pos_bits, self.doc_of, self.text,
                            self.starts, self.ends, ranks, offsets, self.n, self.bits, self.q, min(h, RING + 1), length,
-                           edits, k, CHUNKS)
+                           edits, k, bool(exact), CHUNKS)
 
 
 def shortest_shared_run(length: int, identity: float) -> int:
@@ -175,17 +174,6 @@ def shortest_shared_run(length: int, identity: float) -> int:
     return max(1, -(-(int(length) - edits) // (edits + 1)))
 
 
-def span_distances(index: NearCopyIndex, string: np.ndarray, first: int, last: int, length: int,
-                   input_codes: np.ndarray) -> np.ndarray:
-    """Exact distances of the windows ``first..last`` of ``string`` (alphabet codes) to one input."""
-    from anonstudio.core.kernels._nearcopy import window_distances
-
-    string = np.asarray(string, np.int64)
-    ranks = np.where(string >= 0, index.rank[np.maximum(string, 0)], -1).astype(np.int32)
-    text = index.rank[np.asarray(input_codes, np.int64)].astype(np.int32)
-    return window_distances(ranks, int(first), int(last), int(length), text, index.n)
-
-
 def near_copies(original: SequenceSet, views: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None]], k: int,
                 identity: float, length: int, nearest: bool = True) -> list[dict[str, Any]]:
     """The near-copy rule over several readings of the same published strings.
@@ -195,9 +183,9 @@ def near_copies(original: SequenceSet, views: list[tuple[str, np.ndarray, np.nda
     strings in each view and each string's length unchanged) and, optionally, each string's longest run
     shared with any input (strings sharing less than :func:`shortest_shared_run` are not scanned). Returns,
     per string that fails (its first failing reading), ``string``, ``how``, ``start`` and ``end`` (1-based, in
-    the published string) of a window held by 1..k-1 inputs, ``input`` (the index of the nearest input holding
-    it), ``edits`` (its distance to that input: with ``nearest``, exact, and the window the one of the failing
-    stretch nearest that input; else an upper bound), ``holders``, ``windows`` (windows held by 1..k-1 inputs in that reading)
+    the published string) of the window held by 1..k-1 inputs nearest to one of them (the first of equals),
+    ``input`` (that input), ``edits`` (the window's distance to it: with ``nearest`` exact, else an upper
+    bound, and the window chosen by the bounds), ``holders``, ``windows`` (windows held by 1..k-1 inputs in that reading)
     and ``span`` (0-based, end excluded: the published symbols those windows cover)."""
     if not len(original) or not views:
         return []
@@ -218,16 +206,12 @@ def near_copies(original: SequenceSet, views: list[tuple[str, np.ndarray, np.nda
         sub_offsets = np.zeros(len(which) + 1, np.int64)
         np.cumsum(lengths[which], out=sub_offsets[1:])
         sub_codes = np.concatenate([codes[offsets[j]:offsets[j + 1]] for j in which.tolist()])
-        scan = index.scan(sub_codes, sub_offsets, length, identity, k)
+        scan = index.scan(sub_codes, sub_offsets, length, identity, k, exact=nearest)
         for r in np.flatnonzero(scan["window"] >= 0).tolist():
             j = int(which[r])
             doc = int(scan["input"][r])
             first, last = int(scan["first"][r]), int(scan["last"][r])
             x, edits = int(scan["window"][r]), int(scan["edits"][r])
-            if nearest:  # the window of the span nearest that input, measured exactly (the scan gives bounds)
-                distances = span_distances(index, codes[offsets[j]:offsets[j + 1]], first,
-                                           min(last, first + REFINE_WINDOWS), int(length), original.codes_of(doc))
-                x, edits = first + int(distances.argmin()), int(distances.min())
             if reads_reversed(how.replace(" read ", "")):  # positions in the published string
                 start = int(lengths[j]) - x - int(length) + 1
                 span = (int(lengths[j]) - last - int(length), int(lengths[j]) - first)

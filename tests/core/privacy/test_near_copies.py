@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.generate import protein_like
 from anonstudio.core.privacy import NearCopyIndex, verify_output, verify_pseudo_strings
-from anonstudio.core.privacy._near_copies import allowed_edits, shortest_shared_run, span_distances
+from anonstudio.core.privacy._near_copies import allowed_edits, shortest_shared_run
 
 
 # -- the search is exact ------------------------------------------------------------------------------------------
@@ -75,6 +75,7 @@ def test_the_scan_finds_every_window_a_plain_dynamic_programme_finds(case):
     codes = np.concatenate([[original.alphabet.index().get(c, -1) for c in q] for q in queries]).astype(np.int64)
     offsets = np.cumsum([0] + [len(q) for q in queries])
     scan = index.scan(codes, offsets, length, identity, k)
+    exact = index.scan(codes, offsets, length, identity, k, exact=True)
     for i, query in enumerate(queries):
         held = _brute(inputs, query, length, edits)
         failing = [x for x, h in enumerate(held) if 1 <= h < k]
@@ -87,8 +88,9 @@ def test_the_scan_finds_every_window_a_plain_dynamic_programme_finds(case):
             nearest = int(scan["input"][i])
             window = query[x:x + length]
             assert _distance(window, inputs[nearest]) <= scan["edits"][i] <= edits  # an upper bound
-            assert span_distances(index, codes[offsets[i]:offsets[i + 1]], x, x, length,
-                                  original.codes_of(nearest))[0] == _distance(window, inputs[nearest])
+            y = int(exact["window"][i])
+            assert y in failing and exact["edits"][i] == _distance(query[y:y + length], inputs[exact["input"][i]])
+            assert exact["edits"][i] <= scan["edits"][i]
 
 
 def test_a_string_sharing_no_long_run_holds_no_near_copy():

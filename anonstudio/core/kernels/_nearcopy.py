@@ -397,8 +397,8 @@ def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, cand,
 def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, lo, hi, n, bits, q, tiles, window, edits, k,
                 exact, out, qi, work):
     """One query string (see :func:`near_copies`); ``work`` = (per text: stamp, remembered tiles and diagonals,
-    their number, last candidate; the candidates) reused between the strings of a chunk, the candidates grown
-    when a string needs more."""
+    their number, last candidate; the candidates; per window: holders, distance, nearest text, diagonals,
+    mark, matchable prefix sums) reused between the strings of a chunk, grown when a string needs more."""
     m = hi - lo
     out[qi, 0] = -1
     out[qi, 1] = 0
@@ -417,7 +417,7 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     if m < window:
         return work
     n_windows = m - window + 1
-    stamp, ring_t, ring_d, ring_n, open_c, cand = work
+    stamp, ring_t, ring_d, ring_n, open_c, cand, holders, near, near_doc, band_lo, band_hi, marked, grams = work
     while True:
         n_cand, n_hits = _seed_candidates(keys, directory, dir_shift, pos_bits, doc_of, starts, query, lo, m, bits,
                                           q, tiles, window, edits,
@@ -427,7 +427,16 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
         cand = np.empty((2 * cand.shape[0], 5), np.int64)
         stamp[:] = -1
     out[qi, 8] = n_hits
-    work = (stamp, ring_t, ring_d, ring_n, open_c, cand)
+    if holders.shape[0] < n_windows:  # the per-window arrays, grown for a longer string
+        size = max(n_windows, 2 * holders.shape[0])
+        holders = np.zeros(size, np.int32)
+        near = np.empty(size, np.int32)
+        near_doc = np.empty(size, np.int32)
+        band_lo = np.empty(size, np.int64)
+        band_hi = np.empty(size, np.int64)
+        marked = np.zeros(size, np.bool_)  # left all False by every call of _align_text
+        grams = np.empty(size + window + 1, np.int32)
+    work = (stamp, ring_t, ring_d, ring_n, open_c, cand, holders, near, near_doc, band_lo, band_hi, marked, grams)
     if n_cand == 0:
         return work
     # texts in order of their candidates, most first: a window held by k texts stops being aligned once it is,
@@ -454,13 +463,9 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     for g in range(n_groups):
         group_size[g] = group_start[g] - group_start[g + 1]
     group_order = np.argsort(group_size, kind="mergesort")
-    holders = np.zeros(n_windows, np.int32)
-    near = np.full(n_windows, window + 1, np.int32)
-    near_doc = np.full(n_windows, -1, np.int32)
-    band_lo = np.zeros(n_windows, np.int64)
-    band_hi = np.zeros(n_windows, np.int64)
-    marked = np.zeros(n_windows, np.bool_)
-    grams = np.zeros(m + 1, np.int32)  # prefix sums of the matchable filter
+    holders[:n_windows] = 0
+    near[:n_windows] = window + 1
+    near_doc[:n_windows] = -1
     seen = np.zeros(n, np.int32)
     peq = np.zeros(n, np.uint64)
     counters = np.zeros(4, np.int64)
@@ -534,7 +539,9 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     for ch in prange(chunks):
         n_docs = starts.shape[0]
         work = (np.full(n_docs, -1, np.int64), np.empty((n_docs, RING), np.int64), np.empty((n_docs, RING), np.int64),
-                np.zeros(n_docs, np.int64), np.full(n_docs, -1, np.int64), np.empty((1024, 5), np.int64))
+                np.zeros(n_docs, np.int64), np.full(n_docs, -1, np.int64), np.empty((1024, 5), np.int64),
+                np.zeros(0, np.int32), np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.int64),
+                np.empty(0, np.int64), np.zeros(0, np.bool_), np.empty(0, np.int32))
         for qi in range(ch, nq, chunks):
             work = _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets[qi],
                                offsets[qi + 1], n, bits, q, tiles, window, edits, k, exact, out, qi, work)

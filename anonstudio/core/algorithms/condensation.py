@@ -36,6 +36,9 @@ _BLOCK = 32  # centroids whose distances are computed together (0: one at a time
 _MAX_PASSES = 25
 _MAX_REDRAWS = 200
 _INDEX_MIN_SYMBOLS = 64
+#: a near-copy's window is redrawn until it is this many edits beyond the rule's (a window left just outside
+#: the rule would keep the verifier aligning it against every input of its family)
+_NEAR_MARGIN = 2
 
 
 def _chunk(n_rem: int) -> int:
@@ -537,8 +540,9 @@ def break_near_copies(data: SequenceSet, rows: list[np.ndarray], row_groups: lis
 
     A string with such windows has symbols redrawn from its group's composition (never the current symbol)
     across the stretch those windows cover, evenly spaced at a random offset, as many per window as lift the
-    nearest input's distance above ``e`` (``e + 2 −`` its distance), and is scanned again; the string keeps its
-    length and group. Returns how many strings and symbols changed (and which, ``changed``); a string still
+    nearest input's distance beyond ``e`` (``e + 1 + margin −`` its distance), and is scanned again; the string keeps its
+    length and group; the target is ``e + 1 +`` :data:`_NEAR_MARGIN` edits, a little beyond the rule. Returns how
+    many strings and symbols changed (and which, ``changed``); a string still
     near-copying after ``max_rounds`` rounds raises :class:`PrivacyError`."""
     import numpy as np
 
@@ -572,7 +576,7 @@ def break_near_copies(data: SequenceSet, rows: list[np.ndarray], row_groups: lis
         for hit in found:
             i = int(pending[hit["string"]])
             lo, hi = hit["span"]
-            need = max(1, edits + 2 - hit["edits"])
+            need = max(1, edits + 1 + _NEAR_MARGIN - hit["edits"])
             step = max(1, length // (need + 1))
             weights = composition_of(row_groups[i])
             for pos in range(lo + int(rng.integers(step)), hi, step):

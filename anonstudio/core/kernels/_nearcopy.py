@@ -21,7 +21,8 @@ texts holding it, stopping at ``k`` (a window held by ``k`` texts names none of 
   1999; Hyyrö's formulation, 2001): the window is one 64-bit word and the text is scanned once. Neighbouring
   windows differ by one symbol dropped and one added, so a window's distance bounds its neighbours' (at most
   1 apart to any stretch): a window at distance ``D ≤ e`` makes the next ``e − D`` held without aligning them,
-  and one far from a block's stretches spares the next few (at most 2 apart to those).
+  and one at ``D > e`` from the stretches at its block's offsets spares the next ``D − e − 1`` (as far apart to
+  those).
 
 Symbols are ranks ``0..n-1`` of the symbols the texts hold; ``-1`` marks a query symbol no text holds (it never
 matches). Query strings are spread over the cores.
@@ -345,9 +346,11 @@ def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, cand,
             seen[text[s_lo + j]] -= 1
         # align the windows that pass, each against the text its block's diagonals point at (widened by `edits`:
         # every alignment of a marked window within `edits` edits lies there). Two neighbouring windows differ by
-        # one symbol dropped and one added, so their distances differ by at most 1 (to any stretch) and at most
-        # 2 (to the block's stretches): a window at distance D ≤ edits makes the next edits - D held, one at
-        # D > edits the next (D - edits - 1) // 2 not held
+        # one symbol dropped and one added, so their distances differ by at most 1, to the whole text and to the
+        # stretches at one offset from each window (the block's): dropping the first symbol with what it faces
+        # costs nothing more, facing the added one with the next text symbol (or deleting it) at most 1. So a
+        # window at distance D ≤ edits makes the next edits - D held, one at D > edits the next D - edits - 1
+        # not held
         skip_held = -1
         skip_free = -1
         held_at = 0
@@ -389,7 +392,7 @@ def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, cand,
                 held_at = x2
                 held_dist = dist
             else:
-                skip_free = x2 + (dist - edits - 1) // 2
+                skip_free = x2 + (dist - edits - 1)
         x = b1 + 1
 
 

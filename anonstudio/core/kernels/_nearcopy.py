@@ -93,29 +93,24 @@ def gram_keys(text, starts, ends, q, bits, pos_bits):
 @njit(cache=True, nogil=True, inline="always")
 def _postings(keys, directory, dir_shift, pos_bits, g):
     """``(lo, hi)``: the run of ``keys`` (sorted :func:`gram_keys`) holding gram ``g``; ``directory`` (from
-    :func:`~anonstudio.core.kernels._substring.window_directory` with ``dir_shift``) narrows the search."""
+    :func:`~anonstudio.core.kernels._substring.window_directory` with ``dir_shift``) narrows the search to a
+    block, a binary search finds the run's start and a walk its end (runs are short: most grams a few places)."""
     b = (g << pos_bits) >> dir_shift
-    a = directory[b]
-    z = directory[b + 1]
     first = g << pos_bits
     last = (g + 1) << pos_bits
-    lo = a
-    hi = z
+    lo = directory[b]
+    hi = directory[b + 1]
     while lo < hi:
         mid = (lo + hi) >> 1
         if keys[mid] < first:
             lo = mid + 1
         else:
             hi = mid
-    start = lo
-    hi = z
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if keys[mid] < last:
-            lo = mid + 1
-        else:
-            hi = mid
-    return start, lo
+    end = lo
+    n = keys.shape[0]
+    while end < n and keys[end] < last:
+        end += 1
+    return lo, end
 
 
 @njit(cache=True, nogil=True)

@@ -540,10 +540,9 @@ def break_near_copies(data: SequenceSet, rows: list[np.ndarray], row_groups: lis
 
     A string with such windows has symbols redrawn from its group's composition (never the current symbol)
     across the stretch those windows cover, evenly spaced at a random offset, as many per window as lift the
-    nearest input's distance beyond ``e`` (``e + 1 + margin −`` its distance), and is scanned again; the string keeps its
-    length and group; the target is ``e + 1 +`` :data:`_NEAR_MARGIN` edits, a little beyond the rule. Returns how
-    many strings and symbols changed (and which, ``changed``); a string still
-    near-copying after ``max_rounds`` rounds raises :class:`PrivacyError`."""
+    nearest input's distance to ``e + 1 +`` :data:`_NEAR_MARGIN` (a little beyond the rule), and is scanned
+    again; the string keeps its length and group. Returns how many strings and symbols changed (and which,
+    ``changed``); a string still near-copying after ``max_rounds`` rounds raises :class:`PrivacyError`."""
     import numpy as np
 
     from anonstudio.core.privacy import FragmentIndex, near_copies

@@ -22,7 +22,8 @@ texts holding it, stopping at ``k`` (a window held by ``k`` texts names none of 
   windows differ by one symbol dropped and one added, so a window's distance bounds its neighbours' (at most
   1 apart to any stretch): a window at distance ``D ≤ e`` makes the next ``e − D`` held without aligning them,
   and one at ``D > e`` from the stretches at its block's offsets spares the next ``D − e − 1`` (as far apart to
-  those).
+  those). A window aligned against a stretch identical to one it was aligned against (near-identical inputs
+  of a family share long stretches) takes the distance already found.
 
 Symbols are ranks ``0..n-1`` of the symbols the texts hold; ``-1`` marks a query symbol no text holds (it never
 matches). Query strings are spread over the cores.
@@ -41,6 +42,8 @@ parallel_runtime()  # before any kernel of this module is loaded (see parallel_r
 DIRECTORY_BITS = 20
 #: consecutive windows filtered and aligned together (on the diagonals of all of them)
 BLOCK = 32
+#: bits of the direct-mapped table of alignments already made for a string (window, stretch → distance)
+MEMO_BITS = 14
 
 
 def seed_length(window: int, edits: int, q_max: int = 12) -> tuple[int, int]:
@@ -277,10 +280,12 @@ def _seed_candidates(keys, directory, dir_shift, pos_bits, doc_of, starts, query
 
 @njit(cache=True, nogil=True)
 def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, cand, c0, c1, doc,
-                holders, near, near_doc, band_lo, band_hi, marked, grams, seen, peq, counters):
+                holders, near, near_doc, band_lo, band_hi, marked, grams, seen, peq, counters, qi, memo):
     """Align the windows candidates ``cand[c0:c1]`` (one text, ``doc``) point at, counting the text as a holder
-    of each window within ``edits`` edits of one of its stretches."""
+    of each window within ``edits`` edits of one of its stretches (``memo``: the distances of string ``qi``'s
+    windows to the stretches already aligned)."""
     one = np.uint64(1)
+    memo_q, memo_x, memo_len, memo_start, memo_d = memo
     x_first = n_windows
     x_last = -1
     for c in range(c0, c1):
@@ -366,18 +371,42 @@ def _align_text(query, lo, text, s_lo, s_len, n_windows, window, edits, k, cand,
             if grams[x2 + window] - grams[x2] < window - edits:
                 counters[3] += 1
                 continue
-            for r in range(window):
-                c = query[lo + x2 + r]
-                if c >= 0:
-                    peq[c] |= one << np.uint64(r)
             a_lo = max(0, x2 + dd0 - edits)
             a_hi = min(s_len, x2 + window + dd1 + edits)
-            dist = window_distance(peq, window, text, s_lo + a_lo, s_lo + a_hi) if a_hi > a_lo else window
-            counters[1] += 1
-            for r in range(window):
-                c = query[lo + x2 + r]
-                if c >= 0:
-                    peq[c] = 0
+            # the same window against the same text (near-identical inputs of a family share long stretches)
+            # gives the same distance: kept in a direct-mapped table, the text compared symbol by symbol
+            span = a_hi - a_lo
+            h = np.uint64(x2) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(span)
+            for j in range(s_lo + a_lo, s_lo + a_hi):
+                h = (h ^ np.uint64(text[j] + 1)) * np.uint64(0x100000001B3)
+            slot = np.int64(h >> np.uint64(64 - MEMO_BITS))
+            dist = -1
+            if memo_q[slot] == qi and memo_x[slot] == x2 and memo_len[slot] == span:
+                same = True
+                o = memo_start[slot] - (s_lo + a_lo)
+                for j in range(s_lo + a_lo, s_lo + a_hi):
+                    if text[j] != text[j + o]:
+                        same = False
+                        break
+                if same:
+                    dist = memo_d[slot]
+                    counters[0] += 1
+            if dist < 0:
+                for r in range(window):
+                    c = query[lo + x2 + r]
+                    if c >= 0:
+                        peq[c] |= one << np.uint64(r)
+                dist = window_distance(peq, window, text, s_lo + a_lo, s_lo + a_hi) if span > 0 else window
+                counters[1] += 1
+                for r in range(window):
+                    c = query[lo + x2 + r]
+                    if c >= 0:
+                        peq[c] = 0
+                memo_q[slot] = qi
+                memo_x[slot] = x2
+                memo_len[slot] = span
+                memo_start[slot] = s_lo + a_lo
+                memo_d[slot] = dist
             if dist <= edits:
                 holders[x2] += 1
                 if dist < near[x2]:
@@ -415,7 +444,7 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     if m < window:
         return work
     n_windows = m - window + 1
-    stamp, ring_t, ring_d, ring_n, open_c, cand, holders, near, near_doc, band_lo, band_hi, marked, grams = work
+    stamp, ring_t, ring_d, ring_n, open_c, cand, holders, near, near_doc, band_lo, band_hi, marked, grams, memo = work
     while True:
         n_cand, n_hits = _seed_candidates(keys, directory, dir_shift, pos_bits, doc_of, starts, query, lo, m, bits,
                                           q, tiles, window, edits,
@@ -434,7 +463,8 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
         band_hi = np.empty(size, np.int64)
         marked = np.zeros(size, np.bool_)  # left all False by every call of _align_text
         grams = np.empty(size + window + 1, np.int32)
-    work = (stamp, ring_t, ring_d, ring_n, open_c, cand, holders, near, near_doc, band_lo, band_hi, marked, grams)
+    work = (stamp, ring_t, ring_d, ring_n, open_c, cand, holders, near, near_doc, band_lo, band_hi, marked, grams,
+            memo)
     if n_cand == 0:
         return work
     # texts in order of their candidates, most first: a window held by k texts stops being aligned once it is,
@@ -473,10 +503,10 @@ def _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
         doc = sorted_cand[c0, 0]
         _align_text(query, lo, text, starts[doc], ends[doc] - starts[doc], n_windows, window, edits, k,
                     sorted_cand, c0, c1, doc, holders, near, near_doc, band_lo, band_hi, marked, grams, seen, peq,
-                    counters)
+                    counters, qi, memo)
     out[qi, 9] = counters[1]
     out[qi, 10] = counters[2]
-    out[qi, 11] = counters[3]
+    out[qi, 11] = counters[0]
     if exact:  # each failing window's distance to the text it was found near, over that whole text
         one = np.uint64(1)
         for x in range(n_windows):
@@ -521,7 +551,7 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
     2. the nearest of them, 3. its edit distance (with ``exact``, over that whole text; else an upper bound),
     4. how many windows are held by 1..k-1 texts, 5. the smallest distance (an upper bound) of any window to a text holding it (``window + 1``: no
     window is held), 6. that text, 7. that window, 8. tile hits looked at, 9. windows aligned, 10. windows
-    a seed pointed at (per text), 11. windows the matchable filter spared an alignment, 12. and 13. the last and the
+    a seed pointed at (per text), 11. alignments found already made (the same window and stretch), 12. and 13. the last and the
     first window held by 1..k-1 texts (-1: none).
 
     ``keys`` are the texts' sorted :func:`gram_keys` (grams of ``q`` symbols, ``bits`` bits each, above
@@ -539,7 +569,10 @@ def near_copies(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends
         work = (np.full(n_docs, -1, np.int64), np.empty((n_docs, RING), np.int64), np.empty((n_docs, RING), np.int64),
                 np.zeros(n_docs, np.int64), np.full(n_docs, -1, np.int64), np.empty((1024, 5), np.int64),
                 np.zeros(0, np.int32), np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.int64),
-                np.empty(0, np.int64), np.zeros(0, np.bool_), np.empty(0, np.int32))
+                np.empty(0, np.int64), np.zeros(0, np.bool_), np.empty(0, np.int32),
+                (np.full(1 << MEMO_BITS, -1, np.int64), np.empty(1 << MEMO_BITS, np.int64),
+                 np.empty(1 << MEMO_BITS, np.int64), np.empty(1 << MEMO_BITS, np.int64),
+                 np.empty(1 << MEMO_BITS, np.int64)))
         for qi in range(ch, nq, chunks):
             work = _scan_query(keys, directory, dir_shift, pos_bits, doc_of, text, starts, ends, query, offsets[qi],
                                offsets[qi + 1], n, bits, q, tiles, window, edits, k, exact, out, qi, work)

@@ -115,7 +115,7 @@ class NearCopyIndex:
         1..k-1 inputs), ``windows`` (how many windows are held by 1..k-1
         inputs), and over all windows held by any input the smallest distance found (``nearest_edits``;
         ``length + 1``: none within the rule's edits) with its input (``nearest_input``) and window
-        (``nearest_window``); ``hits``, ``aligned``, ``marked``, ``spared``: the work done."""
+        (``nearest_window``); ``hits``, ``aligned``, ``marked``, ``reused``: the work done (``reused``: alignments found made)."""
         length, k = int(length), int(k)
         edits = allowed_edits(length, identity)
         codes = np.asarray(codes, np.int64)
@@ -148,7 +148,7 @@ class NearCopyIndex:
                     self._memo[(rule, contents[i])] = row
                 self._memo_bytes += size
         names = ("window", "holders", "input", "edits", "windows", "nearest_edits", "nearest_input", "nearest_window",
-                 "hits", "aligned", "marked", "spared", "last", "first")
+                 "hits", "aligned", "marked", "reused", "last", "first")
         return {name: rows[:, c] for c, name in enumerate(names)}
 
     def _scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int,

@@ -1,6 +1,6 @@
 """Calibration and cost of the near-copy rule for pseudo-strings (issue 28 item 3).
 
-Run:  python tests/benchmarks/bench_near_copies.py [--quick] [--runs N] [--floor 0.8]
+Run:  python tests/benchmarks/bench_near_copies.py [--quick | --only-verify] [--runs N] [--floor 0.8]
 
 Prints, on the real protein sets of ``../shared/data/proteins`` (yeast 1,000, yeast 6,049, mouse 1,000; with
 ``--quick`` yeast 1,000 only):
@@ -197,9 +197,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="yeast 1,000 only, no verifier timing")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--floor", type=float, default=0.8, help="lowest identity searched in (a)")
+    parser.add_argument("--only-verify", action="store_true", help="(d) alone")
     args = parser.parse_args()
     if PROTEINS is None:
         print("../shared/data/proteins is absent: nothing to calibrate on")
+        return
+    if args.only_verify:
+        part_d(args.runs)
         return
     names = SETS[:1] if args.quick else SETS
     sets = {name: io.read_fasta(PROTEINS / name) for name in names}

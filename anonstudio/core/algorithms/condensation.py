@@ -724,7 +724,7 @@ class Condensation(Algorithm):
               low=0.8, high=1.0),
         Param("near_copy_length", "int", 60,
               "length of the windows the near-copy rule compares with the inputs (symbols; shorter pseudo-strings "
-              "have none)", low=30, high=64),
+              "have none; at most 64: a window is aligned as one 64-bit word)", low=30, high=64),
     ))
 
     def privacy_model(self) -> dict[str, Any]:

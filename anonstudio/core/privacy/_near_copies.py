@@ -76,19 +76,24 @@ class NearCopyIndex:
         self._memo_bytes = 0
 
     @staticmethod
-    def gram_length(original: SequenceSet, length: int, identity: float) -> int:
-        """The gram length ``q`` windows of ``length`` at ``identity`` need over ``original``'s symbols."""
-        from anonstudio.core.kernels._nearcopy import key_layout, seed_length
+    def plan(original: SequenceSet, length: int, identity: float) -> tuple[int, int, int]:
+        """``(q, stride, h)``: the tiles windows of ``length`` at ``identity`` are sought by over ``original``
+        (:func:`~anonstudio.core.kernels._nearcopy.seed_plan`: 6-grams end to end for proteins, 8-grams every 2
+        for DNA, where 6-grams have too many places)."""
+        from anonstudio.core.kernels._nearcopy import key_layout, seed_plan
 
-        held = int(np.count_nonzero(np.bincount(original.codes))) if len(original.codes) else 1
-        return seed_length(int(length), allowed_edits(length, identity), key_layout(held, len(original.codes))[2])[0]
+        counts = np.bincount(original.codes.astype(np.int64)) if len(original.codes) else np.ones(1)
+        held = int(np.count_nonzero(counts))
+        match = float(((counts / max(counts.sum(), 1)) ** 2).sum())
+        q_max = key_layout(held, len(original.codes))[2]
+        return seed_plan(int(length), allowed_edits(length, identity), q_max, len(original.codes), match)
 
     @classmethod
     def of(cls, original: SequenceSet, length: int, identity: float) -> NearCopyIndex:
         """The index for windows of ``length`` at ``identity`` (its gram length follows from both)."""
         import weakref
 
-        q = cls.gram_length(original, length, identity)
+        q = cls.plan(original, length, identity)[0]
         key = (id(original), q)
         hit = _INDEXES.get(key)
         if hit is not None and hit[0]() is original:
@@ -120,7 +125,7 @@ class NearCopyIndex:
         edits = allowed_edits(length, identity)
         codes = np.asarray(codes, np.int64)
         offsets = np.asarray(offsets, np.int64)
-        rule = (length, edits, k, bool(exact))
+        rule = (length, edits, k)
         nq = len(offsets) - 1
         rows = np.empty((nq, 14), np.int64)
         packed = codes.astype(np.int16 if len(self.rank) < 32767 else np.int32)  # the memo's keys
@@ -133,12 +138,8 @@ class NearCopyIndex:
             else:
                 rows[i] = kept
         if todo:
-            which = np.asarray(todo, np.int64)
-            sub_offsets = np.zeros(len(which) + 1, np.int64)
-            np.cumsum(offsets[which + 1] - offsets[which], out=sub_offsets[1:])
-            sub_codes = np.concatenate([codes[offsets[i]:offsets[i + 1]] for i in todo]) if len(todo) else codes[:0]
-            scanned = self._scan(sub_codes, sub_offsets, length, identity, k, exact)
-            rows[which] = scanned
+            scanned = self._scan(*self._subset(codes, offsets, todo), length, identity, k, False)
+            rows[np.asarray(todo, np.int64)] = scanned
             size = sum(len(contents[i]) for i in todo)
             if self._memo_bytes + size > self.MEMO_BYTES:
                 self._memo.clear()
@@ -147,22 +148,34 @@ class NearCopyIndex:
                 for i, row in zip(todo, scanned):
                     self._memo[(rule, contents[i])] = row
                 self._memo_bytes += size
+        failing = np.flatnonzero(rows[:, 0] >= 0).tolist()
+        if exact and failing:  # the failing strings again, each window measured against its input in full
+            rows[np.asarray(failing, np.int64)] = self._scan(*self._subset(codes, offsets, failing), length, identity,
+                                                             k, True)
         names = ("window", "holders", "input", "edits", "windows", "nearest_edits", "nearest_input", "nearest_window",
                  "hits", "aligned", "marked", "reused", "last", "first")
         return {name: rows[:, c] for c, name in enumerate(names)}
 
+    @staticmethod
+    def _subset(codes: np.ndarray, offsets: np.ndarray, which: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        which_a = np.asarray(which, np.int64)
+        sub_offsets = np.zeros(len(which_a) + 1, np.int64)
+        np.cumsum(offsets[which_a + 1] - offsets[which_a], out=sub_offsets[1:])
+        sub_codes = np.concatenate([codes[offsets[i]:offsets[i + 1]] for i in which]) if which else codes[:0]
+        return sub_codes, sub_offsets
+
     def _scan(self, codes: np.ndarray, offsets: np.ndarray, length: int, identity: float, k: int,
               exact: bool) -> np.ndarray:
-        from anonstudio.core.kernels._nearcopy import RING, near_copies, seed_length
+        from anonstudio.core.kernels._nearcopy import RING, near_copies
 
         edits = allowed_edits(length, identity)
-        q, h = seed_length(length, edits, self.q)
+        q, stride, h = self.plan(self.original, length, identity)
         if q != self.q:
             raise ValueError(f"this index holds {self.q}-grams; windows of {length} at {identity} need {q}-grams")
         ranks = np.where(codes >= 0, self.rank[np.clip(codes, 0, len(self.rank) - 1)], -1).astype(np.int32)
         return near_copies(self.keys, self.directory, self.dir_shift, self.pos_bits, self.doc_of, self.text,
-                           self.starts, self.ends, ranks, offsets, self.n, self.bits, self.q, min(h, RING + 1), length,
-                           edits, k, bool(exact), CHUNKS)
+                           self.starts, self.ends, ranks, offsets, self.n, self.bits, self.q, stride, min(h, RING + 1),
+                           length, edits, k, bool(exact), CHUNKS)
 
 
 def shortest_shared_run(length: int, identity: float) -> int:

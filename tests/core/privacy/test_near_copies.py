@@ -93,6 +93,37 @@ def test_the_scan_finds_every_window_a_plain_dynamic_programme_finds(case):
             assert exact["edits"][i] <= scan["edits"][i]
 
 
+@settings(max_examples=120, deadline=None)
+@given(_cases(), st.data())
+def test_every_tile_plan_the_bound_allows_finds_the_same_windows(case, data):
+    """The seeds' bound (h whole tiles of q symbols every stride shared exactly) holds for any q and stride: the
+    kernel run with a plan drawn at random finds what the plain dynamic programme finds."""
+    from anonstudio.core.kernels import _nearcopy as K
+    from anonstudio.core.kernels._substring import window_directory
+
+    letters, inputs, queries, length, edits, k = case
+    ranks = {c: i for i, c in enumerate(letters)}
+    text = np.array([ranks[c] for s in inputs for c in s], np.int32)
+    starts = np.cumsum([0] + [len(s) for s in inputs]).astype(np.int64)
+    bits, pos_bits, q_max = K.key_layout(len(letters), len(text))
+    plans = [(q, stride, K.tiles_held(length, edits, q, stride)) for q in range(1, min(q_max, length) + 1)
+             for stride in range(1, q + 1)]
+    q, stride, h = data.draw(st.sampled_from([p for p in plans if p[2] >= 1]))
+    keys = np.sort(K.gram_keys(text, starts[:-1], starts[1:], q, bits, pos_bits))
+    dir_bits = min(K.DIRECTORY_BITS, q * bits)
+    directory = window_directory(keys, q * bits + pos_bits - dir_bits, 1 << dir_bits)
+    doc_of = np.repeat(np.arange(len(inputs), dtype=np.int32), [len(s) for s in inputs])
+    query = np.array([ranks[c] for s in queries for c in s], np.int32)
+    offsets = np.cumsum([0] + [len(s) for s in queries]).astype(np.int64)
+    out = K.near_copies(keys, directory, q * bits + pos_bits - dir_bits, pos_bits, doc_of, text, starts[:-1],
+                        starts[1:], query, offsets, len(letters), bits, q, stride, min(h, K.RING + 1), length, edits,
+                        k, False, 3)
+    for i, s in enumerate(queries):
+        held = _brute(inputs, s, length, edits)
+        failing = [x for x, c in enumerate(held) if 1 <= c < k]
+        assert out[i, 4] == len(failing) and out[i, 13] == (failing[0] if failing else -1)
+
+
 def test_a_string_sharing_no_long_run_holds_no_near_copy():
     """The bound that lets the verifier skip strings: 60 symbols within 6 edits keep a run of 8 unbroken."""
     assert shortest_shared_run(60, 0.9) == 8

@@ -24,14 +24,23 @@ import numpy as np
 import pandas as pd
 
 from anonstudio import __version__
-from anonstudio.core import algorithms, io
+from anonstudio.core import algorithms, io, limits
 from anonstudio.core.algorithms import Algorithm, Result
 from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table, kind_of
 from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, PrivacyError
 from anonstudio.core.execution import Execution
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
-from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION, PIPELINE_PARAMETERS
+from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION, PIPELINE_PARAMETERS, SEED
 from anonstudio.core.progress import ProgressCallback, phase, report, subrange
+from anonstudio.core.publication import (ORDER_WARNING, SEQUENCE_ORDER_WARNING, shuffled, side_output_path,
+                                         unshuffled, write_outputs)
+from anonstudio.core.release_log import release_log_path
+
+__all__ = [
+    "InputSpec", "Job", "Outcome", "ORDER_WARNING", "SEQUENCE_ORDER_WARNING", "declared_model", "load_data",
+    "load_hierarchies", "load_job", "parse_job", "release_log_path", "run", "run_job", "save_job", "shuffled",
+    "side_output_path", "unshuffled", "verify_job", "write_outputs",
+]
 
 
 _INPUT_KEYS = {
@@ -110,7 +119,7 @@ class Job:
             if "seed" in params and "seed" not in cls.parameters.names():
                 # every method takes a seed (the contract's examples set one for any method); a
                 # deterministic method records that it had no effect instead of refusing the job
-                params.pop("seed")
+                SEED.validate(params.pop("seed"))
             return cls(**params)
         except AnonStudioError as exc:
             if exc.file is None:
@@ -137,6 +146,9 @@ class Outcome:
     report: dict[str, Any]
     data: Any
     hierarchies: dict
+    #: the privacy model the output was verified against (the method's, with the job's roles): the
+    #: publication gate re-checks the written files against it
+    model: dict[str, Any] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -153,6 +165,7 @@ def apply_override(raw: dict, assignment: str, *, file: Path | None = None) -> N
     if "=" not in assignment:
         raise JobError(f"--set needs KEY=VALUE, got {short_repr(assignment)}", file=file)
     key, value = assignment.split("=", 1)
+    limits.check_nesting(value, file=file, error=JobError, what=f"--set {key.strip()}", key=key.strip())
     parts = key.strip().split(".")
     if len(parts) < 2 or parts[0] not in _SECTIONS:
         raise JobError(f"--set key '{key}' must be section.key with section one of {', '.join(sorted(_SECTIONS))}", file=file)
@@ -185,6 +198,7 @@ def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
     """Read and validate a job file; ``overrides`` are ``section.key=value`` strings."""
     path = Path(path)
     text = read_text_file(path, JobError, "job file")
+    limits.check_nesting(text, file=path, error=JobError, what="the job file")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -217,7 +231,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     paths = [paths] if isinstance(paths, str) else paths
     if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
         raise err("input.path is required: the data file (or, for FASTA, a list of files), relative to the job file", "input.path")
-    resolved_paths = [Path(p) if Path(p).is_absolute() else (base / p).resolve() for p in paths]
+    resolved_paths = [io.input_path(p, base, "input.path", file) for p in paths]
     in_path = resolved_paths[0]
     fmt = inp.get("format")
     if fmt is None:
@@ -248,13 +262,8 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
         from anonstudio.core.io._common import normalize_delimiter
 
         normalize_delimiter(delimiter, file, JobError)
-    if encoding is not None:
-        import codecs
-
-        try:
-            codecs.lookup(encoding)
-        except LookupError:
-            raise err(f"input.encoding: unknown encoding {short_repr(encoding)}", "input.encoding") from None
+    if encoding is not None and limits.text_encoding_problem(encoding):
+        raise err(f"input.encoding: {limits.text_encoding_problem(encoding)}", "input.encoding")
     if pattern is not None:
         try:
             re.compile(pattern)
@@ -293,8 +302,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     resolved: dict[str, Any] = {}
     for attr, value in hierarchies.items():
         if isinstance(value, str):
-            p = Path(value)
-            resolved[attr] = p if p.is_absolute() else (base / p).resolve()
+            resolved[attr] = io.input_path(value, base, f"hierarchies.{attr}", file)
         elif isinstance(value, dict):
             resolved[attr] = dict(value)
         else:
@@ -318,10 +326,12 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     if not isinstance(shuffle, bool):
         raise err(f"output.shuffle_rows must be true or false, got {short_repr(shuffle)}", "output.shuffle_rows")
     shuffle_seed = out.get("shuffle_seed")
-    if shuffle_seed is not None and (isinstance(shuffle_seed, bool) or not isinstance(shuffle_seed, int) or shuffle_seed < 0):
-        raise err(f"output.shuffle_seed must be a whole number ≥ 0, got {short_repr(shuffle_seed)}", "output.shuffle_seed")
-    if shuffle and fmt != "table":
-        raise err("output.shuffle_rows is for tables (event logs and pseudo-strings carry no input order)",
+    if shuffle_seed is not None and (isinstance(shuffle_seed, bool) or not isinstance(shuffle_seed, int)
+                                     or not 0 <= shuffle_seed < 2**63):
+        raise err(f"output.shuffle_seed must be a whole number from 0 to 2^63 - 1, got {short_repr(shuffle_seed)}",
+                  "output.shuffle_seed")
+    if shuffle and fmt == "fasta":
+        raise err("output.shuffle_rows is for tables and event logs (pseudo-strings carry no input order)",
                   "output.shuffle_rows")
     for key in ("path", "report"):
         if key in out:
@@ -516,17 +526,20 @@ def run(
     if algorithm.data_kind != kind_of(data):
         raise JobError(f"method '{algorithm.name}' works on {algorithm.data_kind} data, the input is {kind_of(data)}",
                        file=getattr(data, "source", None), key="algorithm.name")
+    if max_suppression is None:
+        max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
+    if isinstance(data, Table) and isinstance(getattr(algorithm, "pipeline", None), dict):
+        # the suppression budget the verifier allows is the one the method may spend (global recoding does)
+        algorithm.pipeline["max_suppression"] = max_suppression
     start = time.perf_counter()
     report(progress, 0.0, f"running {algorithm.name}")
     # the method's own work (and RA's reruns in evaluate) on the executor when it can run there
     on = {"executor": executor} if executor is not None and "dask" in algorithm.engines else {}
     result = algorithm.run(data, hierarchies, subrange(progress, 0.0, 0.8), **on)
     runtime = time.perf_counter() - start
-    if max_suppression is None:
-        max_suppression = getattr(algorithm, "pipeline", {}).get("max_suppression", DEFAULT_MAX_SUPPRESSION)
+    model = declared_model(algorithm, data, declared, max_suppression)
     with phase(progress, 0.8, "verifying"):  # the verifiers' chunked loops may be cancelled (checkpoint)
-        verification = privacy.verify_output(declared_model(algorithm, data, declared, max_suppression), data,
-                                             result.output, hierarchies, executor=executor,
+        verification = privacy.verify_output(model, data, result.output, hierarchies, executor=executor,
                                              side_outputs=result.side_outputs)
     if not verification.passed:
         raise PrivacyError(f"the output failed independent verification ({verification.model}): {verification.summary()}")
@@ -559,8 +572,13 @@ def run(
         "notes": list(notes or []) + list(result.notes),
         "warnings": release_warnings(data, result.output) + list(result.warnings),
     }
+    if isinstance(data, Table):  # issue 32: re-identification risk before / after and the attacks' figures
+        from anonstudio.core.metrics import release_risk
+
+        with phase(progress, 1.0, "measuring the re-identification risk"):  # cancellable between its chunks
+            rep["risk"] = to_jsonable(release_risk(data, result.output, side_outputs=result.side_outputs))
     report(progress, 1.0, "done")
-    return Outcome(result, verification, rep, data, hierarchies)
+    return Outcome(result, verification, rep, data, hierarchies, model=model)
 
 
 #: warn when more than this share of the published records is unique on its quasi-identifiers together with
@@ -569,9 +587,6 @@ UNIQUE_WARNING_SHARE = 0.01
 #: event logs publish their sequence ids as they are (the file contract): (k,c)-privacy does not cover them
 IDS_WARNING = ("sequence ids (column '{column}') are published as they are: if they are record numbers or anyone "
                "may know them, replace them with pseudonyms before the release — (k,c)-privacy does not cover them")
-#: order warning (tables published in the input's row order)
-ORDER_WARNING = ("rows keep the input's order: anyone who knows that order links every published row to its "
-                 "person; set output.shuffle_rows = true")
 
 
 def hierarchy_warnings(specs: dict[str, Any], data: Any, hierarchies: dict) -> list[str]:
@@ -600,8 +615,8 @@ def release_warnings(data: Any, output: Any) -> list[str]:
     stored index)."""
     from anonstudio.core.data import EventLog
 
-    if isinstance(data, EventLog):
-        return [IDS_WARNING.format(column=data.sequence_id)]
+    if isinstance(data, EventLog):  # the order warning is removed at publication when sequences are shuffled
+        return [IDS_WARNING.format(column=data.sequence_id), SEQUENCE_ORDER_WARNING]
     if not isinstance(data, Table) or not isinstance(output, Table):
         return []
     warnings: list[str] = [ORDER_WARNING]  # removed at publication when the rows are shuffled
@@ -635,137 +650,6 @@ def release_warnings(data: Any, output: Any) -> list[str]:
                 f"published as they are ({', '.join(unroled[:6])}{' …' if len(unroled) > 6 else ''}): k-anonymity "
                 "covers only the quasi-identifiers; give those columns a role (quasi-identifying, sensitive, "
                 "identifying) if others may know them")
-    return warnings
-
-
-def side_output_path(output_path: Path, suffix: str) -> Path:
-    """Where a side output goes: ``<stem>.<suffix><ext>`` beside the output (anatomy's ST table)."""
-    return output_path.with_name(f"{output_path.stem}.{suffix}{output_path.suffix}")
-
-
-def write_outputs(outcome: Outcome, output_path: Path, report_path: Path | None,
-                  reads: dict[str, Path] | None = None, *, shuffle_rows: bool = False,
-                  shuffle_seed: int | None = None) -> list[Path]:
-    """Write the verified output (and side outputs, and the report) as a pair; returns the paths.
-
-    Nothing is written if any target is a file in ``reads`` (what the run read), two targets coincide
-    (compared as resolved real paths) or a target is a folder or device. With ``shuffle_rows`` the table's
-    rows are published in a random order (the output was verified before; the permutation comes from
-    ``shuffle_seed``, or from the system's random source when none is given, and is never written to the
-    report). Paths in the report are relative to the report's folder, so publishing it leaks no folder names.
-    """
-    sides = {f"output ({suffix} table)": side_output_path(output_path, suffix) for suffix in outcome.result.side_outputs}
-    targets = {"output.path": output_path, **sides, "output.report": report_path}
-    io.refuse_overwrites(targets, reads or {})
-    for label, target in targets.items():
-        if target is not None:
-            io.check_target(target, label)
-    output = outcome.result.output
-    rep = outcome.report
-    warnings = [w for w in rep.get("warnings", []) if w != ORDER_WARNING]
-    if isinstance(output, Table):
-        if shuffle_rows:
-            output = shuffled(output, shuffle_seed)
-            rep.setdefault("notes", []).append(
-                "rows were published in a random order after verification"
-                + (" (the seed is in the job file, not in this report)" if shuffle_seed is not None else ""))
-        else:
-            warnings.append(ORDER_WARNING)
-        warnings += _second_release(outcome, output_path)
-    rep["warnings"] = warnings
-    base = (report_path or output_path).parent
-    rep["output"]["path"] = _relative(output_path, base)
-    if rep["input"].get("path"):
-        rep["input"]["path"] = _relative(Path(rep["input"]["path"]), base)
-    # published as a pair: everything written under hidden names first, then renamed, the report last
-    with io.Publication() as pub:
-        io.write_output(output, pub.stage(output_path))
-        for suffix, frame in outcome.result.side_outputs.items():
-            io.write_output(frame, pub.stage(side_output_path(output_path, suffix)), like=outcome.result.output)
-        if report_path is not None:
-            io.write_json(rep, pub.stage(report_path))
-        return pub.commit(last=report_path)
-
-
-def shuffled(table: Table, seed: int | None) -> Table:
-    """``table`` with its rows in a random order (seeded, or from the system's random source)."""
-    from dataclasses import replace
-
-    rng = np.random.default_rng(seed)  # None: fresh entropy from the operating system
-    order = rng.permutation(len(table.df))
-    return replace(table, df=table.df.iloc[order].reset_index(drop=True), types=dict(table.types),
-                   missing_text={c: pd.Series(t.to_numpy(), index=_new_positions(order, t.index))
-                                 for c, t in table.missing_text.items()})
-
-
-def _new_positions(order: np.ndarray, old_index) -> np.ndarray:
-    where = np.empty(len(order), dtype=np.int64)
-    where[order] = np.arange(len(order))
-    return where[np.asarray(old_index, dtype=np.int64)]
-
-
-def unshuffled(table: Table, seed: int) -> Table:
-    """The inverse of :func:`shuffled` with the same seed (for ``anonstudio verify``)."""
-    from dataclasses import replace
-
-    order = np.random.default_rng(seed).permutation(len(table.df))
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(len(order))
-    return replace(table, df=table.df.iloc[inverse].reset_index(drop=True), types=dict(table.types),
-                   missing_text={c: pd.Series(t.to_numpy(), index=order[np.asarray(t.index, dtype=np.int64)])
-                                 for c, t in table.missing_text.items()})
-
-
-def _relative(path: Path, base: Path) -> str:
-    try:
-        return os.path.relpath(path, base)
-    except ValueError:  # another drive (Windows): the file name only
-        return Path(path).name
-
-
-def release_log_path() -> Path:
-    """Where anonstudio remembers what it exported from which input (``$XDG_DATA_HOME/anonstudio``)."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "anonstudio" / "releases.json"
-
-
-def _second_release(outcome: Outcome, output_path: Path) -> list[str]:
-    """Warn when this input was exported before with other settings: two releases of one input line up row
-    for row and can be intersected (issue 11 #16). The log keeps, per input (its SHA-256), the settings and
-    output of each export; it is the user's own file and holds no data."""
-    import hashlib
-    import json
-
-    source = getattr(outcome.data, "source", None)
-    if source is None or not Path(source).is_file():
-        return []
-    digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()
-    settings = json.dumps({"algorithm": outcome.report.get("algorithm"),
-                           "parameters": to_jsonable(outcome.report.get("parameters")),
-                           "quasi_identifiers": list(getattr(outcome.data, "quasi_identifiers", []))}, sort_keys=True)
-    log_path = release_log_path()
-    try:
-        log = json.loads(log_path.read_text(encoding="utf-8")) if log_path.is_file() else {}
-        if not isinstance(log, dict):
-            log = {}
-    except (OSError, ValueError):
-        log = {}
-    earlier = [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("settings") != settings]
-    warnings = []
-    if earlier:
-        last = earlier[-1]
-        warnings.append(
-            f"this input was exported before with other settings ({last.get('summary', '?')} → "
-            f"{Path(str(last.get('output', '?'))).name}): two releases of one input can be lined up row by row "
-            "and intersected, leaving some people in classes smaller than k; publish one of them only")
-    entry = {"settings": settings, "output": str(output_path),
-             "summary": f"{outcome.report.get('algorithm')} {to_jsonable(outcome.report.get('parameters'))}"}
-    entries = [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("output") != str(output_path)]
-    log[digest] = (entries + [entry])[-50:]
-    try:
-        io.write_json(log, log_path)
-    except AnonStudioError:
-        pass  # the log is a help, not a condition of publishing
     return warnings
 
 
@@ -816,29 +700,30 @@ def check_engine(job: Job) -> None:
 
 
 def verify_job(job: Job):
-    """Re-check an existing output against the job's input, hierarchies and privacy model."""
+    """Re-check an existing release against the job's input, hierarchies and privacy model: its files must be
+    byte for byte the canonical form of what is checked (:func:`anonstudio.core.privacy.verify_release`, the
+    same check ``run`` makes on the files it publishes)."""
     from anonstudio.core import privacy
 
+    # a publication interrupted there (kill -9 during its swap) is rolled forward or back first
+    recovered = io.recover(job.output_path, job.report_path)
     data = load_data(job.input)
     hierarchies, _ = load_hierarchies(job.hierarchies, data, source=job.file,
                                       required=algorithms.get(job.algorithm).needs_hierarchies)
     if not job.output_path.exists():
         raise JobError("output file does not exist: run the job first", file=job.output_path)
-    output = io.read_output_like(data, job.output_path, missing=job.input.missing)
-    if job.shuffle_rows:
-        if job.shuffle_seed is None:
-            raise JobError("the output's rows were shuffled with a random order that was not kept: give "
-                           "output.shuffle_seed (kept in the job file only) to publish verifiable shuffled releases",
-                           file=job.file, key="output.shuffle_seed")
-        if isinstance(output, Table) and len(output.df) == len(data.df):
-            output = unshuffled(output, job.shuffle_seed)
+    if job.shuffle_rows and job.shuffle_seed is None:
+        raise JobError("the output's rows were shuffled with a random order that was not kept: give "
+                       "output.shuffle_seed (kept in the job file only) to publish verifiable shuffled releases",
+                       file=job.file, key="output.shuffle_seed")
     model = declared_model(job.make_algorithm(), data, job.input, job.max_suppression)
-    sides = {}
-    for name in privacy.SIDE_OUTPUTS.get(model.get("model"), ()):  # published beside the output: checked too
-        side = side_output_path(job.output_path, name)
-        if side.exists():
-            sides[name] = io.read_output_like(data, side, missing=job.input.missing).df
-    return privacy.verify_output(model, data, output, hierarchies, side_outputs=sides)
+    sides = {name: side_output_path(job.output_path, name) for name in privacy.SIDE_OUTPUTS.get(model.get("model"), ())}
+    verification = privacy.verify_release(model, data, job.output_path, hierarchies, side_paths=sides,
+                                          missing=job.input.missing,
+                                          shuffle_seed=job.shuffle_seed if job.shuffle_rows else None)
+    if recovered:
+        verification.details["recovered"] = recovered
+    return verification
 
 
 def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,

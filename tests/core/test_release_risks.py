@@ -75,8 +75,10 @@ def test_shuffled_rows_verify_with_the_seed_and_the_report_keeps_no_seed(tmp_pat
     assert sorted(line.split(";")[-1] for line in published) == sorted(line.split(";")[-1] for line in original)
     assert jobs.verify_job(jobs.load_job(job)).passed
     report = (tmp_path / "out.json").read_text()
-    assert "shuffle_seed" not in report and '"7"' not in report
-    assert not any("input's order" in w for w in json.loads(report)["warnings"])
+    assert "shuffle_seed = 7" not in report and '"7"' not in report and ": 7" not in report  # the seed is not published
+    warnings = json.loads(report)["warnings"]
+    assert not any("input's order" in w for w in warnings)
+    assert any("shuffle seed is below 2^48" in w for w in warnings)  # a typed seed can be found by trying them all
     unseeded = _job(tmp_path, out="shuffle_rows = true")
     jobs.run_job(jobs.load_job(unseeded))
     with pytest.raises(JobError, match="give output.shuffle_seed"):
@@ -104,9 +106,9 @@ def test_warnings_for_identifiers_unique_records_hierarchies_and_order(tmp_path,
 def test_a_second_release_with_other_settings_is_warned_about(tmp_path):
     jobs.run_job(jobs.load_job(_job(tmp_path)))
     again = jobs.run_job(jobs.load_job(_job(tmp_path)))  # same settings: no warning
-    assert not any("exported before" in w for w in again.report["warnings"])
+    assert not any("published before" in w for w in again.report["warnings"])
     other = jobs.run_job(jobs.load_job(_job(tmp_path, alg='name = "mst"\nk = 4')))
-    assert any("this input was exported before with other settings (mondrian" in w for w in other.report["warnings"])
+    assert any("this input was published before with other settings (mondrian" in w for w in other.report["warnings"])
     assert Path(os.environ["XDG_DATA_HOME"], "anonstudio", "releases.json").is_file()
 
 

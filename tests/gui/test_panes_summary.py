@@ -43,6 +43,17 @@ def test_the_card_leads_with_the_verdict_and_shows_the_reports_figures(shown, ou
     screenshot(pane, "summary_card")
 
 
+def test_the_card_lists_every_quality_model_the_report_measured(outcome):
+    s = summary_sections(outcome.report)
+    rows = {row[0]: row for row in s.utility}
+    quality = outcome.report["metrics"]["quality"]
+    assert set(quality) == {"loss", "ncp", "dm", "aecs", "entropy", "precision"}
+    loss = rows["Loss (ARX) [loss]"]
+    assert loss[1] == f"{quality['loss']['value']:,.4g}" and "geometric mean" in loss[2]
+    dm = rows["Discernibility (DM) [dm]"]
+    assert dm[1].startswith(f"{quality['dm']['value']:,.4g} (") and "normalized" in dm[1]
+
+
 def test_a_refused_output_says_so_and_lists_the_problems(shown, outcome):
     report = copy.deepcopy(outcome.report)
     report["verification"].update(passed=False, problems=["row 3: its equivalence class has 2 record(s), fewer "

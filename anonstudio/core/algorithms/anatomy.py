@@ -72,7 +72,7 @@ class Anatomy(Algorithm):
     output_kind = "tables"
     reference = "X. Xiao, Y. Tao: Anatomy: simple and effective privacy preservation. VLDB 2006"
     description = ("publishes the quasi-identifiers unchanged with a group number, and each group's sensitive values "
-                   "in a second table, so a record's sensitive value is one of at least l equally likely ones")
+                   "in a second table; no sensitive value is more than 1/l of a record's group")
     privacy_models = ("anatomy: every group l-diverse (no sensitive value above 1/l of its group)",)
     reported_metrics = ("groups", "group_size")
     result_view = "Anatomy"
@@ -91,6 +91,7 @@ class Anatomy(Algorithm):
         import pandas as pd
 
         from anonstudio.core.data import Table, value_codes
+        from anonstudio.core.io._canonical import COUNT_COLUMN, GROUP_COLUMN, canonical_groups, sensitive_table
 
         l = self.params["l"]
         sens = data.sensitive
@@ -99,6 +100,14 @@ class Anatomy(Algorithm):
                                  file=data.source, key="input.sensitive")
         s = sens[0]
         self._sensitive = s
+        published = [c for c in data.output_frame().columns if c != s]
+        for name, what in ((GROUP_COLUMN, "the group id column Anatomy adds to the QIT"),):
+            if name in published:
+                raise ParameterError(f"column '{name}' of the input has the name of {what}: rename the column (or "
+                                     "give it the identifying role to drop it)", file=data.source, column=name)
+        if s in (GROUP_COLUMN, COUNT_COLUMN):
+            raise ParameterError(f"the sensitive column is named '{s}', like a column of Anatomy's sensitive table "
+                                 f"({GROUP_COLUMN}, <sensitive>, {COUNT_COLUMN}): rename it", file=data.source, column=s)
         col = data.df[s]
         if col.isna().any():
             row = int(np.flatnonzero(col.isna().to_numpy())[0])
@@ -121,12 +130,13 @@ class Anatomy(Algorithm):
                                f"than 1/l", file=data.source, column=s)
         report(progress, 0.0, "bucketizing")
         groups = bucketize(codes.astype(np.int64), l, np.random.default_rng(self.params["seed"]))
+        # group ids 1..G in order of first appearance down the rows, the only numbering the verifier accepts: the
+        # order groups were formed in (largest buckets first) would say something about their values
+        ids = canonical_groups(groups)
+        groups = ids - 1
         qit = data.output_frame().drop(columns=[s]).copy()
-        qit["group"] = (groups + 1).astype(str)  # group ids from 1, as in the paper's tables
-        st = (pd.DataFrame({"group": groups + 1, s: col.astype(object).to_numpy()})
-              .groupby(["group", s], sort=True).size().reset_index(name="count"))
-        st["group"] = st["group"].astype(str)
-        st["count"] = st["count"].astype(str)
+        qit[GROUP_COLUMN] = ids.astype(str)
+        st = sensitive_table(ids, pd.Series(data.text_column(s), dtype=object), s)
         roles = {c: r for c, r in data.roles.items() if c in qit.columns}
         output = Table(qit, roles=roles, types={c: t for c, t in data.types.items() if c in qit.columns},
                        source=None, delimiter=data.delimiter, encoding=data.encoding, header_lines=data.header_lines,

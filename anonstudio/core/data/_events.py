@@ -28,6 +28,9 @@ class EventLog:
     source: Path | None = None
     delimiter: str = ","
     encoding: str = "utf-8"
+    #: the cell values the file was read with as missing (``None``: the readers' default), so a release is
+    #: read back the same way
+    missing_tokens: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         needed = [self.sequence_id, self.event_order, *self.quasi_identifiers]

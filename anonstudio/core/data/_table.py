@@ -181,6 +181,9 @@ class Table:
     #: how each missing cell was written in the file, per column (row index → token such as ``?`` or
     #: ``NA``); cells absent here were empty. Outputs write non-QI missing cells back byte for byte.
     missing_text: dict[str, pd.Series] = field(default_factory=dict)
+    #: the cell values the file was read with as missing (``None``: the readers' default), so a release is
+    #: read back the same way
+    missing_tokens: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         for col in list(self.roles) + list(self.types):

@@ -118,6 +118,7 @@ def read_events(
         source=path,
         delimiter=table.delimiter,
         encoding=table.encoding,
+        missing_tokens=table.missing_tokens,
     )
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from anonstudio.core.data import Alphabet, SequenceSet
 from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
+from anonstudio.core.io._canonical import FASTA_WIDTH, fasta_bytes
 from anonstudio.core.io._common import MAX_FASTA_LINE_BYTES, decode, read_bytes
 
 FASTA_SUFFIXES = frozenset({".fasta", ".fa", ".faa", ".fna", ".fas"})
@@ -212,7 +213,7 @@ def write_fasta(
     headers: Sequence[str] | SequenceSet,
     sequences: Sequence[str] | str | Path | None = None,
     path: str | Path | None = None,
-    width: int = 60,
+    width: int = FASTA_WIDTH,
 ) -> Path:
     """Write FASTA atomically: ``>header`` then the sequence wrapped at ``width`` letters a line, LF endings.
 
@@ -235,22 +236,8 @@ def write_fasta(
         tokenized = False
     if path is None:
         raise TypeError("write_fasta needs a path")
-    if len(heads) != len(seqs):
-        raise ValueError(f"{len(heads)} headers but {len(seqs)} sequences")
-    if width < 1:
-        raise ValueError(f"width must be at least 1, got {width}")
     path = Path(path)
-    with atomic_write(path, "w", encoding="utf-8", newline="") as fh:
-        for head, seq in zip(heads, seqs):
-            head = str(head)
-            if "\n" in head or "\r" in head:
-                raise ValueError(f"a FASTA header cannot contain a line break: {head!r}")
-            fh.write(">" + (head[1:] if head.startswith(">") else head) + "\n")
-            if tokenized or not isinstance(seq, str):
-                toks = [str(t) for t in seq]
-                for i in range(0, len(toks), width):
-                    fh.write(" ".join(toks[i : i + width]) + "\n")
-            else:
-                for i in range(0, len(seq), width):
-                    fh.write(seq[i : i + width] + "\n")
+    data = fasta_bytes(heads, seqs, tokenized=tokenized, width=width)
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
     return path

@@ -20,6 +20,7 @@ from anonstudio.core.data import Table
 from anonstudio.core.data._chunks import isin
 from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
+from anonstudio.core.io._canonical import table_bytes
 from anonstudio.core.io._common import decode_slices, delimiter_name, line_ranges, normalize_delimiter, read_bytes
 from anonstudio.core.progress import checkpoint
 
@@ -113,6 +114,11 @@ def _names_split(header: str, delimiter: str) -> bool:
 
 
 def _check_header(header: list[str], path: Path, header_line: int) -> None:
+    from anonstudio.core.limits import MAX_COLUMNS
+
+    if len(header) > MAX_COLUMNS:
+        raise InputError(f"the header has {len(header):,} columns; anonstudio reads at most {MAX_COLUMNS:,} (keep the "
+                         "columns to publish in a file of their own)", file=path, line=header_line)
     seen: dict[str, int] = {}
     for i, name in enumerate(header, start=1):
         if name.strip() == "":
@@ -390,7 +396,8 @@ def read_table(
     if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0:
         df = df.reset_index(drop=True)
     df, spelled = _apply_missing(df, tokens)
-    return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines, missing_text=spelled)
+    return Table(df, source=path, delimiter=delim, encoding=enc, header_lines=header_lines, missing_text=spelled,
+                 missing_tokens=tuple(tokens))
 
 
 def _stored_index(path: Path, columns) -> list[str]:
@@ -449,25 +456,8 @@ def _read_parquet(path: Path, tokens: list[str], index_columns: bool = False) ->
         cols[name] = out
     df = pd.DataFrame(cols, columns=header) if cols else pd.DataFrame()
     df, spelled = _apply_missing(df, tokens)
-    return Table(df, source=path, delimiter=",", encoding="utf-8", header_lines=0, missing_text=spelled)
-
-
-def _csv_text(frame: pd.DataFrame, delimiter: str) -> str:
-    """CSV text quoting every field that holds the delimiter, a quote, CR or LF (missing → empty)."""
-    special = (delimiter, '"', "\r", "\n")
-
-    def field(value: object) -> str:
-        if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and value != value):
-            return ""
-        text = value if isinstance(value, str) else str(value)
-        return '"' + text.replace('"', '""') + '"' if any(ch in text for ch in special) else text
-
-    single = frame.shape[1] == 1
-    lines = []
-    for row in [list(frame.columns), *frame.itertuples(index=False, name=None)]:
-        cells = [field(v) for v in row]
-        lines.append('""' if single and cells[0] == "" else delimiter.join(cells))
-    return "".join(line + "\n" for line in lines)
+    return Table(df, source=path, delimiter=",", encoding="utf-8", header_lines=0, missing_text=spelled,
+                 missing_tokens=tuple(tokens))
 
 
 def write_table(
@@ -477,29 +467,23 @@ def write_table(
     delimiter: str = ",",
     encoding: str = "utf-8",
 ) -> Path:
-    """Write a table atomically: header, then one line per row, LF line endings, missing cells empty.
+    """Write a table atomically in its canonical form (:mod:`._canonical`): header, then one line per row, LF
+    line endings, minimal quoting, missing cells as spelled (empty if not kept).
 
-    A :class:`Table` is written without its identifying columns (:meth:`Table.output_frame`), in its column
-    order. ``.parquet``/``.pq`` paths are written as Parquet (string columns). Returns the path.
+    A :class:`Table` is written without its identifying columns (:meth:`Table.publish_frame`), in its column
+    order. ``.parquet``/``.pq`` paths are written as Parquet (string columns, no metadata). Returns the path.
     """
     path = Path(path)
     frame = df_or_table.publish_frame() if isinstance(df_or_table, Table) else df_or_table
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"write_table needs a Table or a DataFrame, got {type(frame).__name__}")
-    if path.suffix.lower() in PARQUET_SUFFIXES:
-        out = frame.astype(object).where(frame.notna(), None)
-        out.columns = [str(c) for c in out.columns]
-        with atomic_write(path, "wb") as fh:
-            out.to_parquet(fh, index=False)
-        return path
-    delim = normalize_delimiter(delimiter, path) or ","
-    text = frame.to_csv(None, sep=delim, index=False, na_rep="", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    if "\r" in text:  # the csv writer does not quote a lone CR when lines end in LF: quote it ourselves
-        text = _csv_text(frame, delim)
+    parquet = path.suffix.lower() in PARQUET_SUFFIXES
+    delim = "," if parquet else (normalize_delimiter(delimiter, path) or ",")
     try:
-        with atomic_write(path, "w", encoding=encoding, newline="") as fh:
-            fh.write(text)
+        data = table_bytes(frame, delimiter=delim, encoding=encoding, parquet=parquet)
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise InputError(f"the text {bad!r} cannot be written in encoding {encoding}", file=path) from None
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
     return path

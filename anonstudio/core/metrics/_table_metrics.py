@@ -145,11 +145,15 @@ def cavg(sizes: np.ndarray, k: int, n_suppressed: int = 0, suppressed_as: str = 
     return records / (classes * k) if classes else 0.0
 
 
-def table_metrics(output: Any, quasi_identifiers: list[str], hierarchies: dict, *, k: int) -> dict[str, Any]:
+def table_metrics(output: Any, quasi_identifiers: list[str], hierarchies: dict, *, k: int,
+                  classes: np.ndarray | None = None, suppressed: np.ndarray | None = None) -> dict[str, Any]:
     """The report metrics of a generalized table: ``NCP`` (sum over records of the record's NCP),
-    ``NCP_by_attribute`` (mean per record), ``GCP``, ``DM``, ``CAVG``, ``classes`` and ``suppressed``."""
+    ``NCP_by_attribute`` (mean per record), ``GCP``, ``DM``, ``CAVG``, ``classes`` (published equivalence
+    classes) and ``suppressed`` (records fully suppressed; also as ``suppressed_records``, the name that says
+    what it counts). ``classes`` / ``suppressed``: :func:`equivalence_classes` of the output, if already known."""
     ncp = ncp_cells(output, quasi_identifiers, hierarchies)
-    classes, suppressed = equivalence_classes(output, quasi_identifiers, hierarchies)
+    if classes is None or suppressed is None:
+        classes, suppressed = equivalence_classes(output, quasi_identifiers, hierarchies)
     sizes = class_sizes(classes)
     n = len(classes)
     n_sup = int(suppressed.sum())
@@ -166,4 +170,5 @@ def table_metrics(output: Any, quasi_identifiers: list[str], hierarchies: dict, 
         "classes": int(len(sizes)),
         "min_class_size": int(sizes.min()) if len(sizes) else 0,
         "suppressed": n_sup,
+        "suppressed_records": n_sup,
     }

@@ -50,6 +50,7 @@ from anonstudio.core.privacy._tables import (
     verify_l_diversity,
 )
 from anonstudio.core.privacy._random import verify_random_anonymization
+from anonstudio.core.privacy._canonical import unshuffled_table, verify_release
 from anonstudio.core.privacy._verification import Verification, as_coded, frame_of
 
 __all__ = [
@@ -74,6 +75,8 @@ __all__ = [
     "verify_output",
     "verify_pseudo_strings",
     "verify_random_anonymization",
+    "verify_release",
+    "unshuffled_table",
 ]
 
 def _need(spec: dict, key: str) -> Any:
@@ -222,8 +225,10 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     - ``"anatomy"``: ``l`` (frequency l-diversity); optional ``quasi_identifiers``, ``sensitive``,
       ``group_column``.
     - ``"random-anonymization"``: ``max_changed``; optional ``quasi_identifiers``, ``levels``, ``weights``
-      (the job's chance of each quasi-identifier being redrawn: ``"entropy"``, ``"uniform"`` or a mapping)
-      and ``draws`` (``"independent"`` or ``"shuffle"``), which bound how many records a real run keeps.
+      (the job's chance of each quasi-identifier being redrawn: ``"entropy"``, ``"uniform"`` or a mapping;
+      with ``max_changed = k > 1`` only ``"uniform"``, enhanced RA's k of m) and ``draws`` (``"independent"``
+      or ``"shuffle"``), which bound how many records a real run keeps and give each column's expected share
+      of changed cells (without ``weights`` that share test is not made; the independence test is).
 
     ``output`` may be a :class:`Table`, a DataFrame, an :class:`EventLog` or a :class:`SequenceSet`.
 

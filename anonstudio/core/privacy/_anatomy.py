@@ -74,7 +74,7 @@ def verify_anatomy(
         if q not in pub.columns:
             problems.add(f"quasi-identifier '{q}' is missing from the QIT", column=q, kind="missing column")
             continue
-        o, p = as_text(src[q]), as_text(pub[q])
+        o, p = spelled_text(original, q), spelled_text(output, q)  # a missing cell as spelled
         _cell_problems(problems, original, q, np.flatnonzero(o != p), o, p, "changed cell",
                        lambda i: f" was changed from {show(o[i])} to {show(p[i])}")
     # every other column of the input is published as it is (as spelled), and nothing else is published

@@ -2,8 +2,9 @@
 
 RA publishes every record with at most one (enhanced RA: at most ``k``) quasi-identifier value replaced by
 a draw from that attribute's own values; it promises probabilistic anonymity (Eq. 1), not equivalence
-classes. The verifier checks, from the input and the output only, what that model promises — and says
-"random anonymization", never "k-anonymity".
+classes. The verifier checks, from the input, the output and the job only (never the method's bookkeeping),
+what that model promises, and that the changed cells look drawn at random as the job says (statistical
+tests, :mod:`._randomness`) — and says "random anonymization", never "k-anonymity".
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import Role, Table
+from anonstudio.core.privacy import _randomness as stats
 from anonstudio.core.privacy._tables import _check_int, _row_ref, spelled_text
 from anonstudio.core.privacy._verification import frame_of
 from anonstudio.core.privacy._verification import (
@@ -53,6 +55,13 @@ def verify_random_anonymization(
        Proposition 7; ``"uniform"``; or attribute = weight), the same as ``"uniform"`` for enhanced RA's
        random subsets; ``None`` (not known) takes the most repetitive attribute. ``draws`` is the job's
        ``"independent"`` or ``"shuffle"`` (a shuffle also leaves some cells where they were).
+    6. the cells were drawn at random, not mapped (:func:`_randomness`, :mod:`._randomness`): per quasi-
+       identifier (a) the share of changed cells fits the job's chance of redrawing it and of a redraw hitting
+       the old value (not made when ``weights`` is ``None``), (b) among the changed cells the new value is
+       independent of the old one; with ``draws = "shuffle"`` also the new values of each block's changed
+       cells are a rearrangement of their old values. A genuine run fails 6 with a chance of at most
+       ``_randomness.ALPHA`` (1e-9). Every sex flipped, every changed age moved to the next value or a fixed
+       permutation of the values passed 1-5.
     """
     max_changed = _check_int("max_changed", max_changed, 0)
     levels = levels or {}
@@ -82,6 +91,7 @@ def verify_random_anonymization(
     changed = np.zeros(n, dtype=np.int64)
     foreign = 0
     collisions: dict[str, tuple[float, float]] = {}  # attribute -> (collision chance, entropy)
+    coded: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # attribute -> (old, new codes, values)
     for q in [q for q in qis if q in pub.columns]:
         o = as_text(src[q])
         level = levels.get(q, 0)
@@ -92,16 +102,21 @@ def verify_random_anonymization(
                 continue
             o = np.array([h.generalize(v, level) if v in h.leaf_index else v for v in o], dtype=object)
         p = as_text(pub[q])
-        collisions[q] = _collision_and_entropy(o)
-        domain = set(o.tolist())
-        outside = np.flatnonzero(~np.isin(p, list(domain)))
+        # one coding of both: the input's values first (codes 0..D-1), so a code >= D is a value it lacks
+        both, values = pd.factorize(np.concatenate([o, p]))
+        domain_size = int(both[:n].max()) + 1 if n else 0
+        old_codes, new_codes = both[:n].astype(np.int64), both[n:].astype(np.int64)
+        new_codes[new_codes >= domain_size] = -1
+        coded[q] = (old_codes, new_codes, np.asarray(values[:domain_size], dtype=object))
+        collisions[q] = _collision_and_entropy(old_codes)
+        outside = np.flatnonzero(new_codes < 0)
         foreign += len(outside)
         for i in outside[:10]:
             problems.add(f"{_row_ref(original, int(i))}, column '{q}': {show(p[i])} is not a value of '{q}' in the "
                          "input: random anonymization draws only the attribute's own values",
                          row=int(i) + 1, column=q, kind="value not in the domain")
         problems.count += max(0, len(outside) - 10)
-        changed += (o != p).astype(np.int64)
+        changed += (both[:n] != both[n:]).astype(np.int64)
     over = np.flatnonzero(changed > max_changed)
     for i in over[:10]:
         problems.add(f"{_row_ref(original, int(i))}: {int(changed[i])} quasi-identifier values differ from the "
@@ -117,6 +132,7 @@ def verify_random_anonymization(
                      f"a chance of at most {keep_chance:.3f}, so about {(1 - keep_chance) * n:,.0f} or more should "
                      f"differ (so few by chance: below {chance:.0e}). The output was not randomized",
                      kind="not randomized")
+    randomness = _randomness(problems, coded, collisions, weights, max_changed, draws, n)
     changed_cells = 0
     for c in src.columns:
         if c in qis or c in identifying or c not in pub.columns:
@@ -134,10 +150,80 @@ def verify_random_anonymization(
         most_changed_in_a_record=int(changed.max()) if n else 0,
         values_not_in_domain=int(foreign),
         changed_cells=int(changed_cells),
+        randomness=randomness,
         violations=problems.count,
         first_violations=problems.records,
     )
     return Verification(not problems, "random anonymization", details, problems.sentences)
+
+
+def _randomness(problems: Problems, coded: dict, collisions: dict, weights, max_changed: int, draws: str,
+                n: int) -> dict[str, Any]:
+    """The statistical checks of :mod:`._randomness` on every quasi-identifier: (a) its share of changed
+    cells fits the job's chance of redrawing it, (b) among its changed cells the new value is independent of
+    the old one (for ``draws = "shuffle"`` also: the new values of the changed cells are a rearrangement of
+    their old values). Each test refuses at ``ALPHA / (2 m)``: a genuine run is refused with a chance of at
+    most ``ALPHA`` in all. Returns the figures for the verdict's details."""
+    import math
+
+    shuffle = draws == "shuffle"
+    names = list(coded)
+    tests = 2 * len(names)
+    limit = stats.ALPHA / max(tests, 1)
+    log_limit = math.log(limit)
+    chances = stats.redraw_chances({q: collisions[q][1] for q in names}, weights, max_changed)
+    out: dict[str, Any] = {"false_alarm_rate": stats.ALPHA, "limit_per_test": limit, "draws": draws,
+                           "share_test": "made" if chances is not None else
+                           "not made: the job gives no chance of redrawing each quasi-identifier (weights)",
+                           "attributes": {}}
+    if n < 2:
+        return out
+    found: list[tuple[float, str, dict]] = []  # (log p, sentence, record): the most significant told first
+    for q in names:
+        old, new, values = coded[q]
+        moved = old != new
+        row: dict[str, Any] = {"changed": int(moved.sum())}
+        out["attributes"][q] = row
+        if chances is not None:
+            share = stats.share_test(old, moved, chances[q], shuffle)
+            row.update(expected_changed=round(share.expected, 3), share_log10_p=round(share.log_p / math.log(10), 3))
+            if share.log_p < log_limit:
+                sentence = (
+                    f"quasi-identifier '{q}': {share.changed:,} of {n:,} cells ({share.changed / n:.1%}) differ from "
+                    f"the input, where the job's random redraws change about {share.expected:,.0f} "
+                    f"({share.expected / n:.1%}: redrawn in {share.redraw_chance:.1%} of records, and a redraw keeps "
+                    f"the old value with a chance of {share.hit_chance:.3f}); so far off by chance: "
+                    f"{stats.format_p(share.log_p)} (limit {limit:.1e}). The cells were not redrawn as the job says")
+                found.append((share.log_p, sentence, {"column": q, "kind": "share of changed cells"}))
+        if shuffle:
+            broken = stats.rearranged(old, np.where(new >= 0, new, 0), moved & (new >= 0), len(values))
+            for code, before, after in broken[:3]:
+                sentence = (
+                    f"quasi-identifier '{q}' (draws = shuffle): among its changed cells {show(values[code])} was the "
+                    f"old value of {before:,} and is the new value of {after:,}; a shuffle only exchanges the values "
+                    "of the chosen cells, so each value must leave as many cells as it enters. The values were not "
+                    "shuffled")
+                found.append((-math.inf, sentence, {"column": q, "kind": "not a shuffle"}))
+            problems.count += max(0, len(broken) - 3)
+            if broken:
+                row["independence_log10_p"] = None  # the test's null (a rearrangement) does not hold
+                continue
+        counts = np.bincount(old, minlength=len(values)).astype(np.float64)
+        test = stats.independence_test(old, new, moved, counts / n, shuffle)
+        row["independence_log10_p"] = round(test.log_p / math.log(10), 3)
+        if test.log_p < log_limit and test.cell is not None:
+            a, b, count, total, expected = test.cell
+            chance = "a random shuffle, independent of the old value, gives" if shuffle else \
+                "random draws, independent of the old value, give"
+            sentence = (
+                f"quasi-identifier '{q}': among its {test.cells:,} changed cells the new value depends on the old "
+                f"one: of the {total:,} that were {show(values[a])}, {count:,} became {show(values[b])}, where "
+                f"{chance} about {expected:,.1f}; so far off by chance: {stats.format_p(test.log_p)} (limit "
+                f"{limit:.1e}). The new values were not drawn at random")
+            found.append((test.log_p, sentence, {"column": q, "kind": "new value depends on the old"}))
+    for _, sentence, record in sorted(found, key=lambda f: f[0]):
+        problems.add(sentence, **record)
+    return out
 
 
 #: below this chance, so many unchanged records are taken as no randomization at all
@@ -150,13 +236,18 @@ _SHUFFLE_BLOCK_ROWS = 1 << 16
 
 
 def _collision_and_entropy(values: np.ndarray) -> tuple[float, float]:
-    """The chance that a draw from the attribute's own values equals a record's value, over the records —
+    """From a column's cells (or their integer value codes): the chance that a draw from the attribute's own
+    values equals a record's value, over the records —
     ``sum_v p_v^2`` for the value frequencies ``p_v`` (Yang & Qiao 2010, Algorithm 1 draws from them; a
     uniform draw over the values has the smaller chance ``1/|domain|``) — and the entropy ``-sum p ln p``
     (§4.1, for Proposition 7's weights)."""
     if len(values) == 0:
         return 0.0, 0.0
-    counts = pd.Series(values, dtype=object).value_counts(dropna=False).to_numpy(dtype=np.float64)
+    if np.issubdtype(np.asarray(values).dtype, np.integer):  # value codes
+        counts = np.bincount(values).astype(np.float64)
+        counts = counts[counts > 0]
+    else:
+        counts = pd.Series(values, dtype=object).value_counts(dropna=False).to_numpy(dtype=np.float64)
     p = counts / counts.sum()
     return float((p * p).sum()), float(-(p * np.log(p)).sum())
 

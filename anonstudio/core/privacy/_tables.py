@@ -134,6 +134,21 @@ def _cell_validity(orig: CodedCells, pub: CodedCells, h: Hierarchy | None) -> tu
     return ok[codes], pub.isin(roots)
 
 
+def _missing_spelled_apart(problems: Problems, original: Table, output: Table | pd.DataFrame, column: str,
+                           rows: np.ndarray) -> None:
+    """A quasi-identifier cell published missing is the original missing cell, spelled as the input spells it:
+    ``?`` for ``NA`` (or an empty cell) would be a token the method did not write — a bit per record."""
+    at = np.flatnonzero(rows)
+    if not len(at) or not isinstance(output, Table):
+        return
+    o, p = spelled_text(original, column)[at], spelled_text(output, column)[at]
+    bad = np.flatnonzero(o != p)
+    _cell_problems(problems, original, column, at[bad], spelled_text(original, column), spelled_text(output, column),
+                   "missing cell respelled",
+                   lambda i: " is missing in both files but spelled apart: the output writes "
+                             f"{show(spelled_text(output, column)[i])}, the input {show(spelled_text(original, column)[i])}")
+
+
 def spelled_text(obj: Table | pd.DataFrame, column: str) -> np.ndarray:
     """A column's cells as written in its file (missing cells in their own spelling, empty if none)."""
     if isinstance(obj, Table):
@@ -216,6 +231,7 @@ def verify_k_anonymity(
         what = "one of its generalizations" if hierarchies.get(q) is not None else "suppressed ('*'); there is no hierarchy"
         _cell_problems(problems, original, q, bad, o, p, "not a generalization",
                        lambda i: f": {show(p[i])} is neither the original value {show(o[i])} nor {what}")
+        _missing_spelled_apart(problems, original, output, q, ok & p.isin([NA_TOKEN]))
         pub_text[q] = as_written(output, q, p)  # classes as the file reads: '?' and 'NA' are not one value
 
     kept = np.flatnonzero(~suppressed_all)

@@ -98,6 +98,13 @@ def summary_sections(report: dict) -> Summary:
     utility = [(k, _number(v), MEANINGS.get(k, "")) for k, v in metrics.items()
                if isinstance(v, (int, float)) and not isinstance(v, bool)]
     utility.sort(key=lambda row: (row[0] not in MEANINGS, list(MEANINGS).index(row[0]) if row[0] in MEANINGS else 0))
+    # every quality model the report measured (core.metrics._quality), after the method's own figures
+    quality = metrics.get("quality") if isinstance(metrics.get("quality"), dict) else {}
+    for name, q in quality.items():
+        if isinstance(q, dict) and isinstance(q.get("value"), (int, float)):
+            shown = _number(q["value"]) + (f" ({q['normalized']:.4g} normalized)" if q.get("normalized") not in
+                                           (None, q["value"]) else "")
+            utility.append((f"{q.get('title', name)} [{name}]", shown, str(q.get("meaning", ""))))
     return Summary(title=title, passed=passed, verdict=verdict, checked=checked,
                    problems=[str(p) for p in (ver.get("problems") or [])][:5], parameters=params, records=records,
                    utility=utility, notes=[str(n) for n in report.get("notes", []) or []],

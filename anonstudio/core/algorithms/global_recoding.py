@@ -1,0 +1,514 @@
+"""Global (full-domain) recoding with an optimal search of the generalization lattice (``global``).
+
+Every value of a quasi-identifier is generalized to the same hierarchy level; a *transformation* is one level
+per attribute, and the transformations form a lattice (Samarati 2001; LeFevre, DeWitt & Ramakrishnan,
+Incognito, SIGMOD 2005). Records in classes smaller than ``k`` (or not l-diverse) are suppressed, as ARX
+suppresses them: a transformation is *anonymous* when those records are at most ``max_suppression`` of the
+table (Prasser & Kohlmayer 2015). The method publishes the anonymous transformation of least loss under the
+chosen quality model (:mod:`anonstudio.core.metrics._quality`).
+
+The search (:func:`search_lattice`) is exact. It rests on two monotonicities:
+
+- *anonymity*: generalizing merges classes, so records in classes of at least ``k`` records (or l-diverse:
+  distinct l-diversity and entropy l-diversity both survive a union of classes that hold them) stay so, and
+  the suppressed records can only become fewer. An anonymous transformation's generalizations are anonymous
+  and a failing one's specializations fail (Flash, Kohlmayer et al. 2012; OLA, El Emam et al. 2009); one check
+  decides a whole cone of the lattice (:func:`~anonstudio.core.kernels._lattice.mark_closure`).
+- *a lower bound of the loss*: suppression never lowers a cell's cost, so an additive model's value without
+  suppression bounds the transformation and every generalization of it (ARX's bound for Loss); for the
+  class models, the value of a transformation's classes before suppression bounds every generalization.
+
+Transformations are taken in increasing order of their lower bound (then of their height). One whose bound
+exceeds the best loss found ends the search: every later one is at least as costly. Otherwise an undecided
+one is decided Flash-style, by a binary search for the lowest anonymous transformation on a path of
+undecided generalizations above it (each check decides a cone), and an anonymous one is evaluated unless a
+lower bound known from its specializations already exceeds the best. Ties go to the lower transformation (the
+smaller sum of levels, as ARX's tie rule), then to the earlier one in attribute order.
+
+The output is an ordinary table release: generalized cells hold hierarchy labels and a suppressed record has
+``*`` in every quasi-identifier cell, so the k-anonymity / l-diversity verifier checks it unchanged. The
+verifier judges the suppressed records as one more class for l-diversity and counts a record published at the
+root of every hierarchy as suppressed; the search publishes only transformations it would accept (ARX does
+neither; on Adult the optimum is ARX's in every setting measured, see README, Measured).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from anonstudio.core.algorithms._base import Result
+from anonstudio.core.algorithms._tabular import GeneralizingMethod, generalized_output, renumber_by_first_record
+from anonstudio.core.errors import ParameterError, PrivacyError
+from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.progress import ProgressCallback, report
+
+if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
+    import numpy as np
+
+    from anonstudio.core.data import Table
+
+#: quality models a job may name (``anonstudio.core.metrics._quality.MODELS``), listed here so that declaring
+#: the method imports no numpy
+QUALITY_MODELS = ("loss", "ncp", "dm", "aecs", "entropy", "precision")
+
+#: the largest lattice searched: beyond it the job must narrow the levels (ARX's optimal search stops at 2^31)
+MAX_TRANSFORMATIONS = 2_000_000
+
+
+@dataclass
+class LatticeSearch:
+    """What the search found and did: the transformation ``levels`` (one per attribute, in the table's QI
+    order), its ``value`` under the model, and counts of the work."""
+
+    levels: list[int]
+    value: float
+    transformations: int
+    checked: int
+    skipped_by_bound: int = 0
+    skipped_as_not_anonymous: int = 0
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class _Lattice:
+    """The records reduced to distinct tuples, the lattice of transformations and the scratch space of the
+    evaluation kernel; :meth:`evaluate` runs it for one transformation."""
+
+    def __init__(self, leaves: np.ndarray, sens: np.ndarray, n_sens: int, hierarchies: list, low: np.ndarray,
+                 high: np.ndarray, model, weights: np.ndarray, limits: dict, n_missing: int,
+                 missing_sens: np.ndarray, budget: int) -> None:
+        import numpy as np
+
+        self.hierarchies = hierarchies
+        self.model = model
+        self.weights = weights
+        self.d = d = len(hierarchies)
+        self.low = low.astype(np.int64)
+        self.high = high.astype(np.int64)
+        self.k = int(limits["min_size"])
+        self.min_distinct = int(limits.get("min_distinct", 1))
+        self.log_l = float(limits.get("min_entropy", 0.0))
+        self.n_missing = int(n_missing)
+        self.budget = int(budget)
+        # distinct (leaves, sensitive value) tuples with their counts, ordered by sensitive code
+        key = np.zeros(len(sens), dtype=np.int64)
+        for a in range(d):
+            key = np.unique(key * (len(hierarchies[a].leaves) + 1) + leaves[:, a], return_inverse=True)[1]
+        key = np.unique(key * (n_sens + 2) + (sens.astype(np.int64) + 1), return_inverse=True)[1]
+        _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+        order = np.argsort(sens[first], kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        self.record_tuple = rank[inverse]
+        self.tuple_leaves = leaves[first[order]]
+        cnt = counts[order].astype(np.int64)
+        self.n_sens = max(int(n_sens), 1)
+        self.n_present = int(cnt.sum())
+        self.n = self.n_present + self.n_missing
+        t = len(cnt)
+        top = max(int(h.height) for h in hierarchies) + 1
+        tcode = np.zeros((d, top, t), dtype=np.int32)
+        self.cards = np.ones((d, top), dtype=np.int64)
+        self.tops = np.array([h.height for h in hierarchies], dtype=np.int64)
+        self.additive = bool(model.additive)
+        cost = np.zeros((d, top, t) if self.additive else (d, 1, 1))
+        self.level_cost = np.zeros((d, top))
+        self.maximum = np.ones(d)
+        self.missing_cost = np.zeros(d)
+        weights_f = cnt.astype(np.float64)
+        for a, h in enumerate(hierarchies):
+            anc = h.arrays.ancestor
+            lf = self.tuple_leaves[:, a]
+            for level in range(h.height + 1):
+                codes, dense = np.unique(anc[lf, level], return_inverse=True)
+                tcode[a, level] = dense
+                self.cards[a, level] = max(len(codes), 1)
+            if self.additive:
+                per_leaf = np.bincount(lf, weights=weights_f, minlength=len(h.leaves))
+                node_term, leaf_term = model.node_terms(h, per_leaf)
+                root = int(anc[0, h.height])
+                for level in range(h.height + 1):
+                    cost[a, level] = weights_f * (node_term[anc[lf, level]] - leaf_term[lf])
+                    self.level_cost[a, level] = float(cost[a, level].sum())
+                if model.missing_counts:
+                    self.missing_cost[a] = self.n_missing * float(node_term[root])
+                self.maximum[a] = self.level_cost[a, h.height] + self.missing_cost[a]
+        self.tcode, self.cnt, self.cost = tcode, cnt, cost
+        self.sens = np.ascontiguousarray(sens[first[order]], dtype=np.int32)
+        self.block_base = np.zeros(self.n_sens, dtype=np.int64)
+        if len(missing_sens):
+            present = missing_sens[missing_sens >= 0]
+            self.block_base += np.bincount(present, minlength=self.n_sens).astype(np.int64)
+        # the lattice: node index = Σ (level - low) · stride, the last attribute fastest
+        spans = self.high - self.low + 1
+        self.size = int(np.prod(spans))
+        self.strides = np.ones(d, dtype=np.int64)
+        for a in range(d - 2, -1, -1):
+            self.strides[a] = self.strides[a + 1] * spans[a + 1]
+        self.levels = (np.indices(tuple(int(s) for s in spans)).reshape(d, -1).T + self.low).astype(np.int16)
+        self.top_index = self.size - 1
+        self.all_root = bool(np.all(self.high == self.tops))
+        # scratch of the kernel
+        self.keys = np.zeros(t, dtype=np.int64)
+        self.direct = np.zeros(2 * max(4 * t, 1 << 15), dtype=np.int64)
+        self.hashed = np.zeros(2 * (1 << max(int(np.ceil(np.log2(max(1.5 * t, 2)))), 4)), dtype=np.int64)
+        self.stamp = np.zeros(1, dtype=np.int64)
+        self.class_arrays = [np.zeros(t, dtype=np.int64) for _ in range(5)]
+        self.cplogp = np.zeros(t)
+        self.outlier = np.zeros(t, dtype=np.int8)
+        self.tmask = np.zeros(t)
+        self.sup_extra = np.zeros(d)
+        self.block = np.zeros(self.n_sens, dtype=np.int64)
+
+    # -- bounds -------------------------------------------------------------------------------------------------
+    def attribute_values(self, levels: np.ndarray, extra: np.ndarray | float = 0.0) -> np.ndarray:
+        """Per attribute the additive model's value (``levels[..., d]``), with ``extra`` cost from suppression."""
+        import numpy as np
+
+        from anonstudio.core.metrics._quality import attribute_values
+
+        cost = self.level_cost[np.arange(self.d), levels] + extra + self.missing_cost
+        return attribute_values(cost, self.maximum)
+
+    def static_bounds(self) -> np.ndarray:
+        """A lower bound of every transformation's value (and of its generalizations') known before any check."""
+        import numpy as np
+
+        if self.additive:
+            return self.model.aggregate(self.attribute_values(self.levels.astype(np.int64)), self.weights)
+        return np.zeros(self.size)
+
+    # -- one transformation ---------------------------------------------------------------------------------
+    def evaluate(self, node: int) -> dict:
+        """Check one transformation: its classes, outliers, value under the model and lower bound. Afterwards the
+        kernel's arrays describe its classes (``keys``: each tuple's class; ``outlier``: which are suppressed)."""
+        import numpy as np
+
+        from anonstudio.core.kernels._lattice import evaluate_transformation
+        from anonstudio.core.metrics._quality import ClassSummary
+
+        levels = self.levels[node].astype(np.int64)
+        all_out = self.all_root and node == self.top_index
+        c = self.class_arrays
+        n_out, n_classes, sumsq_all, published, kept, kept_sumsq, block_ok = evaluate_transformation(
+            levels, self.tcode, self.cards, self.cnt, self.sens, self.n_sens, self.k, self.min_distinct,
+            self.log_l, self.cost, self.tops, self.additive, self.budget, self.block_base, all_out, self.keys,
+            self.direct, self.hashed, self.stamp, c[0], c[1], c[2], c[3], c[4],
+            self.cplogp, self.outlier, self.tmask, self.sup_extra, self.block)
+        suppressed = int(published) + self.n_missing
+        acceptable = int(published) <= self.budget and bool(block_ok)
+        if not acceptable:  # (the kernel leaves the suppression costs out beyond the budget)
+            value = np.inf
+        elif self.additive:
+            value = float(self.model.aggregate(self.attribute_values(levels, self.sup_extra), self.weights))
+        else:
+            value = self.model.value(ClassSummary(self.n, suppressed, int(kept), float(kept_sumsq)))
+        bound = 0.0
+        if not self.additive:  # the least any generalization can cost (see the kernel): a floor of the model
+            floor = ClassSummary(self.n, self.n_missing, min(int(n_classes), self.n_present // self.k),
+                                 float(sumsq_all))
+            bound = self.model.bound(floor)
+        return {"anonymous": int(n_out) <= self.budget,
+                "acceptable": acceptable,
+                "value": value, "bound": bound, "outliers": int(n_out), "suppressed": suppressed,
+                "classes": int(kept), "block_ok": bool(block_ok)}
+
+
+def search_lattice(lattice: _Lattice, progress: ProgressCallback | None = None) -> LatticeSearch | None:
+    """The anonymous transformation of least value (see the module); ``None`` when none is anonymous."""
+    import numpy as np
+
+    from anonstudio.core.kernels._lattice import mark_closure
+
+    size, d = lattice.size, lattice.d
+    static = lattice.static_bounds()
+    height = lattice.levels.astype(np.int64).sum(axis=1)
+    order = np.lexsort((np.arange(size), height, static))
+    state = np.zeros(size, dtype=np.int8)  # 0 undecided, 1 anonymous, 2 not anonymous (ARX's sense: monotone)
+    evaluated: dict[int, dict] = {}
+    dynamic = np.zeros(size)  # lower bound known from evaluated specializations (class models)
+    stack = np.zeros(size + 1, dtype=np.int64)
+    strides, low, high, levels = lattice.strides, lattice.low, lattice.high, lattice.levels
+    best_value = np.inf
+    best_node = -1
+    counts = {"checked": 0, "by_bound": 0, "monotone": 0}
+
+    def check(node: int) -> dict:
+        res = lattice.evaluate(node)
+        evaluated[node] = res
+        counts["checked"] += 1
+        if res["anonymous"]:
+            mark_closure(state, node, 1, levels, strides, low, high, True, stack)
+        else:
+            mark_closure(state, node, 2, levels, strides, low, high, False, stack)
+        if counts["checked"] % 64 == 0:
+            report(progress, min(0.95, counts["checked"] / max(size, 1)),
+                   f"checked {counts['checked']:,} of {size:,} transformations")
+        return res
+
+    def better(node: int, res: dict) -> bool:
+        if not res["acceptable"]:
+            return False
+        if res["value"] != best_value:
+            return res["value"] < best_value
+        return (height[node], node) < (height[best_node], best_node)
+
+    def decide(node: int) -> None:
+        """Flash's binary phase: a path of undecided generalizations above ``node``, searched for its lowest
+        anonymous transformation; every check decides a cone, ``node`` included by the end."""
+        path = [node]
+        cur = node
+        while True:
+            nxt = -1
+            for a in range(d):
+                if levels[cur, a] < high[a]:
+                    up = cur + int(strides[a])
+                    if state[up] == 0 and static[up] <= best_value and (nxt < 0 or static[up] < static[nxt]):
+                        nxt = up
+            if nxt < 0:
+                break
+            path.append(nxt)
+            cur = nxt
+        lo, hi = 0, len(path) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            u = path[mid]
+            if state[u] == 0:
+                check(u)
+            if state[u] == 1:
+                hi = mid - 1
+            else:
+                lo = mid + 1
+        if state[node] == 0:  # only if the path's checks skipped it: decide it directly
+            check(node)
+
+    for node in order.tolist():
+        if static[node] > best_value:
+            break
+        bound = 0.0
+        for a in range(d):
+            if levels[node, a] > low[a]:
+                bound = max(bound, dynamic[node - int(strides[a])])
+        if node in evaluated:
+            bound = max(bound, evaluated[node]["bound"])
+        dynamic[node] = bound
+        if state[node] == 2:
+            counts["monotone"] += 1
+            continue
+        if bound > best_value:
+            counts["by_bound"] += 1
+            continue
+        if state[node] == 0:
+            decide(node)
+            if state[node] == 2:
+                continue
+        res = evaluated.get(node) or check(node)
+        dynamic[node] = max(dynamic[node], res["bound"])
+        if better(node, res):
+            best_value, best_node = res["value"], node
+    if best_node < 0:
+        return None
+    return LatticeSearch(levels=[int(v) for v in levels[best_node]], value=float(best_value), transformations=size,
+                         checked=counts["checked"], skipped_by_bound=counts["by_bound"],
+                         skipped_as_not_anonymous=counts["monotone"], stats=evaluated[best_node])
+
+
+class GlobalRecoding(GeneralizingMethod):
+    """Full-domain generalization with suppression, optimal over the lattice of hierarchy levels (see the module).
+
+    Parameters: ``k``; optional ``l`` with ``l_kind`` (distinct or entropy l-diversity of the one sensitive
+    attribute, as Mondrian's); ``quality`` (the model minimized, :data:`QUALITY_MODELS`); ``weights``
+    (attribute = weight, for the additive models; unnamed attributes weigh 1 — ARX gives them 0.5, so name
+    every attribute to compare weighted results with ARX's); ``min_level`` / ``max_level``
+    (attribute = level: the levels the search may choose, as ARX's per-attribute limits). The suppression limit
+    is the pipeline's ``max_suppression``.
+    """
+
+    name = "global"
+    title = "Global recoding (optimal full-domain generalization)"
+    reference = ("F. Kohlmayer, F. Prasser, C. Eckert, A. Kemper, K. A. Kuhn: Flash: efficient, stable and optimal "
+                 "k-anonymity. PASSAT 2012; K. El Emam et al.: A globally optimal k-anonymity method for the "
+                 "de-identification of health data. JAMIA 2009")
+    description = ("generalizes every value of a quasi-identifier to the same hierarchy level, suppressing the "
+                   "records of classes smaller than k within max_suppression; the levels are the lattice "
+                   "optimum for the chosen quality model (k-anonymity, optional l-diversity)")
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    reported_metrics = ("transformation", "quality_value", "NCP", "GCP", "DM", "CAVG", "quality")
+    parameters = ParamSet((
+        Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),
+        Param("l", "float", None, help="l-diversity of the sensitive attribute in every published class (optional; "
+              "kind: l_kind)", low=1),
+        Param("l_kind", "choice", "entropy", help="l-diversity kind: entropy (−Σ p log p ≥ log l) or distinct (at "
+              "least l distinct values); missing sensitive values are not values", choices=("entropy", "distinct")),
+        Param("quality", "choice", "loss", help="the quality model the search minimizes: loss (ARX's Loss), ncp "
+              "(mean cell share of the hierarchy), dm (discernibility), aecs (average class size), entropy "
+              "(non-uniform entropy), precision (mean level / height)", choices=QUALITY_MODELS,
+              title="Quality model minimized"),
+        Param("weights", "weights", "equal", help="how much each quasi-identifier's loss counts: equal, or "
+              "attribute = weight (others weigh 1; loss, ncp, entropy and precision)", choices=("equal",),
+              title="Attribute weights"),
+        Param("min_level", "levels", None, help="lowest hierarchy level the search may give an attribute, e.g. "
+              "age=1", title="Lowest level per attribute"),
+        Param("max_level", "levels", None, help="highest hierarchy level the search may give an attribute, e.g. "
+              "native-country=1", title="Highest level per attribute"),
+    ))
+
+    def __init__(self, **params) -> None:
+        super().__init__(**params)
+        self._sensitive: str | None = None
+        self.search: LatticeSearch | None = None
+
+    # -- parameters the data must agree with ----------------------------------------------------------------
+    def _level_limits(self, qis: list[str], hierarchies: list) -> tuple[np.ndarray, np.ndarray]:
+        import numpy as np
+
+        low = np.zeros(len(qis), dtype=np.int64)
+        high = np.array([h.height for h in hierarchies], dtype=np.int64)
+        for key, target in (("min_level", low), ("max_level", high)):
+            for attr, level in (self.params.get(key) or {}).items():
+                if attr not in qis:
+                    raise ParameterError(f"{key} names '{attr}', which is not a quasi-identifier "
+                                         f"({', '.join(qis)})", key=f"algorithm.{key}")
+                h = hierarchies[qis.index(attr)]
+                if level > h.height:
+                    raise ParameterError(f"{key} of '{attr}' is {level}, above its hierarchy's height {h.height}",
+                                         key=f"algorithm.{key}")
+                target[qis.index(attr)] = level
+        for a, attr in enumerate(qis):
+            if low[a] > high[a]:
+                raise ParameterError(f"min_level of '{attr}' ({low[a]}) is above its max_level ({high[a]})",
+                                     key="algorithm.min_level")
+        return low, high
+
+    def _weights(self, qis: list[str], model) -> tuple[np.ndarray, list[str]]:
+        import numpy as np
+
+        from anonstudio.core.metrics._quality import weight_vector
+
+        weights = self.params.get("weights")
+        notes: list[str] = []
+        if isinstance(weights, dict):
+            unknown = [a for a in weights if a not in qis]
+            if unknown:
+                raise ParameterError(f"weights name '{unknown[0]}', which is not a quasi-identifier "
+                                     f"({', '.join(qis)})", key="algorithm.weights")
+            if not any(weights.get(a, 1.0) > 0 for a in qis):
+                raise ParameterError("weights must give some quasi-identifier a positive weight",
+                                     key="algorithm.weights")
+            if not model.uses_weights:
+                notes.append(f"weights have no effect on the quality model '{model.name}' (it counts classes, not "
+                             "attributes)")
+        return weight_vector(weights, qis), notes
+
+    def _sensitive_codes(self, data: Table) -> tuple[np.ndarray, int]:
+        import numpy as np
+
+        from anonstudio.core.data import value_codes
+
+        if self.params.get("l") is None:
+            return np.full(data.n_rows, -1, dtype=np.int32), 1
+        sens = data.sensitive
+        if len(sens) != 1:
+            raise ParameterError(f"l-diversity needs exactly one sensitive attribute, the input has {len(sens)}"
+                                 + (f" ({', '.join(sens)})" if sens else ""), file=data.source, key="algorithm.l")
+        self._sensitive = sens[0]
+        codes, n_values = value_codes(data.df[sens[0]])
+        return codes, max(n_values, 1)
+
+    # -- the run ----------------------------------------------------------------------------------------------
+    def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
+        import math
+
+        import numpy as np
+
+        from anonstudio.core.metrics._quality import MODELS
+        from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
+        from anonstudio.core.privacy._models import partition_limits
+
+        packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
+        qis = packed.attributes
+        hs = packed.hierarchies
+        model = MODELS[self.params["quality"]]
+        low, high = self._level_limits(qis, hs)
+        weights, notes = self._weights(qis, model)
+        size = int(np.prod(high - low + 1))
+        if size > MAX_TRANSFORMATIONS:
+            raise ParameterError(f"the lattice of transformations has {size:,} nodes, more than the "
+                                 f"{MAX_TRANSFORMATIONS:,} searched: narrow it with min_level / max_level",
+                                 key="algorithm.max_level")
+        sens_all, n_sens = self._sensitive_codes(data)
+        limits = partition_limits(self.models())
+        n = data.n_rows
+        share = float(self.pipeline.get("max_suppression", DEFAULT_MAX_SUPPRESSION))
+        allowed = math.floor(share * n + 1e-9)
+        n_missing = int(missing.sum())
+        if n_missing > allowed:
+            raise PrivacyError(f"{n_missing} records have a missing quasi-identifier and must be suppressed, more "
+                               f"than max_suppression = {share:.1%} of {n} records allows", file=data.source)
+        # each attribute's leaf index (row of its hierarchy) per present record
+        leaves = np.zeros((len(idx), len(qis)), dtype=np.int64)
+        for a, h in enumerate(hs):
+            node_to_leaf = np.full(h.n_nodes, -1, dtype=np.int64)
+            node_to_leaf[h.arrays.ancestor[:, 0]] = np.arange(len(h.leaves))
+            leaves[:, a] = node_to_leaf[leaf_nodes[idx, a] - packed.offsets[a]]
+        report(progress, 0.02, f"lattice of {size:,} transformations")
+        lattice = _Lattice(leaves, sens_all[idx], n_sens, hs, low, high, model, weights, limits, n_missing,
+                           sens_all[missing], allowed - n_missing)
+        found = search_lattice(lattice, progress)
+        if found is None:
+            what = f"k = {self.params['k']}" + (f" and {self.params['l_kind']} l-diversity with l = "
+                                                 f"{self.params['l']:g}" if self.params.get("l") is not None else "")
+            raise PrivacyError(f"no transformation within the level limits meets {what} with at most {allowed} "
+                               f"records ({share:.1%}) suppressed", file=data.source)
+        self.search = found
+        report(progress, 0.96, "building the output")
+        node = int(np.ravel_multi_index(tuple(np.array(found.levels) - low), tuple(high - low + 1)))
+        lattice.evaluate(node)  # leaves the chosen transformation's classes in the kernel's arrays
+        tuple_class = lattice.keys[lattice.record_tuple]
+        kept = lattice.outlier[tuple_class] == 0
+        labels = np.where(kept, tuple_class, -1)
+        labels = renumber_by_first_record(labels)
+        groups = np.full(n, -1, dtype=np.int64)
+        groups[idx] = labels
+        n_groups = int(labels.max()) + 1 if len(labels) and labels.max() >= 0 else 0
+        class_nodes = np.zeros((n_groups, len(qis)), dtype=np.int64)
+        if n_groups:
+            _, first = np.unique(labels, return_index=True)
+            first = first[1:] if labels[first[0]] < 0 else first
+            rep_leaves = lattice.tuple_leaves[lattice.record_tuple[first]]
+            for a, h in enumerate(hs):
+                class_nodes[:, a] = h.arrays.ancestor[rep_leaves[:, a], found.levels[a]] + packed.offsets[a]
+        suppressed = int((groups < 0).sum())
+        transformation = {q: int(v) for q, v in zip(qis, found.levels)}
+        outliers = suppressed - n_missing
+        notes = notes + [
+            "global recoding: " + ", ".join(f"{q} at level {v} of {h.height}" for q, v, h in
+                                            zip(qis, found.levels, hs)),
+            f"the lattice search checked {found.checked:,} of {found.transformations:,} transformations "
+            f"(the rest decided by monotonicity or the {model.name} lower bound); the result is optimal for "
+            f"'{model.name}' with at most {allowed} records ({share:.1%}) suppressed",
+        ]
+        if outliers:
+            notes.append(f"{outliers} records were suppressed: their classes had fewer than k = {self.params['k']} "
+                         "records" + (" or were not l-diverse" if self.params.get("l") is not None else ""))
+        if n_missing:
+            notes.append(f"{n_missing} records with a missing quasi-identifier were suppressed")
+        report(progress, 1.0, f"{n_groups} classes")
+        return Result(
+            output=generalized_output(data, packed, groups, class_nodes),
+            groups=groups,
+            suppressed=suppressed,
+            metrics={"transformation": transformation, "quality_model": model.name, "quality_value": found.value,
+                     "suppressed_records": suppressed, "lattice": {
+                         "transformations": found.transformations, "checked": found.checked,
+                         "skipped_by_bound": found.skipped_by_bound,
+                         "skipped_as_not_anonymous": found.skipped_as_not_anonymous}},
+            details={"transformation": transformation, "lattice_low": low.tolist(), "lattice_high": high.tolist()},
+            notes=notes,
+        )
+
+    def privacy_model(self) -> dict:
+        model = {"model": "k-anonymity", "k": self.params["k"]}
+        if self.params.get("l") is not None:
+            model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
+        return model

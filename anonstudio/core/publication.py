@@ -1,0 +1,166 @@
+"""Publishing a verified outcome: the release's files are written in their canonical form under hidden names,
+re-verified *as written* by the same checker ``anonstudio verify`` runs (the gate), published as a pair, and
+then recorded in the release log.
+
+Both faces publish through :func:`write_outputs`: ``anonstudio run`` (``core.jobs.run_job``) and the
+workbench's Export. Nothing reaches its final name unless the staged bytes passed
+:func:`anonstudio.core.privacy.verify_release`: a release is the canonical form of what was verified, or it is
+refused (issue 28).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core import io
+from anonstudio.core.data import EventLog, Table
+from anonstudio.core.errors import PrivacyError
+from anonstudio.core.io._canonical import permutation
+
+#: tables published in the input's row order
+ORDER_WARNING = ("rows keep the input's order: anyone who knows that order links every published row to its "
+                 "person; set output.shuffle_rows = true")
+#: event logs published with their sequences in the input's order
+SEQUENCE_ORDER_WARNING = ("sequences keep the input's order: anyone who knows that order (admission order, a "
+                          "record number) links every published sequence to its person; set output.shuffle_rows = "
+                          "true")
+#: a shuffle seed shorter than this many bits can be found by trying every value
+STRONG_SEED_BITS = 48
+
+
+def typed_seed_warning() -> str:
+    """The warning for a short shuffle seed (it never names the seed: the report is published)."""
+    return (f"the job's shuffle seed is below 2^{STRONG_SEED_BITS}, so it can be found by trying every value (a "
+            "typed seed such as 4242 falls in seconds): anyone with the input can then undo the shuffle. Leave "
+            "output.shuffle_seed out (a fresh seed from the operating system each run; the run still checks the order "
+            "it publishes) or use a random 63-bit seed — python -c 'import secrets; print(secrets.randbits(63))' — "
+            "and keep the job file private")
+
+
+def side_output_path(output_path: Path, suffix: str) -> Path:
+    """Where a side output goes: ``<stem>.<suffix><ext>`` beside the output (anatomy's ST table)."""
+    return output_path.with_name(f"{output_path.stem}.{suffix}{output_path.suffix}")
+
+
+def shuffled(table: Table, seed: int | None) -> Table:
+    """``table`` with its rows in the order ``seed`` draws (:func:`~anonstudio.core.io._canonical.permutation`;
+    ``None``: a seed from the operating system)."""
+    seed = secrets.randbits(63) if seed is None else seed
+    order = permutation(len(table.df), seed)
+    return replace(table, df=table.df.iloc[order].reset_index(drop=True), types=dict(table.types),
+                   missing_text={c: pd.Series(t.to_numpy(), index=_new_positions(order, t.index))
+                                 for c, t in table.missing_text.items()})
+
+
+def _new_positions(order: np.ndarray, old_index) -> np.ndarray:
+    where = np.empty(len(order), dtype=np.int64)
+    where[order] = np.arange(len(order))
+    return where[np.asarray(old_index, dtype=np.int64)]
+
+
+def unshuffled(table: Table, seed: int) -> Table:
+    """The inverse of :func:`shuffled` with the same seed."""
+    from anonstudio.core.privacy import unshuffled_table
+
+    return unshuffled_table(table, seed)
+
+
+def shuffled_sequences(log: EventLog, seed: int) -> EventLog:
+    """``log`` with its sequences in the order ``seed`` draws (each sequence's events together, in order)."""
+    sid = log.df[log.sequence_id].astype(str).to_numpy(dtype=object)
+    codes, uniques = pd.factorize(pd.Series(sid, dtype=object))
+    order = permutation(len(uniques), seed)  # position i holds the i-th sequence of the log
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    rows = np.lexsort((np.arange(len(codes)), position[codes]))
+    return replace(log, df=log.df.iloc[rows].reset_index(drop=True))
+
+
+def _tokens(tokens: Any) -> list[str] | None:
+    return None if tokens is None else list(tokens)
+
+
+def _name_only(path: Any) -> str:
+    return Path(str(path)).name
+
+
+def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
+                  reads: dict[str, Path] | None = None, *, shuffle_rows: bool = False,
+                  shuffle_seed: int | None = None) -> list[Path]:
+    """Publish a verified outcome (:class:`~anonstudio.core.jobs.Outcome`): its output, side outputs and report
+    as a pair; returns the paths written.
+
+    Nothing is written if any target is a file in ``reads`` (what the run read), two targets coincide
+    (compared as resolved real paths) or a target is a folder or device. The files are written in their
+    canonical form under hidden names and re-verified as written (:func:`anonstudio.core.privacy.verify_release`,
+    the check ``anonstudio verify`` makes); a release that fails is refused (:class:`PrivacyError`) and nothing
+    is published. With ``shuffle_rows`` a table's rows (an event log's sequences) are published in the order
+    ``shuffle_seed`` draws, or a seed from the operating system when none is given (never written to the
+    report). The report names files without their folders. The release log is written after the pair is
+    published.
+    """
+    from anonstudio.core import privacy, release_log
+
+    sides = {suffix: side_output_path(output_path, suffix) for suffix in outcome.result.side_outputs}
+    targets = {"output.path": output_path, **{f"output ({s} table)": p for s, p in sides.items()},
+               "output.report": report_path}
+    io.refuse_overwrites(targets, reads or {})
+    for label, target in targets.items():
+        if target is not None:
+            io.check_target(target, label)
+    output = outcome.result.output
+    rep = outcome.report
+    warnings = [w for w in rep.get("warnings", []) if w not in (ORDER_WARNING, SEQUENCE_ORDER_WARNING)]
+    notes = [n for n in rep.get("notes", []) if not n.startswith(("rows were published in a random order",
+                                                                   "sequences were published in a random order"))]
+    seed = None
+    if isinstance(output, (Table, EventLog)):
+        if shuffle_rows:
+            seed = secrets.randbits(63) if shuffle_seed is None else int(shuffle_seed)
+            what = "rows" if isinstance(output, Table) else "sequences"
+            output = shuffled(output, seed) if isinstance(output, Table) else shuffled_sequences(output, seed)
+            notes.append(f"{what} were published in a random order after verification"
+                         + (" (the seed is in the job file, not in this report)" if shuffle_seed is not None
+                            else " (drawn from the operating system and kept nowhere)"))
+            if shuffle_seed is not None and int(shuffle_seed).bit_length() < STRONG_SEED_BITS:
+                warnings.append(typed_seed_warning())
+        else:
+            warnings.append(ORDER_WARNING if isinstance(output, Table) else SEQUENCE_ORDER_WARNING)
+    warnings += release_log.earlier_releases(outcome.data, rep, outcome.hierarchies, output_path)
+    rep["warnings"] = warnings
+    rep["notes"] = notes
+    rep["output"]["path"] = output_path.name
+    if rep["input"].get("path"):
+        rep["input"]["path"] = _name_only(rep["input"]["path"])
+    if not outcome.model:
+        raise PrivacyError("this outcome carries no privacy model to re-check its release against: run it again")
+    # published as a pair: everything written under hidden names, re-verified as written, then renamed
+    with io.Publication(*targets.values()) as pub:  # folder locks, staging, journal, swap, the report last
+        rep["notes"].extend(pub.recovered)  # what an earlier, interrupted run left was recovered
+        staged = pub.stage(output_path)
+        io.write_output(output, staged)
+        names = {staged: output_path.name}
+        staged_sides = {}
+        for suffix, frame in outcome.result.side_outputs.items():
+            staged_sides[suffix] = pub.stage(sides[suffix])
+            io.write_output(frame, staged_sides[suffix], like=outcome.result.output)
+            names[staged_sides[suffix]] = sides[suffix].name
+        gate = privacy.verify_release(outcome.model, outcome.data, staged, outcome.hierarchies,
+                                      side_paths=staged_sides, shuffle_seed=seed,
+                                      missing=_tokens(getattr(outcome.data, "missing_tokens", None)),
+                                      names=names)
+        if not gate.passed:
+            raise PrivacyError(f"the release failed verification as written ({gate.model}): {gate.summary()}; "
+                               "nothing was published")
+        rep["verification"] = gate.as_dict()
+        if report_path is not None:
+            io.write_json(rep, pub.stage(report_path))
+        done = pub.commit(last=report_path)
+    release_log.record_release(outcome.data, rep, outcome.hierarchies, output_path)
+    return done

@@ -1,0 +1,243 @@
+"""A release is the canonical form of what was verified, or it is refused (issue 28).
+
+The canonical form must be a fixed point of read → write for every content a method can publish (else genuine
+releases would be refused), and every departure from it must fail ``verify_release`` naming the first byte that
+differs. The covert channels an attacker used are corpus cases (``tests/bad_inputs/verify-covert-*``, built by
+``tests/bad_inputs/_make_covert_channels.py``); here the rule itself is tested.
+"""
+
+from __future__ import annotations
+
+import string
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from anonstudio.core import jobs
+from anonstudio.core.data import Table
+from anonstudio.core.io import read_table
+from anonstudio.core.io._canonical import fasta_bytes, first_difference, table_bytes
+from anonstudio.core.privacy import verify_release
+from anonstudio.core.privacy._canonical import canonical_table_frame
+
+_CELL_CHARS = string.ascii_letters + string.digits + " ;,\t\"'*-_.?\r\néüß€"
+
+
+def _cells(alphabet: str = _CELL_CHARS):
+    return st.text(alphabet=alphabet, min_size=0, max_size=8)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), delimiter=st.sampled_from([";", ",", "\t"]),
+       encoding=st.sampled_from(["utf-8", "utf-8-sig", "latin-1"]))
+def test_the_canonical_form_is_a_fixed_point_of_read_and_write(tmp_path, data, delimiter, encoding):
+    alphabet = _CELL_CHARS if encoding != "latin-1" else _CELL_CHARS.replace("€", "")
+    ncols = data.draw(st.integers(1, 4))
+    # header names as a reader accepts them in an input (a name is not what a release can vary)
+    names = data.draw(st.lists(st.text(alphabet=string.ascii_letters + "-_", min_size=1, max_size=6),
+                               min_size=ncols, max_size=ncols, unique=True))
+    nrows = data.draw(st.integers(1, 6))
+    rows = [[data.draw(_cells(alphabet)) for _ in range(ncols)] for _ in range(nrows)]
+    frame = pd.DataFrame(rows, columns=names, dtype=object)
+    path = tmp_path / "t.csv"
+    first = table_bytes(frame, delimiter=delimiter, encoding=encoding)
+    path.write_bytes(first)
+    parsed = read_table(path, delimiter=delimiter, encoding=encoding)
+    again = table_bytes(canonical_table_frame(parsed), delimiter=delimiter, encoding=encoding)
+    assert first_difference(again, first) is None
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seqs=st.lists(st.text(alphabet="ACDEFGHIKLMNPQRSTVWY", min_size=1, max_size=130), min_size=1, max_size=5))
+def test_fasta_bytes_read_back_to_the_same_bytes(tmp_path, seqs):
+    from anonstudio.core.io import read_fasta
+
+    heads = [f"pseudo_{i + 1} segment=0 group={i // 2}" for i in range(len(seqs))]
+    data = fasta_bytes(heads, seqs)
+    path = tmp_path / "o.fasta"
+    path.write_bytes(data)
+    back = read_fasta(path, alphabet="as-found")
+    assert fasta_bytes(back.headers, back.strings()) == data
+
+
+def test_first_difference_names_line_byte_and_both_lines():
+    assert first_difference(b"a;b\n1;2\n", b"a;b\n1;2\n") is None
+    pos, line, column, got, want = first_difference(b"a;b\n\"1\";2\n", b"a;b\n1;2\n")
+    assert (pos, line, column) == (4, 2, 1) and got == '"1";2\\n' and want == "1;2\\n"
+    assert first_difference(b"a\n", b"a\nb\n")[1:3] == (2, 1)  # a missing last line
+    assert first_difference(b"a\n\n", b"a\n")[3] == "\\n"  # a trailing blank line
+
+
+_ROWS = [("Male", "39", "Sales"), ("Male", "38", "Sales"), ("Female", "41", "Tech"), ("Female", "44", "Tech"),
+         ("Male", "32", "Sales"), ("Female", "47", "Adm"), ("Male", "35", "Adm"), ("Female", "49", "Sales")]
+
+
+def _job(tmp_path, *, out="", alg='name = "mondrian"\nk = 2', suffix=".csv"):
+    (tmp_path / "t.csv").write_text("sex;age;occupation\n" + "".join(";".join(r) + "\n" for r in _ROWS))
+    (tmp_path / "sex.csv").write_text("Male;*\nFemale;*\n")
+    (tmp_path / "job.toml").write_text(
+        f'[input]\npath = "t.csv"\nquasi_identifiers = ["sex", "age"]\nsensitive = ["occupation"]\n'
+        f'[hierarchies]\nsex = "sex.csv"\nage = {{ intervals = [10] }}\n[algorithm]\n{alg}\n'
+        f'[output]\npath = "out{suffix}"\nreport = "out.json"\n{out}\n')
+    return tmp_path / "job.toml"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_genuine_release_verifies_byte_for_byte_and_one_changed_byte_fails(tmp_path, suffix):
+    job = _job(tmp_path, suffix=suffix)
+    jobs.run_job(jobs.load_job(job))
+    verdict = jobs.verify_job(jobs.load_job(job))
+    assert verdict.passed and verdict.details["canonical_form"] is True
+    out = tmp_path / f"out{suffix}"
+    data = out.read_bytes()
+    if suffix == ".csv":
+        out.write_bytes(data.replace(b"\n", b"\r\n", 2))  # one line ending: the model still holds
+        verdict = jobs.verify_job(jobs.load_job(job))
+        assert not verdict.passed
+        assert verdict.problems[0].startswith("out.csv line 1, byte 19 (offset 18) is not in the canonical form")
+    else:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(out)
+        pq.write_table(table, out)  # the same cells, written by pyarrow's defaults (schema metadata kept)
+        verdict = jobs.verify_job(jobs.load_job(job))
+        assert not verdict.passed and "carries key-value metadata (ARROW:schema)" in verdict.problems[0]
+
+
+def test_the_run_gate_refuses_what_would_be_written_unlike_what_was_verified(tmp_path, monkeypatch):
+    """The gate re-reads the staged files: a writer that departed from the canonical form publishes nothing."""
+    from anonstudio.core.io import _canonical
+
+    job = _job(tmp_path)
+    real = _canonical.table_bytes
+
+    def crlf(frame, **kw):  # a writer gone wrong: CRLF line ends
+        return real(frame, **kw).replace(b"\n", b"\r\n")
+
+    monkeypatch.setattr("anonstudio.core.io._table.table_bytes", crlf)
+    from anonstudio.core.errors import PrivacyError
+
+    with pytest.raises(PrivacyError, match="failed verification as written.*out.csv line 1, byte 19"):
+        jobs.run_job(jobs.load_job(job))
+    assert not (tmp_path / "out.csv").exists() and not (tmp_path / "out.json").exists()
+    assert not list(tmp_path.glob(".*part*"))
+
+
+def test_shuffled_event_logs_publish_sequences_in_the_seeds_order_and_verify(tmp_path):
+    rows = []
+    for pid in range(1, 13):
+        for vid in range(1, 3):
+            rows.append(f"{pid},{vid},{2000 + pid % 2},{'Flu' if pid % 3 else 'HIV'}")
+    (tmp_path / "e.csv").write_text("PID,VID,Yr,Disease\n" + "\n".join(rows) + "\n")
+    job = tmp_path / "job.toml"
+    job.write_text('[input]\npath = "e.csv"\nformat = "events"\nsequence_id = "PID"\nevent_order = "VID"\n'
+                   'quasi_identifiers = ["Yr"]\nsensitive = ["Disease"]\n[hierarchies]\nYr = { intervals = [2] }\n'
+                   '[algorithm]\nname = "cbmsa"\nk = 2\nc = 0.9\nhighly_sensitive = ["HIV"]\n'
+                   '[output]\npath = "out.csv"\nshuffle_rows = true\nshuffle_seed = 8446744073709551615\n')
+    outcome = jobs.run_job(jobs.load_job(job))
+    assert not any("sequences keep the input's order" in w for w in outcome.report["warnings"])
+    published = [line.split(",")[0] for line in (tmp_path / "out.csv").read_text().splitlines()[1:]]
+    order = list(dict.fromkeys(published))
+    assert order != sorted(order, key=int)  # not the input's order
+    assert all(published[i] == published[i + 1] for i in range(0, len(published), 2))  # events stay together
+    assert jobs.verify_job(jobs.load_job(job)).passed
+    # the same release with two sequences swapped is not the seed's order
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    swapped = [lines[0], *lines[3:5], *lines[1:3], *lines[5:]]
+    (tmp_path / "out.csv").write_text("\n".join(swapped) + "\n")
+    verdict = jobs.verify_job(jobs.load_job(job))
+    assert not verdict.passed and "the order the job's shuffle_seed draws" in verdict.problems[0]
+
+
+def test_anatomy_refuses_columns_named_like_what_it_adds(tmp_path):
+    from anonstudio.core.errors import ParameterError
+
+    (tmp_path / "t.csv").write_text("group;age;count\n" + "".join(f"g{i % 3};{30 + i};v{i % 4}\n" for i in range(12)))
+    for sensitive, identifying, match in (("count", "group", "like a column of Anatomy's sensitive table"),
+                                          ("count", "", "has the name of the group id column Anatomy adds")):
+        qis = ["age"]
+        (tmp_path / "job.toml").write_text(
+            f'[input]\npath = "t.csv"\nquasi_identifiers = {qis!r}\nsensitive = ["{sensitive}"]\n'.replace("'", '"')
+            + (f'identifying = ["{identifying}"]\n' if identifying else "")
+            + '[algorithm]\nname = "anatomy"\nl = 2\n[output]\npath = "out.csv"\n')
+        with pytest.raises(ParameterError, match=match):
+            jobs.run_job(jobs.load_job(tmp_path / "job.toml"))
+
+
+def test_unroled_table_content_digest_ignores_row_order_and_layout(tmp_path):
+    from anonstudio.core.release_log import content_digest
+
+    a = tmp_path / "a.csv"
+    b = tmp_path / "b.csv"
+    a.write_text("x;y\n1;2\n3;4\n")
+    b.write_bytes(b'x;y\r\n"3";4\r\n1;2\r\n\r\n')
+    assert content_digest(read_table(a)) == content_digest(read_table(b))
+    b.write_text("x;y\n1;2\n3;5\n")
+    assert content_digest(read_table(a)) != content_digest(read_table(b))
+
+
+def test_a_release_with_another_hierarchy_of_the_same_input_is_warned_about(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    job = _job(tmp_path)
+    jobs.run_job(jobs.load_job(job))
+    text = job.read_text().replace("intervals = [10]", "intervals = [5, 10]")
+    job.write_text(text)
+    again = jobs.run_job(jobs.load_job(job))
+    assert any("published before with other settings" in w for w in again.report["warnings"])
+
+
+def test_a_refused_run_is_not_logged_as_a_release(tmp_path, monkeypatch):
+    from anonstudio.core.errors import PrivacyError
+    from anonstudio.core.release_log import release_log_path
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    job = _job(tmp_path, alg='name = "mondrian"\nk = 2\nl = 4\nl_kind = "distinct"')
+    with pytest.raises(PrivacyError):
+        jobs.run_job(jobs.load_job(job))
+    assert not release_log_path().exists()
+
+
+def test_report_paths_name_files_without_folders(tmp_path):
+    import json
+
+    deep = tmp_path / "home" / "alice" / "hiv_clinic_2024"
+    deep.mkdir(parents=True)
+    job = _job(deep, out="")
+    text = job.read_text().replace('path = "out.csv"', f'path = "{tmp_path / "pub" / "out.csv"}"')
+    job.write_text(text)
+    jobs.run_job(jobs.load_job(job))
+    report = (deep / "out.json").read_text()
+    assert "alice" not in report and "hiv_clinic" not in report
+    rep = json.loads(report)
+    assert rep["input"]["path"] == "t.csv" and rep["output"]["path"] == "out.csv"
+
+
+def test_tables_keep_untouched_cells_spelled_as_the_input(tmp_path):
+    """Every table method's genuine release passes the whitelist: missing cells spelled as read."""
+    rows = [r if i != 3 else (r[0], r[1], "?") for i, r in enumerate(_ROWS)]
+    (tmp_path / "t.csv").write_text("sex;age;occupation\n" + "".join(";".join(r) + "\n" for r in rows))
+    job = _job(tmp_path)
+    (tmp_path / "t.csv").write_text("sex;age;occupation\n" + "".join(";".join(r) + "\n" for r in rows))
+    jobs.run_job(jobs.load_job(job))
+    assert (tmp_path / "out.csv").read_text().splitlines()[4].endswith(";?")
+    assert jobs.verify_job(jobs.load_job(job)).passed
+
+
+def test_canonical_table_frame_puts_columns_in_the_release_order():
+    t = Table(pd.DataFrame({"b": ["1"], "a": ["2"]}, dtype=object))
+    assert list(canonical_table_frame(t, ["a", "b"]).columns) == ["a", "b"]
+    assert list(canonical_table_frame(t, ["a", "c"]).columns) == ["b", "a"]  # other columns: left as they are
+    assert np.array_equal(canonical_table_frame(t).to_numpy(), t.df.to_numpy())
+
+
+def test_verify_release_on_an_unreadable_output_fails_naming_it(tmp_path):
+    job = _job(tmp_path)
+    jobs.run_job(jobs.load_job(job))
+    (tmp_path / "out.csv").write_bytes(b"sex;age;occupation\n\xff\xfe;1;2\n")
+    loaded = jobs.load_job(job)
+    data = jobs.load_data(loaded.input)
+    verdict = verify_release({"model": "k-anonymity", "k": 2}, data, tmp_path / "out.csv")
+    assert not verdict.passed and verdict.problems

@@ -5,18 +5,20 @@ knew nothing of near-copies; now it repairs every content rule the verifier appl
 from __future__ import annotations
 
 import random
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonstudio.core import jobs
+from anonstudio.core import io, jobs
 from anonstudio.core.algorithms import get
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.errors import PrivacyError
 from anonstudio.core.generate import human_like, protein_like
-from anonstudio.core.privacy import verify_output
+from anonstudio.core.privacy import verify_output, verify_release
 
 
 def _family_set(seed: int = 3, members: int = 4, others: int = 36) -> SequenceSet:
@@ -94,6 +96,10 @@ def test_what_condensation_publishes_always_passes_its_verifier(data, k, order, 
         assert "failed independent verification" not in str(exc), str(exc)
         return
     assert verify_output(method.privacy_model(), data, outcome.result.output).passed
+    with tempfile.TemporaryDirectory() as folder:  # and as published: canonical bytes, re-verified as written
+        out = Path(folder) / "out.fasta"
+        jobs.write_outputs(outcome, out, None)
+        assert verify_release(method.privacy_model(), data, out).passed
 
 
 @pytest.mark.realdata
@@ -112,3 +118,42 @@ def test_yeast_6049_at_k20_publishes_no_near_copy(shared_data):
     verdict = verify_pseudo_strings(fresh, outcome.result.output, k=20, max_fragment=20, near_copy_identity=0.9,
                                     near_copy_length=60)
     assert verdict.passed and verdict.details["near_copy_strings"] == 0
+
+
+def _near_copy_release(release: SequenceSet, of: str) -> SequenceSet:
+    """``release`` with its first pseudo-string replaced by ``of`` with every 19th residue changed, cut or
+    padded (with the pseudo-string's own residues) to the same length: the file stays canonical, its group at
+    one length, only the content is a near-copy."""
+    strings = release.strings()
+    n = len(strings[0])
+    copy = list((of + strings[0])[:n])
+    for i in range(18, n, 19):
+        copy[i] = "G" if copy[i] != "G" else "A"
+    strings[0] = "".join(copy)
+    return SequenceSet.from_strings(strings, ids=list(release.ids), headers=list(release.headers),
+                                    alphabet=release.alphabet)
+
+
+def test_verify_and_publication_refuse_a_near_copy_in_canonical_form(tmp_path):
+    """The near-copy rule runs inside the canonical-release check (verify_release): `anonstudio verify` refuses
+    a canonical file whose first pseudo-string is an input with a residue changed every 19 (no run of 20 shared,
+    the fragment rule passes it), and the publication gate refuses to publish such an outcome at all."""
+    data = _family_set()
+    (tmp_path / "p.fasta").write_text("".join(f">{i}\n{s}\n" for i, s in zip(data.ids, data.strings())))
+    (tmp_path / "job.toml").write_text('[input]\npath = "p.fasta"\n[algorithm]\nname = "condensation"\nk = 5\n'
+                                       'seed = 2\n[output]\npath = "out.fasta"\nreport = "out.json"\n')
+    job = jobs.load_job(tmp_path / "job.toml")
+    outcome = jobs.run_job(job)
+    assert jobs.verify_job(job).passed
+    crafted = _near_copy_release(outcome.result.output, data.strings()[10])
+    (tmp_path / "out.fasta").unlink()
+    io.write_output(crafted, tmp_path / "out.fasta")  # the project's own writer: canonical bytes
+    verdict = jobs.verify_job(job)
+    assert not verdict.passed and verdict.details["canonical_form"] is True
+    assert verdict.details["near_copy_strings"] == 1 and verdict.details["rare_fragment_strings"] == 0
+    assert verdict.problems[0].startswith(f"pseudo-string 1 ('pseudo_1') is a near-copy of input record "
+                                          f"'{data.ids[10]}'")
+    outcome.result.output = crafted
+    with pytest.raises(PrivacyError, match="failed verification as written.*near-copy of input record"):
+        jobs.write_outputs(outcome, tmp_path / "again.fasta", tmp_path / "again.json")
+    assert not (tmp_path / "again.fasta").exists() and not (tmp_path / "again.json").exists()

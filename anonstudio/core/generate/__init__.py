@@ -37,6 +37,7 @@ from anonstudio.core.generate._events import (
 )
 from anonstudio.core.generate._proteins import (
     AMINO_ACIDS,
+    human_like,
     protein_lengths,
     protein_like,
     stationary_composition,
@@ -65,7 +66,7 @@ def _interleave(parts: list[list]) -> list:
 
 def labelled_proteins(
     n_per_class: int, seed: int = 0, *, classes: int = 2, mean_length: float = 450.0, min_length: int = 30,
-    max_length: int = 5000,
+    max_length: int = 5000, low_complexity: float = 0.0, repeats: float = 0.0,
 ) -> tuple[list[str], list[str], list[str]]:
     """Protein-like strings of ``classes`` classes, interleaved (A, B, A, B, …).
 
@@ -77,7 +78,8 @@ def labelled_proteins(
     for j in range(classes):
         _, seqs = protein_like(
             n_per_class, np.random.default_rng([int(seed), j]), mean_length=mean_length, min_length=min_length,
-            max_length=max_length, hydrophobic_bias=CLASS_BIAS_STEP * j,
+            max_length=max_length, hydrophobic_bias=CLASS_BIAS_STEP * j, low_complexity=low_complexity,
+            repeats=repeats,
         )
         seq_parts.append(seqs)
         lab_parts.append([CLASS_LABELS[j]] * n_per_class)
@@ -117,14 +119,16 @@ def _gen_table(out: Path, *, rows: int, seed: int, with_hierarchies: bool) -> li
     return paths
 
 
-def _gen_proteins(out: Path, *, count: int, seed: int, mean_length: float, classes: int) -> list[Path]:
+def _gen_proteins(out: Path, *, count: int, seed: int, mean_length: float, classes: int, low_complexity: float = 0.0,
+                  repeats: float = 0.0) -> list[Path]:
     out = Path(out)
     if classes == 1:
-        ids, seqs = protein_like(count, seed, mean_length=mean_length)
+        ids, seqs = protein_like(count, seed, mean_length=mean_length, low_complexity=low_complexity, repeats=repeats)
         headers = ids
     else:
         per_class = -(-count // classes)
-        ids, seqs, labels = labelled_proteins(per_class, seed, classes=classes, mean_length=mean_length)
+        ids, seqs, labels = labelled_proteins(per_class, seed, classes=classes, mean_length=mean_length,
+                                              low_complexity=low_complexity, repeats=repeats)
         headers = [f"{i} class={lab}" for i, lab in zip(ids, labels)]
     return [write_fasta(headers, seqs, out)]
 
@@ -178,6 +182,10 @@ GENERATORS: dict[str, Command] = {
             _SEED,
             Param("mean_length", "float", 450.0, help="mean length (log-normal, 30–5000)", low=30, high=5000),
             Param("classes", "int", 1, help="number of classes (header 'class=A', 'class=B', …)", low=1, high=26),
+            Param("low_complexity", "float", 0.0, help="share of the strings given a homopolymer run of 12–60 "
+                  "residues (poly-Q most often)", low=0.0, high=1.0),
+            Param("repeats", "float", 0.0, help="share of the strings given a tandem repeat of a 20–120-residue "
+                  "stretch, 2–6 copies with 5 % substitutions", low=0.0, high=1.0),
         )),
         _gen_proteins,
     ),
@@ -228,6 +236,7 @@ __all__ = [
     "event_hierarchy_rows",
     "hhp_events",
     "hierarchy_path",
+    "human_like",
     "item_names",
     "labelled_proteins",
     "labelled_quest",

@@ -40,6 +40,7 @@ from anonstudio.core.privacy._models import (
     FrequencyLDiversity,
     KAnonymity,
     KCPrivacy,
+    NearCopyRule,
     PrivacyModel,
     register,
     registered,
@@ -51,6 +52,12 @@ from anonstudio.core.privacy._strings import (
     FragmentIndex,
     longest_shared_substrings,
     verify_pseudo_strings,
+)
+from anonstudio.core.privacy._near_copies import (
+    DEFAULT_NEAR_COPY_IDENTITY,
+    DEFAULT_NEAR_COPY_LENGTH,
+    NearCopyIndex,
+    near_copies,
 )
 from anonstudio.core.privacy._anatomy import verify_anatomy
 from anonstudio.core.privacy._tables import (
@@ -76,6 +83,10 @@ __all__ = [
     "unregister",
     "extra_models",
     "DEFAULT_MAX_FRAGMENT",
+    "DEFAULT_NEAR_COPY_IDENTITY",
+    "DEFAULT_NEAR_COPY_LENGTH",
+    "NearCopyIndex",
+    "near_copies",
     "FragmentIndex",
     "MODELS",
     "SIDE_OUTPUTS",
@@ -112,8 +123,11 @@ def models_of(spec: dict[str, Any]) -> list[PrivacyModel]:
         return [KCPrivacy(k=_need(spec, "k"), c=_need(spec, "c"))]
     if name == "pseudo-strings":
         k, length = spec.get("k"), spec.get("max_fragment")
+        identity, window = spec.get("near_copy_identity"), spec.get("near_copy_length")
         return ([CondensedGroups(k=k)] if k is not None else []) + (
-            [FragmentRule(k=k, max_fragment=length)] if k is not None and length else [])
+            [FragmentRule(k=k, max_fragment=length)] if k is not None and length else []) + (
+            [NearCopyRule(k=k, near_copy_identity=identity, near_copy_length=window)]
+            if k is not None and identity is not None and window is not None else [])
     if name == "anatomy":
         return [FrequencyLDiversity(l=_need(spec, "l"))]
     if name == "random-anonymization":
@@ -229,7 +243,9 @@ def _events(spec: dict[str, Any], models: list[PrivacyModel], original: Any, out
 
 def _strings(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
              executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
-    return verify_pseudo_strings(original, output, k=spec.get("k"), max_fragment=spec.get("max_fragment"))
+    return verify_pseudo_strings(original, output, k=spec.get("k"), max_fragment=spec.get("max_fragment"),
+                                 near_copy_identity=spec.get("near_copy_identity"),
+                                 near_copy_length=spec.get("near_copy_length"))
 
 
 def _anatomy(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
@@ -269,8 +285,10 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
       and ``sensitive`` (default: the table's sensitive columns), optional ``quasi_identifiers``.
       With ``l`` the verdict passes only if both k-anonymity and l-diversity hold.
     - ``"(k,c)-privacy"``: ``k``, ``c``, ``highly_sensitive``.
-    - ``"pseudo-strings"``: optional ``k`` (condensed groups of at least k) and ``max_fragment`` (the
-      fragment rule: no substring of that many symbols held by fewer than ``k`` inputs).
+    - ``"pseudo-strings"``: optional ``k`` (condensed groups of at least k), ``max_fragment`` (the
+      fragment rule: no substring of that many symbols held by fewer than ``k`` inputs), and
+      ``near_copy_identity`` with ``near_copy_length`` (the near-copy rule: no window of that many symbols
+      within ``⌊(1 − identity)·length⌋`` edits of a stretch of fewer than ``k`` inputs).
     - ``"anatomy"``: ``l`` (frequency l-diversity); optional ``quasi_identifiers``, ``sensitive``,
       ``group_column``.
     - ``"random-anonymization"``: ``max_changed``; optional ``quasi_identifiers``, ``levels``, ``weights``

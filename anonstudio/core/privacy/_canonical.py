@@ -12,7 +12,7 @@ workbench's export) runs on the staged files just before they are published — 
 3. checks the tokens the canonical form leaves free against a whitelist — the structural ones here (Anatomy's
    group ids 1..G in order of first appearance and its sensitive table derived from them, event numbers 1..m,
    sequences in the input's order, FASTA headers exactly ``pseudo_<n> segment=<s> group=<g>`` with n = 1..N
-   and groups numbered in order, sequence letters from the inputs' own ASCII alphabet), the cell-level ones in
+   and groups numbered in order, sequence letters from the inputs' own ASCII alphabet, the symbols they hold), the cell-level ones in
    each model's verifier (a quasi-identifier cell is its original value, a hierarchy label above it or ``*``;
    every other cell as spelled in the input);
 4. lets the privacy model judge the parsed content (:func:`~anonstudio.core.privacy.verify_output`).
@@ -240,8 +240,11 @@ def _check_fasta(problems: Problems, original: SequenceSet, output: SequenceSet,
     """Canonical bytes of a pseudo-string release: headers exactly ``pseudo_<n> segment=<s> group=<g>`` with
     n = 1..N in order, a group's strings together, groups and segments numbered 0, 1, … in order of first
     appearance, one segment per group, one length per group (or segment, or release: ``length_mode``); letters
-    only from the inputs' own ASCII alphabet; 60 letters a line."""
-    allowed = {s for s in original.alphabet.symbols if s.isascii()}
+    only from the inputs' own ASCII alphabet — the symbols the inputs hold (condensation draws every symbol
+    from its group's strings: a ``U`` or ``X`` no input holds, though the alphabet names it, is a marker the
+    method did not produce); 60 letters a line."""
+    held = np.unique(original.codes) if len(original.codes) else np.zeros(0, dtype=np.int64)
+    allowed = {original.alphabet.symbols[int(c)] for c in held if original.alphabet.symbols[int(c)].isascii()}
     used = np.unique(output.codes) if len(output.codes) else np.zeros(0, dtype=np.int64)
     foreign = [output.alphabet.symbols[int(c)] for c in used if output.alphabet.symbols[int(c)] not in allowed]
     if foreign:

@@ -45,7 +45,8 @@ SENSITIVE = "sensitive"
 HIGHLY_SENSITIVE = "highly_sensitive"
 FRAGMENTS = "fragments"
 POPULATION = "population"
-REQUIREMENTS = (SIZES, SENSITIVE, HIGHLY_SENSITIVE, FRAGMENTS, POPULATION)
+NEAR_COPIES = "near_copies"  # computed by the pseudo-string verifier (each published string its own class)
+REQUIREMENTS = (SIZES, SENSITIVE, HIGHLY_SENSITIVE, FRAGMENTS, POPULATION, NEAR_COPIES)
 
 
 @dataclass
@@ -63,6 +64,10 @@ class ClassStats:
     holders: np.ndarray | None = None
     #: per class, the records of the population table it covers (their quasi-identifiers generalize to the class's)
     population: np.ndarray | None = None
+    #: per published string (its own class): the first window of ``near_copy_length`` symbols that 1..k-1
+    #: inputs hold within the near-copy rule's edits (-1: none), and how many inputs hold it
+    near_window: np.ndarray | None = None
+    near_holders: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -231,6 +236,34 @@ class FragmentRule(PrivacyModel):
                 f"string(s), fewer than k = {self.params['k']} (max_fragment = {self.params['max_fragment']})")
 
 
+class NearCopyRule(PrivacyModel):
+    """The near-copy rule for pseudo-strings (:mod:`anonstudio.core.privacy._near_copies`): no window of
+    ``near_copy_length`` symbols of a published string (read forwards or backwards) lies within
+    ``⌊(1 − near_copy_identity)·near_copy_length⌋`` edits of a stretch of at least one but fewer than ``k``
+    input strings. Each published string is its own class; :attr:`ClassStats.near_window` is its first such
+    window."""
+
+    name = "near-copy rule"
+    needs = frozenset({NEAR_COPIES})
+    parameters = ParamSet((
+        Param("k", "int", 2, "a window must be held by at least k input strings", low=1),
+        Param("near_copy_identity", "float", 0.9, "identity from which a window is a near-copy of an input",
+              low=0.5, high=1.0),
+        Param("near_copy_length", "int", 60, "length, in symbols, of the windows compared", low=1, high=64),
+    ))
+
+    def score(self, stats):
+        return (stats.near_window >= 0).astype(float)
+
+    def failing(self, stats):
+        return np.flatnonzero(stats.near_window >= 0)
+
+    def measure(self, stats, i, of=""):
+        return (f"a window of {self.params['near_copy_length']} symbols held by only {int(stats.near_holders[i])} "
+                f"input string(s) at identity ≥ {self.params['near_copy_identity']:g}, fewer than "
+                f"k = {self.params['k']}")
+
+
 class KCPrivacy(PrivacyModel):
     """(k,c)-privacy (004 Def. 3): every group of identical QI sequences has at least k sequences, and at most a
     share c of them hold a highly sensitive value."""
@@ -304,7 +337,7 @@ def registered(model: type[PrivacyModel]) -> Iterator[str]:
 
 
 for _model in (KAnonymity, DistinctLDiversity, EntropyLDiversity, FrequencyLDiversity, KCPrivacy, CondensedGroups,
-               FragmentRule):
+               FragmentRule, NearCopyRule):
     register(_model)
 
 

@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 
 from anonstudio.core.data import SequenceSet
-from anonstudio.core.privacy._models import ClassStats, CondensedGroups, FragmentRule
+from anonstudio.core.privacy._models import ClassStats, CondensedGroups, FragmentRule, NearCopyRule
+from anonstudio.core.privacy._near_copies import near_copies
+from anonstudio.core.privacy._readings import backward_readings, reads_as_dna
 from anonstudio.core.privacy._tables import _check_int
 from anonstudio.core.privacy._verification import Problems, Verification
 from anonstudio.core.progress import checkpoint
@@ -42,24 +44,13 @@ def _without_foreign(original: SequenceSet, output: SequenceSet) -> SequenceSet:
                        original.alphabet, output.labels, output.source, output.extra)
 
 
-def _read_backwards(output: SequenceSet) -> list[tuple[str, SequenceSet]]:
-    """``output`` as a reader could turn it back into an input: each string reversed, and for DNA also
-    reverse-complemented (a strand read the other way)."""
-    n = len(output.codes)
-    if not n:
-        return []
-    starts, ends = output.offsets[:-1], output.offsets[1:]
-    owner = np.repeat(np.arange(len(starts)), np.diff(output.offsets))
-    flipped = output.codes[(starts + ends - 1)[owner] - np.arange(n)]
-    views = [("reversed", flipped)]
-    symbols = output.alphabet.symbols
-    pairs = {"A": "T", "T": "A", "C": "G", "G": "C"}
-    if set(symbols) == set(pairs):
-        where = {sym: i for i, sym in enumerate(symbols)}
-        complement = np.array([where[pairs[sym]] for sym in symbols], dtype=output.codes.dtype)
-        views.append(("reverse-complemented", complement[flipped]))
+def _read_backwards(output: SequenceSet, dna: bool | None = None) -> list[tuple[str, SequenceSet]]:
+    """``output`` as a reader could turn it back into an input: each string reversed, and for DNA (``dna``:
+    the inputs hold only A, C, G, T, whatever the alphabet is called) also reverse-complemented (a strand read
+    the other way) and complemented (the other strand, not reversed):
+    :func:`~anonstudio.core.privacy._readings.backward_readings`."""
     return [(how, SequenceSet(output.ids, output.headers, codes, output.offsets, output.alphabet))
-            for how, codes in views]
+            for how, codes in backward_readings(output.codes, output.offsets, output.alphabet.symbols, dna)]
 
 
 def _named_input(header: str, ids: set[str]) -> str | None:
@@ -585,8 +576,39 @@ def _group_sizes(output: SequenceSet) -> Counter | None:
     return None
 
 
+def _near_copy_rule(original: SequenceSet, output: SequenceSet, views: list, backwards: list, shared: np.ndarray,
+                    shared_backwards: dict[str, np.ndarray], rule: NearCopyRule, problems: Problems,
+                    details: dict[str, Any]) -> None:
+    """The near-copy rule over every reading of the output (``views``: forwards and each backwards reading's
+    codes); the fragment scans' longest shared runs (``shared``, ``shared_backwards``) spare the strings that
+    share too short a run with every input to hold a near-copy."""
+    k, identity, length = (rule.params[p] for p in ("k", "near_copy_identity", "near_copy_length"))
+    offsets = output.offsets.astype(np.int64)
+    readings = [("", views[0][1], offsets, shared if len(shared) == len(output) else None)]
+    readings += [(f" read {how}", codes, offsets, shared_backwards.get(how))
+                 for (how, _), (_, codes) in zip(backwards, views[1:])]
+    found = near_copies(original, readings, k, identity, length)
+    near_window = np.full(len(output), -1, np.int64)
+    near_holders = np.zeros(len(output), np.int64)
+    for hit in found:
+        near_window[hit["string"]] = hit["start"]
+        near_holders[hit["string"]] = hit["holders"]
+    stats = ClassStats(np.ones(len(output), np.int64), near_window=near_window, near_holders=near_holders)
+    for hit in found:
+        j = hit["string"]
+        problems.add(
+            f"pseudo-string {j + 1} ('{output.ids[j]}'){hit['how']} is a near-copy of input record "
+            f"'{original.ids[hit['input']]}': its symbols {hit['start']}-{hit['end']} are within {hit['edits']} "
+            f"edits of a stretch of it (identity {1 - hit['edits'] / length:.2f} over {length} symbols); "
+            f"{rule.measure(stats, j)} (near_copy_identity = {identity:g}, near_copy_length = {length})",
+            record=output.ids[j], kind="near copy", original=original.ids[hit["input"]])
+    details.update(near_copy_identity=identity, near_copy_length=length, near_copy_strings=len(rule.failing(stats)),
+                   near_copy_windows=sum(hit["windows"] for hit in found))
+
+
 def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int | None = None,
-                          max_fragment: int | None = None) -> Verification:
+                          max_fragment: int | None = None, near_copy_identity: float | None = None,
+                          near_copy_length: int | None = None) -> Verification:
     """Check that condensation published no original string and no identifying fragment of one.
 
     Fails when
@@ -603,7 +625,12 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
       "no identifying fragment copied": a fragment held by ≥ k inputs names none of them, one held by
       fewer narrows a reader down to fewer than k records. This also catches near-copies (an input minus
       a residue, or with one added) whose long runs occur in that one input only. Pseudo-strings are
-      scanned backwards too.
+      scanned backwards too;
+    - (with ``k``, ``near_copy_identity`` = θ and ``near_copy_length`` = L) a window of L symbols of a
+      pseudo-string, read forwards or backwards (DNA: also complemented), lies within ``⌊(1 − θ)·L⌋`` edits
+      (substitutions, insertions, deletions) of a stretch of at least one but fewer than ``k`` inputs — the
+      near-copy rule (:mod:`anonstudio.core.privacy._near_copies`): an input with a residue changed every 19
+      positions shares no run of 20 with its copy but is 95 % identical to it.
 
     The details give the longest substring any pseudo-string shares with any input (max, mean, median),
     whatever its frequency, and the rare fragments found.
@@ -614,6 +641,9 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
         k = _check_int("k", k, 1)
     if max_fragment is not None:
         max_fragment = _check_int("max_fragment", max_fragment, 1)
+    near_rule = None
+    if k is not None and near_copy_identity is not None and near_copy_length is not None:
+        near_rule = NearCopyRule(k=k, near_copy_identity=near_copy_identity, near_copy_length=near_copy_length)
     problems = Problems()
     output = _without_foreign(original, output)  # a copy with gaps or X sprinkled in is a copy
     orig_codes, out_codes = _translate(original, output)
@@ -623,7 +653,7 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
             checkpoint()  # 100,000 item strings take a while: the enclosing phase reports, Cancel may stop
         inputs.setdefault(orig_codes[original.offsets[i] : original.offsets[i + 1]].tobytes(), i)
     copies = 0
-    backwards = _read_backwards(output)
+    backwards = _read_backwards(output, reads_as_dna(original.codes, original.alphabet.symbols))
     views = [("", out_codes)] + [(f" read {how}", _translate(original, view)[1]) for how, view in backwards]
     for j in range(len(output)):
         if j % 16384 == 16383:
@@ -677,6 +707,7 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
     )
     if len(shared):
         details["longest_shared_record"] = output.ids[int(shared.argmax())]
+    shared_backwards: dict[str, np.ndarray] = {}
     if k is not None and max_fragment and scan is not None:
         rule = FragmentRule(k=k, max_fragment=max_fragment)  # each published string is judged by the rule
         stats = ClassStats(np.ones(len(output), np.int64), fragment=scan["longest"], holders=scan["inputs"])
@@ -689,6 +720,7 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
         flagged = set(leaking.tolist())
         for how, view in backwards:  # a fragment read the other way names its inputs as well
             back = index.rare_fragments(view, max_fragment, k)
+            shared_backwards[how] = back["shared"]
             stats = ClassStats(np.ones(len(view), np.int64), fragment=back["longest"], holders=back["inputs"])
             for j in rule.failing(stats).tolist():
                 if j not in flagged:
@@ -696,6 +728,8 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
                     problems.add(f"pseudo-string {j + 1} ('{output.ids[j]}') read {how} contains "
                                  f"{rule.measure(stats, j)}", record=output.ids[j], kind="rare fragment")
         details["rare_fragment_strings"] = len(flagged)
+    if near_rule is not None:
+        _near_copy_rule(original, output, views, backwards, shared, shared_backwards, near_rule, problems, details)
     sizes = _group_sizes(output)
     if sizes is not None:
         details["groups"] = len(sizes)

@@ -94,7 +94,7 @@ def composition(
 
 #: report metric names (substrings, lower case) that describe leaks of original string fragments
 LEAK_WORDS = ("leak", "fragment", "copied", "copies", "longest_shared", "shared_substring", "common_substring",
-              "longest_match", "shared_kmer")
+              "longest_match", "shared_kmer", "near_copy")
 
 #: what the condensation report's fragment figures mean
 LEAK_MEANINGS = {
@@ -109,6 +109,9 @@ LEAK_MEANINGS = {
     "verification.longest_shared_mean": "verifier: longest fragment shared with an input, mean",
     "verification.longest_shared_median": "verifier: longest fragment shared with an input, median",
     "verification.longest_shared_record": "verifier: the pseudo-string with the longest fragment",
+    "near_copy_strings_drawn": "pseudo-strings drawn with a near-copy of fewer than k inputs (repaired)",
+    "near_copy_symbols_redrawn": "symbols redrawn to repair them",
+    "verification.near_copy_strings": "verifier: pseudo-strings with a near-copy of fewer than k inputs (must be 0)",
 }
 
 

@@ -219,8 +219,11 @@ def test_first_symbol_and_transitions_follow_fs_and_sc():
 def test_registered_and_declares_its_model():
     cls = get("condensation")
     assert cls is Condensation and cls.data_kind == "fasta"
-    assert Condensation(k=7).privacy_model() == {"model": "pseudo-strings", "k": 7, "max_fragment": 20, "length": "group"}
+    assert Condensation(k=7).privacy_model() == {"model": "pseudo-strings", "k": 7, "max_fragment": 20,
+                                                 "near_copy_identity": 0.9, "near_copy_length": 60,
+                                                 "length": "group"}
     assert Condensation(k=7, max_fragment=30).privacy_model()["max_fragment"] == 30
+    assert Condensation(k=7, near_copy_identity=0.95, near_copy_length=50).privacy_model()["near_copy_length"] == 50
 
 
 def test_the_default_fragment_rule_is_the_verifiers():
@@ -229,6 +232,15 @@ def test_the_default_fragment_rule_is_the_verifiers():
 
     assert Condensation.parameters.get("max_fragment").default == DEFAULT_MAX_FRAGMENT
     assert Condensation().params["max_fragment"] == DEFAULT_MAX_FRAGMENT
+
+
+def test_the_default_near_copy_rule_is_the_verifiers():
+    from anonstudio.core.privacy import DEFAULT_NEAR_COPY_IDENTITY, DEFAULT_NEAR_COPY_LENGTH
+    from anonstudio.core.privacy._models import NearCopyRule
+
+    assert Condensation.parameters.get("near_copy_identity").default == DEFAULT_NEAR_COPY_IDENTITY
+    assert Condensation.parameters.get("near_copy_length").default == DEFAULT_NEAR_COPY_LENGTH
+    assert NearCopyRule.parameters.get("near_copy_identity").default == DEFAULT_NEAR_COPY_IDENTITY
 
 
 def test_run_output_contract():

@@ -63,7 +63,7 @@ def test_kc_privacy_against_brute_force(groups, k, c):
 
 def test_models_declare_parameters_and_compose_into_the_strictest_limits():
     assert set(MODELS) == {"k-anonymity", "distinct l-diversity", "entropy l-diversity", "frequency l-diversity",
-                           "(k,c)-privacy", "condensed groups", "fragment rule"}
+                           "(k,c)-privacy", "condensed groups", "fragment rule", "near-copy rule"}
     assert [m.name for m in table_models(5, 3, "distinct")] == ["k-anonymity", "distinct l-diversity"]
     limits = partition_limits([KAnonymity(k=5), KAnonymity(k=8), EntropyLDiversity(l=2), KCPrivacy(k=3, c=0.6),
                                KCPrivacy(k=2, c=0.4)])
@@ -103,5 +103,8 @@ def test_a_declared_spec_becomes_the_models_it_names():
         "k-anonymity", "distinct l-diversity"]
     assert [m.name for m in models_of({"model": "pseudo-strings", "k": 5, "max_fragment": 20})] == [
         "condensed groups", "fragment rule"]
+    assert [m.params for m in models_of({"model": "pseudo-strings", "k": 5, "max_fragment": 20,
+                                         "near_copy_identity": 0.9, "near_copy_length": 60})][-1] == {
+        "k": 5, "near_copy_identity": 0.9, "near_copy_length": 60}
     assert [m.params for m in models_of({"model": "anatomy", "l": 3})] == [{"l": 3}]
     assert [m.params for m in models_of({"model": "(k,c)-privacy", "k": 2, "c": 0.5})] == [{"k": 2, "c": 0.5}]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QTimer
 
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.core import workspace as proj

@@ -41,7 +41,7 @@ def restored_outcome(state: Any) -> tuple[Any, str | None]:
         hierarchies, _ = load_hierarchies(state.hierarchy_specs(), state.data, required=algorithm.needs_hierarchies)
         spec = state.input_spec()
         model = declared_model(algorithm, state.data, spec, algorithm.pipeline.get("max_suppression"))
-        sides = {name: side_output_path(out, name) for name in privacy.SIDE_OUTPUTS.get(model.get("model"), ())}
+        sides = {name: side_output_path(out, name) for name in privacy.SIDE_OUTPUTS.get(str(model.get("model")), ())}
         seed = state.release.shuffle_seed if shuffled else None
         verification = privacy.verify_release(model, state.data, out, hierarchies, side_paths=sides,
                                               missing=spec.missing, shuffle_seed=seed)

@@ -381,7 +381,7 @@ class Workspace:
         chosen method does not use."""
         from anonstudio.core import algorithms
         from anonstudio.core.errors import AnonStudioError
-        from anonstudio.core.jobs import hierarchies_used, hierarchy_warnings
+        from anonstudio.core.jobs import hierarchy_warnings
 
         if self.data is None:
             return []

@@ -88,8 +88,8 @@ class StopSignals:
         for sock in (self._read, self._write):
             sock.setblocking(False)
         self._previous_fd = signal.set_wakeup_fd(self._write.fileno())
-        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(number, self._note)
+        self._previous = {number: signal.signal(number, self._note)
+                          for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
         self.notifier = QSocketNotifier(self._read.fileno(), QSocketNotifier.Type.Read)
         self.notifier.activated.connect(self._wake)
 
@@ -113,6 +113,20 @@ class StopSignals:
             if self.window.close():
                 self.received = number
                 self.app.quit()
+
+    def uninstall(self) -> None:
+        """The event loop has returned: the process's earlier handlers and wake-up fd back, the socket closed (a
+        signal arriving later, in a process that goes on, is not this window's)."""
+        import contextlib
+        import signal
+
+        self.notifier.setEnabled(False)
+        with contextlib.suppress(ValueError, OSError):
+            signal.set_wakeup_fd(self._previous_fd)
+            for number, handler in self._previous.items():
+                signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+        self._read.close()
+        self._write.close()
 
     def exit_code(self, code: int) -> int:
         return 128 + int(self.received) if self.received is not None else code
@@ -157,7 +171,11 @@ def main(file: str | Path | None = None, demo: bool = False) -> int:
             linger = 0.0
         QTimer.singleShot(0, report_shown)
         QTimer.singleShot(int(linger * 1000), quit_now)
-    return stops.exit_code(int(app.exec()))
+    try:
+        code = int(app.exec())
+    finally:
+        stops.uninstall()
+    return stops.exit_code(code)
 
 
 if __name__ == "__main__":

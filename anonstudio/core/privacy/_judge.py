@@ -76,10 +76,18 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
             vals = as_coded(pub[column].iloc[kept]).read_alike(keep=NA_TOKEN)
             present = ~vals.isin([NA_TOKEN, ""])
             if SENSITIVE in needs:
-                pairs = pd.DataFrame({"c": classes[present], "v": vals.codes[present]})
+                total = np.bincount(vals.codes[present], minlength=len(vals.texts))
+                used = np.flatnonzero(total > 0)  # the values the table holds, coded 0..m-1
+                compact = np.full(len(vals.texts), -1, dtype=np.int64)
+                compact[used] = np.arange(len(used))
+                pairs = pd.DataFrame({"c": classes[present], "v": compact[vals.codes[present]]})
                 counts = pairs.groupby(["c", "v"], sort=False).size()
                 stats.value_class = counts.index.get_level_values(0).to_numpy()
+                stats.value_code = counts.index.get_level_values(1).to_numpy()
                 stats.value_count = counts.to_numpy(dtype=float)
+                stats.value_total = total[used].astype(float)
+                stats.value_texts = tuple(str(vals.texts[i]) for i in used)
+                stats.value_hierarchy = hierarchies.get(column)
             if HIGHLY_SENSITIVE in needs:
                 from anonstudio.core.data import read_alike
 
@@ -93,7 +101,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
             values = ", ".join(f"{q}={show(as_text(pub[q].iloc[[first]])[0])}" for q in qis)
             measure = model.measure(stats, int(c_id), of=f"'{column}'" if column else "")
             problems.add(f"row {first + 1}: its equivalence class ({values}, {int(sizes[c_id])} records) has "
-                         f"{measure}, which {model.name} does not allow", row=first + 1, kind=f"fails {model.name}",
+                         f"{measure}, which {model.label()} does not allow", row=first + 1, kind=f"fails {model.name}",
                          score=float(score[c_id]))
         problems.count += max(0, len(failing) - SHOWN)
     details.update(classes=int(len(sizes)), lowest_score=None if worst == np.inf else round(worst, 6),

@@ -349,7 +349,8 @@ RULE_KINDS = {"recursive-cl-diversity": 1, "t-equal": 2, "t-ordered": 3, "t-hier
 def kernel_rules(models: list[PrivacyModel], texts: tuple[str, ...], totals: np.ndarray, hierarchy=None,
                  column: str = "") -> tuple:
     """The distribution models among ``models`` as the arrays Mondrian's split test reads:
-    ``(kind int64[r], par float64[r, 2], q float64[m], rank int64[m], anc int64[m, L])`` for the sensitive values
+    ``(kind int64[r], par float64[r, 2], q float64[m], order int64[m], anc int64[m, L], buffers float64[4, nodes])``
+    (``order``: the values in the ordered distance's order) for the sensitive values
     ``texts`` (codes 0..m-1) with ``totals`` records each in the whole table."""
     kinds, pars = [], []
     anc = np.zeros((len(texts), 1), dtype=np.int64)
@@ -377,5 +378,8 @@ def kernel_rules(models: list[PrivacyModel], texts: tuple[str, ...], totals: np.
     totals = np.asarray(totals, dtype=np.float64)
     q = totals / totals.sum() if totals.sum() > 0 else totals
     rank = value_order(texts, hierarchy) if len(texts) else np.zeros(0, dtype=np.int64)
+    order = np.argsort(rank, kind="stable") if len(texts) else np.zeros(0, dtype=np.int64)
+    buffers = np.zeros((4, int(anc.max()) + 1 if anc.size else 1))
     return (np.asarray(kinds, dtype=np.int64), np.asarray(pars, dtype=np.float64).reshape(len(kinds), 2),
-            np.ascontiguousarray(q), np.ascontiguousarray(rank), np.ascontiguousarray(anc))
+            np.ascontiguousarray(q), np.ascontiguousarray(order.astype(np.int64)), np.ascontiguousarray(anc),
+            buffers)

@@ -308,6 +308,8 @@ class GeneralizingMethod(Algorithm):
 
     #: the registered privacy models (beyond k and l) a job may name under ``models`` for this method, by name
     enforced_models: ClassVar[tuple[str, ...]] = ()
+    #: the population table δ-presence and k-map count in (the job's ``input.population``; set by the pipeline)
+    population = None
 
     def __init__(self, **params) -> None:
         super().__init__(**params)

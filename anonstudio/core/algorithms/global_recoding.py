@@ -643,7 +643,14 @@ class GlobalRecoding(GeneralizingMethod):
             totals = np.bincount(codes[present], minlength=n_values)
         population = None
         if self.needs_population():
-            population = population_leaves(self.population, packed, data)
+            from anonstudio.core.privacy._population_models import population_table
+
+            users = [m for m in self.extra_models() if "population" in m.params]
+            tables = {id(m): population_table(m, self.population) for m in users}
+            if len({m.params.get("population") for m in users}) > 1 and self.population is None:
+                raise ParameterError("δ-presence and k-map name two population tables: give them one",
+                                     key="algorithm.models")
+            population = population_leaves(tables[id(users[0])], packed, data)
         lattice.with_models(self.extra_models(), totals, texts, hierarchies.get(column) if column else None,
                             population)
 

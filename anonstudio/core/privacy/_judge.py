@@ -54,9 +54,10 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
         problems.add(f"privacy model '{model.name}' judges sensitive values, and no sensitive column is given")
     for c in missing:
         problems.add(f"column '{c}' is missing from the output", column=c, kind="missing column")
-    if POPULATION in needs and population is None:
-        raise ParameterError(f"privacy model '{model.name}' needs a population table (the spec's 'population')",
-                             column="population")
+    if POPULATION in needs:
+        from anonstudio.core.privacy._population_models import population_table
+
+        population = population_table(model, population)
     if problems:
         details.update(violations=problems.count, first_violations=problems.records)
         return Verification(False, model.name, details, problems.sentences)

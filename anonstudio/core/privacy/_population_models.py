@@ -19,6 +19,24 @@ from anonstudio.core.privacy._models import POPULATION, SIZES, ClassStats, Priva
 
 EPS = 1e-12
 
+#: the population table's parameter of δ-presence and k-map (a path; a job's relative path is taken against the job)
+POPULATION_PARAM = Param("population", "str", None, "the population table (a file with the quasi-identifier "
+                         "columns, one record per person) the classes are counted in", browse="file",
+                         filter="Tables (*.csv *.tsv *.txt *.parquet);;All files (*)", title="Population table")
+
+
+def population_table(model: PrivacyModel, given=None):
+    """The population a model counts in: ``given`` (a table or frame), else the file its ``population`` names."""
+    if given is not None:
+        return given
+    path = model.params.get("population")
+    if not path:
+        raise ParameterError(f"privacy model '{model.name}' needs a population table (its parameter 'population')",
+                             key=f"models.{model.name}.population")
+    from anonstudio.core import io
+
+    return io.read_table(path)
+
 
 class DeltaPresence(PrivacyModel):
     """δ-presence (M. E. Nergiz, M. Atzori, C. Clifton: Hiding the presence of individuals from shared databases.
@@ -35,6 +53,7 @@ class DeltaPresence(PrivacyModel):
               low=0, high=1),
         Param("delta_max", "float", 0.5, "the largest share of a class's population that may be in the table",
               low=0, high=1),
+        POPULATION_PARAM,
     ))
 
     def check_parameters(self, *, key=""):
@@ -67,7 +86,7 @@ class KMap(PrivacyModel):
     reference = "K. El Emam, F. K. Dankar: Protecting privacy using k-anonymity. JAMIA 15(5), 2008"
     needs = frozenset({SIZES, POPULATION})
     parameters = ParamSet((Param("k", "int", 5, "every class matches at least k people of the population table",
-                                 low=1),))
+                                 low=1), POPULATION_PARAM))
 
     def score(self, stats):
         return stats.population.astype(float)

@@ -325,7 +325,7 @@ class GeneralizingMethod(Algorithm):
 
         out = []
         for name, params in named.items():
-            key = f"models.{name}"
+            key = f"algorithm.models.{name}"
             if name not in self.enforced_models:
                 known = MODELS.get(name)
                 raise ParameterError((f"'{self.name}' does not enforce the privacy model '{name}'" if known else
@@ -335,7 +335,7 @@ class GeneralizingMethod(Algorithm):
                 model = MODELS[name](**params)
                 model.check_parameters(key=f"{key}.")
             except AnonStudioError as exc:
-                if exc.key and not exc.key.startswith("models."):
+                if exc.key and not exc.key.startswith("algorithm."):
                     exc.key = f"{key}.{exc.key}"
                 exc.message = f"privacy model '{name}': {exc.message}"
                 raise

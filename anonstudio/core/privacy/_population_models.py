@@ -32,7 +32,7 @@ def population_table(model: PrivacyModel, given=None):
     path = model.params.get("population")
     if not path:
         raise ParameterError(f"privacy model '{model.name}' needs a population table (its parameter 'population')",
-                             key=f"models.{model.name}.population")
+                             key=f"algorithm.models.{model.name}.population")
     from anonstudio.core import io
 
     return io.read_table(path)

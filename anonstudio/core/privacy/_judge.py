@@ -71,6 +71,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
     covered = _population_counts(pub, qis, firsts, population, hierarchies) if POPULATION in needs else None
     columns: list[str | None] = list(names) if needs & {SENSITIVE, HIGHLY_SENSITIVE} else [None]
     worst = np.inf
+    failing_records = 0
     for column in columns:
         stats = ClassStats(sizes, population=covered)
         if column is not None:
@@ -95,6 +96,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
                 high = np.isin(vals.texts, [read_alike(str(v)) for v in highly_sensitive])[vals.codes] & present
                 stats.high = np.bincount(classes, weights=high.astype(float), minlength=len(sizes))
         score, failing = model.score(stats), model.failing(stats)
+        failing_records += int(sizes[failing].sum())
         if len(score):
             worst = min(worst, float(np.min(score)))
         for c_id in failing[:SHOWN]:
@@ -106,6 +108,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
                          score=float(score[c_id]))
         problems.count += max(0, len(failing) - SHOWN)
     details.update(classes=int(len(sizes)), lowest_score=None if worst == np.inf else round(worst, 6),
+                   failing_records=failing_records,
                    violations=problems.count, first_violations=problems.records)
     return Verification(not problems, model.name, details, problems.sentences)
 

@@ -427,7 +427,9 @@ def tabular_result(
     )
 
 
-#: the ``models`` parameter of the partitioning methods: more privacy models, each with its own parameters
-MODELS_PARAM = Param("models", "models", None, help="more privacy models every class keeps, each with its "
-                     "parameters, e.g. t-closeness = {t = 0.2, distance = \"hierarchical\"}",
-                     title="Privacy models")
+def models_param(names: tuple[str, ...]) -> Param:
+    """The ``models`` parameter of a partitioning method: more privacy models every class keeps, each with its own
+    parameters; ``choices`` are the models the method enforces (the workbench offers them, each with its form)."""
+    return Param("models", "models", None, help="more privacy models every class keeps, each with its parameters, "
+                 "e.g. t-closeness = {t = 0.2, distance = \"hierarchical\"}", choices=tuple(names),
+                 title="Privacy models")

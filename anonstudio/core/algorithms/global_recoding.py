@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Result
-from anonstudio.core.algorithms._tabular import (MODELS_PARAM, GeneralizingMethod, generalized_output,
+from anonstudio.core.algorithms._tabular import (GeneralizingMethod, models_param, generalized_output,
                                                  renumber_by_first_record)
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import Param, ParamSet
@@ -420,6 +420,11 @@ def search_lattice(lattice: _Lattice, progress: ProgressCallback | None = None) 
                          skipped_as_not_anonymous=counts["monotone"], stats=evaluated[best_node])
 
 
+#: every registered table model: the records of the classes a model fails are suppressed, within the budget
+ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
+            "delta-presence", "k-map", "average-risk", "sample-uniqueness")
+
+
 class GlobalRecoding(GeneralizingMethod):
     """Full-domain generalization with suppression, optimal over the lattice of hierarchy levels (see the module).
 
@@ -458,11 +463,9 @@ class GlobalRecoding(GeneralizingMethod):
               "age=1", title="Lowest level per attribute"),
         Param("max_level", "levels", None, help="highest hierarchy level the search may give an attribute, e.g. "
               "native-country=1", title="Highest level per attribute"),
-        MODELS_PARAM,
+        models_param(ENFORCED),
     ))
-    #: every registered table model: the records of the classes a model fails are suppressed, within the budget
-    enforced_models = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness",
-                       "alpha-k-anonymity", "delta-presence", "k-map", "average-risk", "sample-uniqueness")
+    enforced_models = ENFORCED
 
     def __init__(self, **params) -> None:
         super().__init__(**params)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (
-    MODELS_PARAM,
+    models_param,
     GeneralizingMethod,
     tabular_result,
     renumber_by_first_record,
@@ -30,6 +30,12 @@ def entropy(counts: np.ndarray) -> float:
 
     p = counts[counts > 0] / counts.sum()
     return float(-(p * np.log(p)).sum())
+
+
+#: the models its split test keeps part by part (average risk and sample uniqueness through a least class size, a
+#: sufficient condition; δ-presence and k-map would need the population in the recursion, which it does not hold)
+ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
+            "average-risk", "sample-uniqueness")
 
 
 class Mondrian(GeneralizingMethod):
@@ -103,13 +109,10 @@ class Mondrian(GeneralizingMethod):
                 "too small to stand alone pooled into one part",
                 choices=("paper", "nearest"),
             ),
-            MODELS_PARAM,
+            models_param(ENFORCED),
         )
     )
-    #: the models its split test keeps part by part (average risk and sample uniqueness through a least class
-    #: size, a sufficient condition; the population models need a population in the recursion, which it lacks)
-    enforced_models = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness",
-                       "alpha-k-anonymity", "average-risk", "sample-uniqueness")
+    enforced_models = ENFORCED
 
     def __init__(self, **params) -> None:
         super().__init__(**params)

@@ -105,7 +105,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
             measure = model.measure(stats, int(c_id), of=f"'{column}'" if column else "")
             problems.add(f"row {first + 1}: its equivalence class ({values}, {int(sizes[c_id])} records) has "
                          f"{measure}, which {model.label()} does not allow", row=first + 1, kind=f"fails {model.name}",
-                         score=float(score[c_id]))
+                         score=float(score[c_id]), model=model.label(), records=int(sizes[c_id]), why=measure)
         problems.count += max(0, len(failing) - SHOWN)
     details.update(classes=int(len(sizes)), lowest_score=None if worst == np.inf else round(worst, 6),
                    failing_records=failing_records,

@@ -7,8 +7,8 @@ recursive (c,l)-diversity (it has fewer than l values). The statistics come from
 (:class:`~anonstudio.core.privacy._models.ClassStats`); :func:`kernel_rules` hands the same parameters to
 Mondrian's split test as arrays.
 
-The ordered distance orders the values numerically when every value is a number, else in the order of the
-sensitive column's hierarchy leaves when the job gives one, else as text (:func:`value_order`).
+The ordered distance orders the values numerically when every value is a number, else as text (as ARX orders a
+string attribute; values are compared as a reader tells them apart, case folded: :func:`value_order`).
 """
 
 from __future__ import annotations
@@ -47,19 +47,13 @@ def _worst_per_class(stats: ClassStats, pair_values: np.ndarray, empty: float) -
 
 
 def value_order(texts: tuple[str, ...] | list[str], hierarchy=None) -> np.ndarray:
-    """Rank of each value for the ordered distance: numeric order when every value reads as a number, else the
-    order of the hierarchy's leaves (values it does not hold after them, as text), else text order."""
-    from anonstudio.core.data import read_alike
-
+    """Rank of each value for the ordered distance: numeric order when every value reads as a number, else text
+    order (as ARX orders a string attribute; ``hierarchy`` is not used for the order)."""
     texts = [str(t) for t in texts]
     try:
-        keys = [(float(t),) for t in texts]
+        keys: list = [float(t) for t in texts]
     except ValueError:
-        if hierarchy is not None:
-            place = {read_alike(str(leaf)): i for i, leaf in enumerate(hierarchy.leaves)}
-            keys = [(0, place[t], "") if t in place else (1, 0, t) for t in texts]
-        else:
-            keys = [(t,) for t in texts]
+        keys = texts
     order = sorted(range(len(texts)), key=lambda i: keys[i])
     rank = np.empty(len(texts), dtype=np.int64)
     rank[order] = np.arange(len(texts))
@@ -115,6 +109,9 @@ class RecursiveCLDiversity(PrivacyModel):
     ))
 
     def _parts(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return stats.remember((self.name, self.params["l"]), lambda: self._compute_parts(stats))
+
+    def _compute_parts(self, stats: ClassStats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         l = self.params["l"]
         order = np.lexsort((-stats.value_count, stats.value_class))
         cls = stats.value_class[order]
@@ -167,6 +164,9 @@ class TCloseness(PrivacyModel):
     ))
 
     def distances(self, stats: ClassStats) -> np.ndarray:
+        return stats.remember((self.name, self.params["distance"]), lambda: self._distances(stats))
+
+    def _distances(self, stats: ClassStats) -> np.ndarray:
         kind = self.params["distance"]
         m = len(stats.value_total)
         out = np.zeros(stats.n)
@@ -202,28 +202,32 @@ class TCloseness(PrivacyModel):
 
 
 def _hierarchical(stats: ClassStats, anc: np.ndarray) -> np.ndarray:
-    """Li et al.'s hierarchical EMD of every class (see :class:`TCloseness`), blocks of classes at a time."""
+    """Li et al.'s hierarchical EMD of every class (see :class:`TCloseness`), blocks of classes at a time: per level,
+    the children's ``extra`` (r summed over their leaves) as one matrix product, then each parent's positive and
+    negative extra as another."""
     m, levels = anc.shape
     height = levels - 1
     out = np.zeros(stats.n)
     if height <= 0 or m == 0:
         return out
+    steps = []
+    for j in range(1, levels):
+        child_ids, child_of_value = np.unique(anc[:, j - 1], return_inverse=True)
+        to_child = np.zeros((m, len(child_ids)))
+        to_child[np.arange(m), child_of_value] = 1.0
+        parent_of_child = np.zeros(len(child_ids), dtype=np.int64)
+        parent_of_child[child_of_value] = np.unique(anc[:, j], return_inverse=True)[1]
+        to_parent = np.zeros((len(child_ids), int(parent_of_child.max()) + 1))
+        to_parent[np.arange(len(child_ids)), parent_of_child] = 1.0
+        steps.append((j / height, to_child, to_parent))
     for lo in range(0, stats.n, BLOCK):
         hi = min(stats.n, lo + BLOCK)
         r = _dense(stats, lo, hi, m)
-        for j in range(1, levels):
-            child_ids, child_of_value = np.unique(anc[:, j - 1], return_inverse=True)
-            extra = np.zeros((hi - lo, len(child_ids)))
-            np.add.at(extra.T, child_of_value, r.T)
-            # each child's parent at level j
-            parent_of_child = np.zeros(len(child_ids), dtype=np.int64)
-            parent_of_child[child_of_value] = np.unique(anc[:, j], return_inverse=True)[1]
-            n_parents = int(parent_of_child.max()) + 1
-            pos = np.zeros((hi - lo, n_parents))
-            neg = np.zeros((hi - lo, n_parents))
-            np.add.at(pos.T, parent_of_child, np.maximum(extra, 0.0).T)
-            np.add.at(neg.T, parent_of_child, np.maximum(-extra, 0.0).T)
-            out[lo:hi] += j / height * np.minimum(pos, neg).sum(axis=1)
+        for weight, to_child, to_parent in steps:
+            extra = r @ to_child
+            pos = np.maximum(extra, 0.0) @ to_parent
+            neg = np.maximum(-extra, 0.0) @ to_parent
+            out[lo:hi] += weight * np.minimum(pos, neg).sum(axis=1)
     return out
 
 
@@ -242,8 +246,11 @@ class DeltaDisclosure(PrivacyModel):
                                  "table by a factor 2^δ or more", low=0, low_open=True),))
 
     def score(self, stats):
-        p, q = _pair_shares(stats)
-        return _worst_per_class(stats, np.abs(np.log2(p / q)), 0.0)
+        def compute():
+            p, q = _pair_shares(stats)
+            return _worst_per_class(stats, np.abs(np.log2(p / q)), 0.0)
+
+        return stats.remember((self.name,), compute)
 
     def failing(self, stats):
         return np.flatnonzero(self.score(stats) >= self.params["delta"] - EPS)
@@ -278,8 +285,11 @@ class BetaLikeness(PrivacyModel):
         return (p - q) / q - limit
 
     def score(self, stats):
-        p, q = _pair_shares(stats)
-        return _worst_per_class(stats, (p - q) / q, 0.0)
+        def compute():
+            p, q = _pair_shares(stats)
+            return _worst_per_class(stats, (p - q) / q, 0.0)
+
+        return stats.remember((self.name, "gain"), compute)
 
     def failing(self, stats):
         return np.flatnonzero(_worst_per_class(stats, self._excess(stats), -np.inf) > EPS)
@@ -308,6 +318,9 @@ class AlphaKAnonymity(PrivacyModel):
     ))
 
     def shares(self, stats: ClassStats) -> np.ndarray:
+        return stats.remember((self.name, self.params.get("value")), lambda: self._shares(stats))
+
+    def _shares(self, stats: ClassStats) -> np.ndarray:
         p, _ = _pair_shares(stats)
         if self.params.get("value"):
             from anonstudio.core.data import read_alike

@@ -63,7 +63,8 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
         return Verification(False, model.name, details, problems.sentences)
     exempt = needs <= {"sizes", POPULATION}
     kept = np.flatnonzero(~suppressed_rows(pub, qis, hierarchies)) if exempt else np.arange(len(pub))
-    classes = _class_ids(pub.iloc[kept], qis)
+    whole = len(kept) == len(pub)  # every record judged: no copy of the frame
+    classes = _class_ids(pub if whole else pub.iloc[kept], qis)
     sizes = np.bincount(classes, minlength=int(classes.max()) + 1 if len(classes) else 0)
     order = np.argsort(classes, kind="stable")
     starts = np.concatenate(([0], np.cumsum(sizes)))
@@ -75,7 +76,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
     for column in columns:
         stats = ClassStats(sizes, population=covered)
         if column is not None:
-            vals = as_coded(pub[column].iloc[kept]).read_alike(keep=NA_TOKEN)
+            vals = as_coded(pub[column] if whole else pub[column].iloc[kept]).read_alike(keep=NA_TOKEN)
             present = ~vals.isin([NA_TOKEN, ""])
             if SENSITIVE in needs:
                 total = np.bincount(vals.codes[present], minlength=len(vals.texts))
@@ -99,9 +100,11 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
         failing_records += int(sizes[failing].sum())
         if len(score):
             worst = min(worst, float(np.min(score)))
-        for c_id in failing[:SHOWN]:
+        shown = failing[:SHOWN]
+        cells = {q: as_text(pub[q].iloc[firsts[shown]]) for q in qis} if len(shown) else {}
+        for n_shown, c_id in enumerate(shown):
             first = int(firsts[c_id])
-            values = ", ".join(f"{q}={show(as_text(pub[q].iloc[[first]])[0])}" for q in qis)
+            values = ", ".join(f"{q}={show(cells[q][n_shown])}" for q in qis)
             measure = model.measure(stats, int(c_id), of=f"'{column}'" if column else "")
             problems.add(f"row {first + 1}: its equivalence class ({values}, {int(sizes[c_id])} records) has "
                          f"{measure}, which {model.label()} does not allow", row=first + 1, kind=f"fails {model.name}",

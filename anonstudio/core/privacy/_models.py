@@ -30,7 +30,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -70,6 +70,14 @@ class ClassStats:
     value_total: np.ndarray | None = None
     value_texts: tuple[str, ...] = ()
     value_hierarchy: Any = None
+    #: what a model computed of these statistics once (its measure of every class), kept for its messages
+    memo: dict = field(default_factory=dict)
+
+    def remember(self, key: Any, compute) -> Any:
+        """``compute()``, computed once per ``key`` for these statistics."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     @property
     def n(self) -> int:

@@ -16,6 +16,10 @@ import org.deidentifier.arx.AttributeType.Hierarchy.DefaultHierarchy;
 import org.deidentifier.arx.criteria.*;
 
 public class ArxModels {
+    // models that judge class sizes or a population only: ARX refuses a sensitive attribute no model covers
+    static final Set<String> SIZE_MODELS = new HashSet<>(Arrays.asList("k-anonymity", "average-risk",
+            "sample-uniqueness", "k-map", "delta-presence"));
+
     public static void main(String[] argv) throws Exception {
         Map<String, String> a = new HashMap<>();
         for (String s : argv) { int i = s.indexOf('='); a.put(s.substring(0, i), s.substring(i + 1)); }
@@ -48,7 +52,7 @@ public class ArxModels {
                     data.getDefinition().setMinimumGeneralization(col, 0);
                     data.getDefinition().setMaximumGeneralization(col, 0);
                 }
-            } else if (col.equals(sens)) {
+            } else if (col.equals(sens) && !SIZE_MODELS.contains(a.get("model"))) {
                 data.getDefinition().setAttributeType(col, AttributeType.SENSITIVE_ATTRIBUTE);
             } else {
                 data.getDefinition().setAttributeType(col, AttributeType.INSENSITIVE_ATTRIBUTE);

@@ -444,7 +444,8 @@ class GlobalRecoding(GeneralizingMethod):
     description = ("generalizes every value of a quasi-identifier to the same hierarchy level, suppressing the "
                    "records of classes smaller than k within max_suppression; the levels are the lattice "
                    "optimum for the chosen quality model (k-anonymity, optional l-diversity)")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
+                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, δ-presence, k-map, average risk, sample uniqueness)")
     reported_metrics = ("transformation", "quality_value", "NCP", "GCP", "DM", "CAVG", "quality")
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),

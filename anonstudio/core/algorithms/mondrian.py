@@ -73,7 +73,8 @@ class Mondrian(GeneralizingMethod):
     reference = "K. LeFevre, D. J. DeWitt, R. Ramakrishnan: Mondrian multidimensional k-anonymity. ICDE 2006"
     description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
                    "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
+                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample uniqueness)")
     titles = {"cut": "Where a part is cut", "numeric_split": "Numeric cuts"}
     parameters = ParamSet(
         (

@@ -119,21 +119,48 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
 def _population_counts(pub: pd.DataFrame, qis: list[str], firsts: np.ndarray, population: Table | pd.DataFrame,
                        hierarchies: dict[str, Hierarchy]) -> np.ndarray:
     """Per class (its first row ``firsts[i]``), the population records whose every quasi-identifier value is the
-    class's published cell, a descendant of it in the attribute's hierarchy, or under a suppressed cell."""
+    class's published cell, a descendant of it in the attribute's hierarchy, or under a suppressed cell.
+
+    The population is reduced to its distinct tuples; for each, every combination of the published labels that
+    cover its values (per attribute, among the labels the classes use) is looked up among the classes' label
+    tuples — one pass over the population, not one per class."""
+    from itertools import product
+
     frame = population.df if isinstance(population, Table) else population
     absent = [q for q in qis if q not in frame.columns]
     if absent:
         raise ParameterError(f"the population table has no column '{absent[0]}' (a quasi-identifier)", column=absent[0])
-    match = np.ones((len(firsts), len(frame)), dtype=bool)
-    for q in qis:
+    if not len(firsts):
+        return np.zeros(0, dtype=np.int64)
+    labels = [as_text(pub[q].iloc[firsts]) for q in qis]
+    class_of = {}
+    for i, key in enumerate(zip(*(map(str, col) for col in labels))):
+        class_of.setdefault(key, []).append(i)
+    # per attribute, each population value's list of covering labels, values with the same list sharing one id
+    sets: list[list[tuple[str, ...]]] = []
+    record_ids = []
+    key = np.zeros(len(frame), dtype=np.int64)
+    for q, col in zip(qis, labels):
         pop = as_coded(frame[q])
         h = hierarchies.get(q)
-        labels = as_text(pub[q].iloc[firsts]) if len(firsts) else np.zeros(0, dtype=object)
-        for label in pd.unique(labels):
-            under = np.array([_covers(str(label), str(v), h) for v in pop.texts], dtype=bool)
-            rows = labels == label
-            match[rows] &= under[pop.codes][None, :]
-    return match.sum(axis=1).astype(np.int64)
+        used = [str(label) for label in pd.unique(col)]
+        lists = [tuple(label for label in used if _covers(label, str(v), h)) for v in pop.texts]
+        ids, uniques = pd.factorize(pd.Series(lists, dtype=object))
+        sets.append(list(uniques))
+        record_ids.append(ids[pop.codes])
+        key = pd.factorize(key * max(len(uniques), 1) + record_ids[-1])[0].astype(np.int64)  # dense: no overflow
+    # the distinct combinations of covering lists, with their population records
+    if len(frame):
+        _, firsts_pop, weights = np.unique(key, return_index=True, return_counts=True)
+        rows = np.stack([ids[firsts_pop] for ids in record_ids], axis=1)
+    else:
+        rows, weights = np.zeros((0, len(qis)), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    counts = np.zeros(len(firsts), dtype=np.int64)
+    for row, w in zip(rows.tolist(), weights.tolist()):
+        for combo in product(*(sets[a][c] for a, c in enumerate(row))):
+            for i in class_of.get(combo, ()):
+                counts[i] += w
+    return counts
 
 
 def _covers(label: str, value: str, h: Hierarchy | None) -> bool:

@@ -4,8 +4,8 @@ table the user gives, and the two whole-table thresholds of re-identification ri
 δ-presence and k-map count, per published class, the records of the population table it covers
 (:attr:`ClassStats.population`: records whose every quasi-identifier value is the class's published cell or lies
 under it in the attribute's hierarchy). The two risk thresholds judge the table as a whole; the classes they name
-when it fails are the ones that lift it above the threshold (average risk: classes whose records' risk ``1/|E|``
-exceeds it; sample uniqueness: the classes of one record). Fully suppressed records are left out, as ARX leaves
+when it fails are the fewest whose suppression brings it to the threshold (average risk: the smallest classes first;
+sample uniqueness: classes of one record, the earlier first) — what a method suppresses to keep the model. Fully suppressed records are left out, as ARX leaves
 out its outputs' suppressed records.
 """
 
@@ -119,13 +119,22 @@ class AverageRisk(PrivacyModel):
         return 1.0 / np.maximum(stats.sizes, 1)
 
     def failing(self, stats):
-        if self.average(stats) <= self.params["threshold"] + EPS:
-            return np.zeros(0, dtype=np.int64)
-        return np.flatnonzero(self.score(stats) > self.params["threshold"] + EPS)
+        """The fewest classes whose records, suppressed, bring the average to the threshold: the smallest classes
+        first (ties: the earlier class), as many as it takes (none when the table keeps it)."""
+        return stats.remember((self.name, self.params["threshold"]), lambda: self._excess(stats))
+
+    def _excess(self, stats):
+        t = self.params["threshold"] + EPS
+        order = np.lexsort((np.arange(stats.n), stats.sizes))
+        classes_left = stats.n - np.arange(stats.n + 1)
+        records_left = stats.sizes.sum() - np.concatenate(([0], np.cumsum(stats.sizes[order])))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ok = (classes_left <= t * records_left) | (records_left == 0)
+        return np.sort(order[:int(np.argmax(ok))])
 
     def measure(self, stats, i, of=""):
-        return (f"risk 1/{int(stats.sizes[i])} per record, lifting the average risk to {self.average(stats):.4f} "
-                f"> {self.params['threshold']:g}")
+        return (f"risk 1/{int(stats.sizes[i])} per record, one of the smallest classes lifting the average risk to "
+                f"{self.average(stats):.4f} > {self.params['threshold']:g}")
 
     def partition_limits(self):
         # a sufficient condition a partitioning method can keep part by part: every class of ⌈1/threshold⌉ records
@@ -153,9 +162,15 @@ class SampleUniqueness(PrivacyModel):
         return (stats.sizes == 1).astype(float)
 
     def failing(self, stats):
-        if self.share(stats) <= self.params["threshold"] + EPS:
+        """The fewest classes of one record whose suppression brings the share to the threshold (the earlier ones
+        first): ``j`` of the ``U`` uniques among ``R`` records, least with ``(U − j) ≤ threshold · (R − j)``."""
+        t = self.params["threshold"]
+        uniques = np.flatnonzero(stats.sizes == 1)
+        records = float(stats.sizes.sum())
+        if len(uniques) <= t * records + EPS:
             return np.zeros(0, dtype=np.int64)
-        return np.flatnonzero(stats.sizes == 1)
+        need = len(uniques) if t >= 1 else int(np.ceil((len(uniques) - t * records) / (1 - t) - 1e-9))
+        return uniques[:min(max(need, 0), len(uniques))]
 
     def measure(self, stats, i, of=""):
         return f"one record only; {self.share(stats):.4f} of the records are unique, more than {self.params['threshold']:g}"

@@ -167,30 +167,45 @@ def test_alpha_k_anonymity(table, alpha, k, value):
     _agree(privacy.MODELS["alpha-k-anonymity"](alpha=alpha, k=k, value=value), table, holds)
 
 
+def _fewest_removed(table, removable_order, threshold, measure):
+    """The first classes of ``removable_order`` removed one by one until ``measure(classes, records)`` is at most
+    the threshold: the rows naming them."""
+    classes = _classes(table, exempt_suppressed=True)
+    left = dict(classes)
+    removed = []
+    for label in [None, *removable_order(classes)]:
+        if label is not None:
+            removed.append(left.pop(label)[0])
+        records = sum(len(r) for r in left.values())
+        if not records or measure(left, records) <= Fraction(threshold):
+            return set(removed)
+    return set(removed)
+
+
+def _agree_table(model, table, want):
+    passed, named = _judge(model, table)
+    assert passed == (not want)
+    _same(named, want)
+
+
 @settings(max_examples=150, deadline=None)
 @given(records, st.sampled_from([0.05, 0.1, 0.25, 0.5, 1.0]))
 def test_average_risk(table, threshold):
-    classes = _classes(table, exempt_suppressed=True)
-    kept = sum(len(r) for r in classes.values())
-    average = Fraction(len(classes), kept) if kept else Fraction(0)
-
-    def holds(rows, values, q):  # the table fails as a whole; the classes named are those above the threshold
-        return average <= Fraction(threshold) or Fraction(1, len(rows)) <= Fraction(threshold)
-
-    _agree(privacy.MODELS["average-risk"](threshold=threshold), table, holds, exempt=True)
+    """Fails when classes / records exceeds the threshold; names the fewest classes, smallest first (then the
+    earlier), whose removal brings it down."""
+    want = _fewest_removed(table, lambda cs: sorted(cs, key=lambda c: (len(cs[c]), cs[c][0])), threshold,
+                           lambda left, records: Fraction(len(left), records))
+    _agree_table(privacy.MODELS["average-risk"](threshold=threshold), table, want)
 
 
 @settings(max_examples=150, deadline=None)
 @given(records, st.sampled_from([0.0, 0.1, 0.2, 0.5]))
 def test_sample_uniqueness(table, threshold):
-    classes = _classes(table, exempt_suppressed=True)
-    kept = sum(len(r) for r in classes.values())
-    share = Fraction(sum(len(r) == 1 for r in classes.values()), kept) if kept else Fraction(0)
-
-    def holds(rows, values, q):
-        return share <= Fraction(threshold) or len(rows) > 1
-
-    _agree(privacy.MODELS["sample-uniqueness"](threshold=threshold), table, holds, exempt=True)
+    """Fails when the share of records alone in their class exceeds the threshold; names the fewest of those
+    classes, the earlier first, whose removal brings it down."""
+    want = _fewest_removed(table, lambda cs: [c for c in cs if len(cs[c]) == 1], threshold,
+                           lambda left, records: Fraction(sum(len(r) == 1 for r in left.values()), records))
+    _agree_table(privacy.MODELS["sample-uniqueness"](threshold=threshold), table, want)
 
 
 population = st.lists(st.sampled_from(POP_QI), min_size=0, max_size=40)

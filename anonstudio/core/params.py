@@ -46,7 +46,8 @@ class Param:
 
     ``kind`` is one of ``"int"``, ``"float"``, ``"choice"``, ``"bool"``, ``"str"``, ``"str_list"``,
     ``"weights"`` (a choice string or a mapping attribute → positive float), ``"levels"`` (a mapping
-    attribute → hierarchy level, a whole number ≥ 0).
+    attribute → hierarchy level, a whole number ≥ 0), ``"models"`` (a mapping privacy model name → its
+    parameters, each validated by the registered model's own declarations where a method takes it).
     ``low``/``high`` bound numbers (inclusive unless ``low_open``/``high_open``); ``None`` means unbounded.
     ``required`` parameters have no default. ``browse`` (``"file"`` or ``"folder"``, for ``"str"`` parameters
     that name a path) gives the parameter a *Browse…* button in the workbench; ``filter`` is the file dialog's
@@ -159,6 +160,12 @@ class Param:
                     raise fail(f"level of '{key}' must be a whole number ≥ 0, got {_short(level)}")
                 out[str(key)] = level
             return out
+        if self.kind == "models":  # privacy model name = {its parameters}; each checked by the model's declarations
+            if value is None or value == {}:
+                return {}
+            if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+                raise fail(f"must be a table of privacy model = {{its parameters}}, got {_short(value)}")
+            return {str(name): dict(params) for name, params in value.items()}
         raise AssertionError(f"unknown parameter kind {self.kind!r}")
 
     def _check_range(self, value: float, fail: Callable[[str], ParameterError]) -> None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.errors import HierarchyError, ParameterError
-from anonstudio.core.params import suppression_budget
+from anonstudio.core.params import Param, suppression_budget
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
     import numpy as np
@@ -306,12 +306,67 @@ class GeneralizingMethod(Algorithm):
     def evaluate(self, data: Table, result: Result, hierarchies: dict, progress=None, *, executor=None) -> dict:
         return table_metrics_for(self, data, result, hierarchies)
 
+    #: the registered privacy models (beyond k and l) a job may name under ``models`` for this method, by name
+    enforced_models: ClassVar[tuple[str, ...]] = ()
+    #: the population table δ-presence and k-map count in (the job's ``input.population``; set by the pipeline)
+    population = None
+
+    def __init__(self, **params) -> None:
+        super().__init__(**params)
+        self._extra = self._validated_models()
+
+    def _validated_models(self) -> list:
+        """The ``models`` parameter as model objects, each parameter checked by its model's declarations."""
+        named = self.params.get("models") or {}
+        if not named:
+            return []
+        from anonstudio.core.errors import AnonStudioError
+        from anonstudio.core.privacy._models import MODELS
+
+        out = []
+        for name, params in named.items():
+            key = f"algorithm.models.{name}"
+            if name not in self.enforced_models:
+                known = MODELS.get(name)
+                raise ParameterError((f"'{self.name}' does not enforce the privacy model '{name}'" if known else
+                                      f"no privacy model is named '{name}'") +
+                                     f" (this method enforces: {', '.join(self.enforced_models) or 'none'})", key=key)
+            try:
+                model = MODELS[name](**params)
+                model.check_parameters(key=f"{key}.")
+            except AnonStudioError as exc:
+                if exc.key and not exc.key.startswith("algorithm."):
+                    exc.key = f"{key}.{exc.key}"
+                exc.message = f"privacy model '{name}': {exc.message}"
+                raise
+            out.append(model)
+        return out
+
+    def extra_models(self) -> list:
+        """The registered privacy models the job names under ``models`` (validated)."""
+        return list(self._extra)
+
     def models(self) -> list:
         """The privacy models this run enforces (:mod:`anonstudio.core.privacy._models`): k-anonymity with ``k``,
-        and ``l_kind`` l-diversity where the method takes ``l`` and it is set."""
+        ``l_kind`` l-diversity where the method takes ``l`` and it is set, and those named under ``models``."""
         from anonstudio.core.privacy._models import table_models
 
-        return table_models(self.params["k"], self.params.get("l"), self.params.get("l_kind", "entropy"))
+        return table_models(self.params["k"], self.params.get("l"), self.params.get("l_kind", "entropy")) + self._extra
+
+    def needs_sensitive(self) -> bool:
+        """Whether a model of this run judges the sensitive column's values."""
+        from anonstudio.core.privacy._models import SENSITIVE
+
+        return self.params.get("l") is not None or any(SENSITIVE in m.needs for m in self._extra)
+
+    def needs_population(self) -> bool:
+        from anonstudio.core.privacy._models import POPULATION
+
+        return any(POPULATION in m.needs for m in self._extra)
+
+    def model_specs(self) -> list[dict]:
+        """The spec's ``"models"``: each named model with its validated parameters."""
+        return [{"name": m.name, **m.params} for m in self._extra]
 
     def encoded(self, data: Table, hierarchies: dict) -> tuple:
         """``(packed, leaf_nodes, missing, idx)``: the hierarchies packed, each record's QI leaf nodes, the
@@ -370,3 +425,11 @@ def tabular_result(
         details=details or {},
         notes=notes,
     )
+
+
+def models_param(names: tuple[str, ...]) -> Param:
+    """The ``models`` parameter of a partitioning method: more privacy models every class keeps, each with its own
+    parameters; ``choices`` are the models the method enforces (the workbench offers them, each with its form)."""
+    return Param("models", "models", None, help="more privacy models every class keeps, each with its parameters, "
+                 "e.g. t-closeness = {t = 0.2, distance = \"hierarchical\"}", choices=tuple(names),
+                 title="Privacy models")

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Result
-from anonstudio.core.algorithms._tabular import GeneralizingMethod, generalized_output, renumber_by_first_record
+from anonstudio.core.algorithms._tabular import (GeneralizingMethod, models_param, generalized_output,
+                                                 renumber_by_first_record)
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
@@ -90,6 +91,10 @@ class _Lattice:
         self.log_l = float(limits.get("min_entropy", 0.0))
         self.n_missing = int(n_missing)
         self.budget = int(budget)
+        #: the registered models beyond k and l (:meth:`_judge_extra`); with them the lattice is not searched by
+        #: monotonicity (a union of classes may break a model its parts keep once failing classes are suppressed)
+        self.extra: list = []
+        self.monotone = True
         # distinct (leaves, sensitive value) tuples with their counts, ordered by sensitive code
         key = np.zeros(len(sens), dtype=np.int64)
         for a in range(d):
@@ -195,6 +200,9 @@ class _Lattice:
             self.log_l, self.cost, self.tops, self.additive, self.budget, self.block_base, all_out, self.keys,
             self.direct, self.hashed, self.stamp, c[0], c[1], c[2], c[3], c[4],
             self.cplogp, self.outlier, self.tmask, self.sup_extra, self.block)
+        if self.extra:
+            n_out, published, kept, kept_sumsq, block_ok = self._judge_extra(levels, int(n_classes), all_out,
+                                                                             int(n_out), int(published), block_ok)
         suppressed = int(published) + self.n_missing
         acceptable = int(published) <= self.budget and bool(block_ok)
         if not acceptable:  # (the kernel leaves the suppression costs out beyond the budget)
@@ -212,6 +220,103 @@ class _Lattice:
                 "acceptable": acceptable,
                 "value": value, "bound": bound, "outliers": int(n_out), "suppressed": suppressed,
                 "classes": int(kept), "block_ok": bool(block_ok)}
+
+
+    # -- the registered models a job names under ``models`` ------------------------------------------------------
+    def with_models(self, models: list, totals, texts: tuple, value_hierarchy, population_leaves) -> None:
+        """Judge ``models`` too (every class they fail is suppressed): the sensitive values' ``totals`` over the
+        whole table and ``texts``, the sensitive column's hierarchy and, for the population models, the population
+        records' leaf indices per attribute (``int64[P, d]``)."""
+        import numpy as np
+
+        self.extra = list(models)
+        self.monotone = not self.extra
+        self.totals = np.asarray(totals, dtype=float)
+        self.texts = tuple(texts)
+        self.value_hierarchy = value_hierarchy
+        self.population_leaves = population_leaves
+
+    def _stats(self, classes: np.ndarray, sizes: np.ndarray, n: int, levels: np.ndarray, reps: np.ndarray):
+        """:class:`ClassStats` of ``n`` classes, tuple ``t`` in class ``classes[t]`` (-1: none); ``reps`` one tuple
+        of each class (for the population counts)."""
+        import numpy as np
+
+        from anonstudio.core.privacy._models import POPULATION, SENSITIVE, ClassStats
+
+        stats = ClassStats(sizes.astype(np.int64))
+        needs = set().union(*(m.needs for m in self.extra))
+        if SENSITIVE in needs:
+            sel = (classes >= 0) & (self.sens >= 0)
+            key = classes[sel].astype(np.int64) * self.n_sens + self.sens[sel]
+            pairs, inverse = np.unique(key, return_inverse=True)
+            stats.value_class = pairs // self.n_sens
+            stats.value_code = pairs % self.n_sens
+            stats.value_count = np.bincount(inverse, weights=self.cnt[sel].astype(float), minlength=len(pairs))
+            stats.value_total = self.totals
+            stats.value_texts = self.texts
+            stats.value_hierarchy = self.value_hierarchy
+        if POPULATION in needs:
+            stats.population = self._population_counts(levels, reps)
+        return stats
+
+    def _population_counts(self, levels: np.ndarray, reps: np.ndarray) -> np.ndarray:
+        import numpy as np
+        import pandas as pd
+
+        pop = self.population_leaves
+        key = np.zeros(len(reps) + len(pop), dtype=np.int64)
+        for a, h in enumerate(self.hierarchies):
+            anc = h.arrays.ancestor[:, levels[a]]
+            nodes = np.concatenate((anc[self.tuple_leaves[reps, a]], anc[pop[:, a]]))
+            key = pd.factorize(key * (int(h.n_nodes) + 1) + nodes)[0].astype(np.int64)
+        counts = np.bincount(key[len(reps):], minlength=int(key.max()) + 1 if len(key) else 0)
+        return counts[key[:len(reps)]] if len(reps) else np.zeros(0, dtype=np.int64)
+
+    def _judge_extra(self, levels, n_classes: int, all_out: bool, n_out: int, published: int, block_ok: bool):
+        """Suppress the kept classes the extra models fail; the suppressed records together (one class for the
+        verifier) must keep the distribution models. Updates the kernel's ``outlier`` and ``sup_extra``."""
+        import numpy as np
+
+        from anonstudio.core.privacy._models import SENSITIVE
+
+        outlier = self.outlier
+        csize = self.class_arrays[0][:n_classes]
+        if not all_out:
+            kept_ids = np.flatnonzero(outlier[:n_classes] == 0)
+            remap = np.full(n_classes, -1, dtype=np.int64)
+            remap[kept_ids] = np.arange(len(kept_ids))
+            classes = remap[self.keys]
+            reps = np.zeros(len(kept_ids), dtype=np.int64)
+            reps[classes[classes >= 0][::-1]] = np.flatnonzero(classes >= 0)[::-1]
+            stats = self._stats(classes, csize[kept_ids], len(kept_ids), levels, reps)
+            failed = set()
+            for model in self.extra:
+                failed.update(int(i) for i in model.failing(stats))
+            if failed:
+                gone = kept_ids[np.fromiter(failed, dtype=np.int64)]
+                outlier[gone] = 1
+                extra = int(csize[gone].sum())
+                n_out += extra
+                published += extra
+        kept = outlier[:n_classes] == 0
+        kept_classes = int(kept.sum())
+        kept_sumsq = float((csize[kept].astype(float) ** 2).sum())
+        tmask = (outlier[self.keys] != 0).astype(float)
+        if self.additive:
+            for a in range(self.d):
+                self.sup_extra[a] = float((tmask * (self.cost[a, self.tops[a]] - self.cost[a, levels[a]])).sum())
+        sensitive_models = [m for m in self.extra if SENSITIVE in m.needs]
+        if sensitive_models and published <= self.budget and (published + self.n_missing) > 0:
+            block = np.where(tmask > 0, 0, -1)
+            stats = self._stats(block, np.array([published + self.n_missing]), 1, levels, np.zeros(1, dtype=np.int64))
+            base = self.block_base.astype(float)
+            counts = np.bincount(stats.value_code, weights=stats.value_count, minlength=self.n_sens) + base
+            stats.value_code = np.flatnonzero(counts > 0)
+            stats.value_class = np.zeros(len(stats.value_code), dtype=np.int64)
+            stats.value_count = counts[stats.value_code]
+            if any(len(m.failing(stats)) for m in sensitive_models):
+                block_ok = False
+        return n_out, published, kept_classes, kept_sumsq, block_ok
 
 
 def search_lattice(lattice: _Lattice, progress: ProgressCallback | None = None) -> LatticeSearch | None:
@@ -237,7 +342,9 @@ def search_lattice(lattice: _Lattice, progress: ProgressCallback | None = None) 
         res = lattice.evaluate(node)
         evaluated[node] = res
         counts["checked"] += 1
-        if res["anonymous"]:
+        if not lattice.monotone:  # each transformation decides itself only
+            state[node] = 1 if res["anonymous"] else 2
+        elif res["anonymous"]:
             mark_closure(state, node, 1, levels, strides, low, high, True, stack)
         else:
             mark_closure(state, node, 2, levels, strides, low, high, False, stack)
@@ -313,6 +420,11 @@ def search_lattice(lattice: _Lattice, progress: ProgressCallback | None = None) 
                          skipped_as_not_anonymous=counts["monotone"], stats=evaluated[best_node])
 
 
+#: every registered table model: the records of the classes a model fails are suppressed, within the budget
+ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
+            "delta-presence", "k-map", "average-risk", "sample-uniqueness")
+
+
 class GlobalRecoding(GeneralizingMethod):
     """Full-domain generalization with suppression, optimal over the lattice of hierarchy levels (see the module).
 
@@ -333,7 +445,8 @@ class GlobalRecoding(GeneralizingMethod):
     description = ("generalizes every value of a quasi-identifier to the same hierarchy level, suppressing the "
                    "records of classes smaller than k within max_suppression; the levels are the lattice "
                    "optimum for the chosen quality model (k-anonymity, optional l-diversity)")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
+                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, δ-presence, k-map, average risk, sample uniqueness)")
     reported_metrics = ("transformation", "quality_value", "NCP", "GCP", "DM", "CAVG", "quality")
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),
@@ -352,7 +465,9 @@ class GlobalRecoding(GeneralizingMethod):
               "age=1", title="Lowest level per attribute"),
         Param("max_level", "levels", None, help="highest hierarchy level the search may give an attribute, e.g. "
               "native-country=1", title="Highest level per attribute"),
+        models_param(ENFORCED),
     ))
+    enforced_models = ENFORCED
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
@@ -405,12 +520,15 @@ class GlobalRecoding(GeneralizingMethod):
 
         from anonstudio.core.data import value_codes
 
-        if self.params.get("l") is None:
+        if not self.needs_sensitive():
             return np.full(data.n_rows, -1, dtype=np.int32), 1
         sens = data.sensitive
         if len(sens) != 1:
-            raise ParameterError(f"l-diversity needs exactly one sensitive attribute, the input has {len(sens)}"
-                                 + (f" ({', '.join(sens)})" if sens else ""), file=data.source, key="algorithm.l")
+            what = "l-diversity" if self.params.get("l") is not None else \
+                f"privacy model '{self.extra_models()[0].name}'"
+            raise ParameterError(f"{what} needs exactly one sensitive attribute, the input has {len(sens)}"
+                                 + (f" ({', '.join(sens)})" if sens else ""), file=data.source,
+                                 key="algorithm.l" if self.params.get("l") is not None else "input.sensitive")
         self._sensitive = sens[0]
         codes, n_values = value_codes(data.df[sens[0]])
         return codes, max(n_values, 1)
@@ -454,10 +572,13 @@ class GlobalRecoding(GeneralizingMethod):
         report(progress, 0.02, f"lattice of {size:,} transformations")
         lattice = _Lattice(leaves, sens_all[idx], n_sens, hs, low, high, model, weights, limits, n_missing,
                            sens_all[missing], allowed - n_missing)
+        if self.extra_models():
+            self._judge_models(lattice, data, hierarchies, sens_all, n_sens, packed)
         found = search_lattice(lattice, progress)
         if found is None:
             what = f"k = {self.params['k']}" + (f" and {self.params['l_kind']} l-diversity with l = "
                                                  f"{self.params['l']:g}" if self.params.get("l") is not None else "")
+            what += "".join(f", {m.label()}" for m in self.extra_models())
             raise PrivacyError(f"no transformation within the level limits meets {what} with at most {allowed} "
                                f"records ({share:.1%}) suppressed", file=data.source)
         self.search = found
@@ -507,8 +628,72 @@ class GlobalRecoding(GeneralizingMethod):
             notes=notes,
         )
 
+    def _judge_models(self, lattice: _Lattice, data: Table, hierarchies: dict, codes: np.ndarray, n_values: int,
+                      packed) -> None:
+        """Hand the lattice the job's extra models and what they judge with."""
+        import numpy as np
+
+        from anonstudio.core.data import coded_cells
+
+        texts: tuple = ()
+        totals = np.zeros(0)
+        column = self._sensitive
+        if column is not None:
+            cells = coded_cells(data.df[column], "").read_alike()
+            present = codes >= 0
+            firsts = np.full(n_values, -1, dtype=np.int64)
+            firsts[codes[present][::-1]] = np.flatnonzero(present)[::-1]
+            texts = tuple(str(cells.texts[cells.codes[i]]) for i in firsts)
+            totals = np.bincount(codes[present], minlength=n_values)
+        population = None
+        if self.needs_population():
+            from anonstudio.core.privacy._population_models import population_table
+
+            users = [m for m in self.extra_models() if "population" in m.params]
+            tables = {id(m): population_table(m, self.population) for m in users}
+            if len({m.params.get("population") for m in users}) > 1 and self.population is None:
+                raise ParameterError("δ-presence and k-map name two population tables: give them one",
+                                     key="algorithm.models")
+            population = population_leaves(tables[id(users[0])], packed, data)
+        lattice.with_models(self.extra_models(), totals, texts, hierarchies.get(column) if column else None,
+                            population)
+
     def privacy_model(self) -> dict:
         model = {"model": "k-anonymity", "k": self.params["k"]}
         if self.params.get("l") is not None:
             model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
+        if self.extra_models():
+            model["models"] = self.model_specs()
+            if self._sensitive is not None:
+                model["sensitive"] = self._sensitive
         return model
+
+
+def population_leaves(population, packed, data) -> np.ndarray:
+    """Each population record's leaf index in each quasi-identifier's hierarchy (``int64[P, d]``); a population
+    table without a quasi-identifier column, or holding a value a hierarchy lacks, is an error naming it."""
+    import numpy as np
+
+    from anonstudio.core.errors import HierarchyError
+    from anonstudio.core.privacy._verification import as_coded, frame_of
+
+    if population is None:
+        raise ParameterError("δ-presence and k-map need a population table (input.population)",
+                             key="input.population")
+    frame = frame_of(population)
+    source = getattr(population, "source", None)
+    out = np.zeros((len(frame), len(packed.attributes)), dtype=np.int64)
+    for a, (q, h) in enumerate(zip(packed.attributes, packed.hierarchies)):
+        if q not in frame.columns:
+            raise ParameterError(f"the population table has no column '{q}' (a quasi-identifier)",
+                                 file=source, column=q, key="input.population")
+        cells = as_coded(frame[q])
+        index = {str(leaf): i for i, leaf in enumerate(h.leaves)}
+        lookup = np.array([index.get(str(t), -1) for t in cells.texts], dtype=np.int64)
+        leaves = lookup[cells.codes] if len(cells.codes) else np.zeros(0, dtype=np.int64)
+        if (leaves < 0).any():
+            row = int(np.flatnonzero(leaves < 0)[0])
+            raise HierarchyError(f"the population table's value {str(cells.texts[cells.codes[row]])!r} of '{q}' "
+                                 f"is not a leaf of its hierarchy", file=source, record=row + 1, column=q)
+        out[:, a] = leaves
+    return out

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (
+    models_param,
     GeneralizingMethod,
     tabular_result,
     renumber_by_first_record,
@@ -29,6 +30,12 @@ def entropy(counts: np.ndarray) -> float:
 
     p = counts[counts > 0] / counts.sum()
     return float(-(p * np.log(p)).sum())
+
+
+#: the models its split test keeps part by part (average risk and sample uniqueness through a least class size, a
+#: sufficient condition; δ-presence and k-map would need the population in the recursion, which it does not hold)
+ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
+            "average-risk", "sample-uniqueness")
 
 
 class Mondrian(GeneralizingMethod):
@@ -67,7 +74,8 @@ class Mondrian(GeneralizingMethod):
     reference = "K. LeFevre, D. J. DeWitt, R. Ramakrishnan: Mondrian multidimensional k-anonymity. ICDE 2006"
     description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
                    "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
+                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample uniqueness)")
     titles = {"cut": "Where a part is cut", "numeric_split": "Numeric cuts"}
     parameters = ParamSet(
         (
@@ -103,8 +111,10 @@ class Mondrian(GeneralizingMethod):
                 "too small to stand alone pooled into one part",
                 choices=("paper", "nearest"),
             ),
+            models_param(ENFORCED),
         )
     )
+    enforced_models = ENFORCED
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
@@ -117,21 +127,49 @@ class Mondrian(GeneralizingMethod):
 
         l = self.params.get("l")
         n = data.n_rows
-        if l is None:
+        if not self.needs_sensitive():
             return np.zeros(n, dtype=np.int32), 1, 0.0
         sens = data.sensitive
         if len(sens) != 1:
+            what = "l-diversity" if l is not None else f"privacy model '{self.extra_models()[0].name}'"
             raise ParameterError(
-                f"l-diversity needs exactly one sensitive attribute, the input has {len(sens)}"
+                f"{what} needs exactly one sensitive attribute, the input has {len(sens)}"
                 + (f" ({', '.join(sens)})" if sens else ""),
                 file=data.source,
-                key="algorithm.l",
+                key="algorithm.l" if l is not None else "input.sensitive",
             )
         self._sensitive = sens[0]
         # missing sensitive values are not values, and values that read alike (' HIV', 'hiv') are one (the
         # rules the verifier follows): code -1 is never counted
         codes, n_values = value_codes(data.df[sens[0]])
-        return codes, max(n_values, 1), float(np.log(l))
+        return codes, max(n_values, 1), float(np.log(l)) if l is not None else 0.0
+
+    def _rules(self, data: Table, hierarchies: dict, codes: np.ndarray, n_values: int) -> tuple:
+        """The sensitive-distribution models as the kernel's rule arrays; a model the whole table already breaks
+        (no split can mend it) is a :class:`PrivacyError`."""
+        import numpy as np
+
+        from anonstudio.core.data import coded_cells
+        from anonstudio.core.kernels._distribution import no_rules, rules_hold
+        from anonstudio.core.privacy._distribution_models import DISTRIBUTION_MODELS, kernel_rules
+
+        models = [m for m in self.extra_models() if isinstance(m, DISTRIBUTION_MODELS)]
+        if not models:
+            return no_rules()
+        column = self._sensitive
+        cells = coded_cells(data.df[column], "").read_alike()
+        present = codes >= 0
+        firsts = np.full(n_values, -1, dtype=np.int64)
+        firsts[codes[present][::-1]] = np.flatnonzero(present)[::-1]
+        texts = [str(cells.texts[cells.codes[i]]) for i in firsts]
+        totals = np.bincount(codes[present], minlength=n_values)
+        rules = kernel_rules(models, tuple(texts), totals, hierarchies.get(column), column)
+        for model in models:
+            single = kernel_rules([model], tuple(texts), totals, hierarchies.get(column), column)
+            if not rules_hold(totals.astype(np.int64), int(totals.sum()), single):
+                raise PrivacyError(f"{model.label()} cannot be met: the whole table's '{column}' breaks it already",
+                                   file=data.source, column=column)
+        return rules
 
     def kernel_arguments(self, sub: np.ndarray, packed) -> tuple:
         """The kernel's arrays before the sensitive codes: ``(leaf_nodes, values, split_numeric, span,
@@ -157,12 +195,13 @@ class Mondrian(GeneralizingMethod):
         import numpy as np
 
         from anonstudio.core.kernels._generalize import class_lca
-        from anonstudio.core.kernels._mondrian import mondrian_partition_until
+        from anonstudio.core.kernels._mondrian import mondrian_partition_rules
         from anonstudio.core.privacy._models import partition_limits
 
         k = self.params["k"]
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         sens, n_sens, _ = self._sensitive_codes(data)
+        rules = self._rules(data, hierarchies, sens, n_sens)  # q: the whole table's distribution
         sens = sens[idx]
         # the split test asks the privacy models the job names what every part must keep
         limits = partition_limits(self.models())
@@ -185,13 +224,13 @@ class Mondrian(GeneralizingMethod):
                     column=self._sensitive,
                 )
         sub = np.ascontiguousarray(leaf_nodes[idx])
-        arguments = (*self.kernel_arguments(sub, packed), sens, n_sens, log_l, min_distinct, k,
+        arguments = (*self.kernel_arguments(sub, packed), sens, n_sens, log_l, min_distinct, rules, k,
                      self.params["cut"] == "nearest")
         if executor is None:
             # the kernel polls a flag that a watcher thread sets on Cancel: it stops within a segment's split
             # instead of the whole partitioning (2.7 s at 1M records); its partial labels are never used
             with cancel_flag(progress, 0.0, "partitioning", total=len(sub), end=0.9) as flag:
-                labels = mondrian_partition_until(*arguments, flag)
+                labels = mondrian_partition_rules(*arguments, flag)
         else:
             report(progress, 0.0, "partitioning")
             labels = partition_on(executor, arguments, packed.node_min, subrange(progress, 0.0, 0.9))
@@ -205,6 +244,10 @@ class Mondrian(GeneralizingMethod):
         model = {"model": "k-anonymity", "k": self.params["k"]}
         if self.params.get("l") is not None:
             model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
+        if self.extra_models():
+            model["models"] = self.model_specs()
+            if self._sensitive is not None:
+                model["sensitive"] = self._sensitive
         return model
 
 
@@ -254,12 +297,13 @@ def _partition_part(item: tuple, shared: tuple, progress=None) -> np.ndarray:
     """One task: strict Mondrian on one part's records (module level: Dask sends it by reference)."""
     import numpy as np
 
-    from anonstudio.core.kernels._mondrian import mondrian_partition
+    from anonstudio.core.kernels._mondrian import mondrian_partition_rules
 
     leaf_nodes, sens = item
-    node_min, split_numeric, span, node_anc, node_level, node_leaves, n_sens, log_l, min_distinct, k, nearest = shared
+    (node_min, split_numeric, span, node_anc, node_level, node_leaves, n_sens, log_l, min_distinct, rules, k,
+     nearest) = shared
     values = np.zeros(leaf_nodes.shape, dtype=np.float64)
     for a in np.flatnonzero(split_numeric):
         values[:, a] = node_min[leaf_nodes[:, a]]
-    return mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens,
-                              n_sens, log_l, min_distinct, k, nearest)
+    return mondrian_partition_rules(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens,
+                                    n_sens, log_l, min_distinct, rules, k, nearest, np.zeros(2, dtype=np.int64))

@@ -167,6 +167,12 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
             notes.append(note)
         h.check_covers(values, data_file=getattr(data, "source", None))
         out[attr] = h
+    # a sensitive column's hierarchy is kept too: t-closeness's hierarchical distance measures along it
+    for attr in getattr(data, "sensitive", ()) if isinstance(data, Table) else ():
+        if attr in specs and attr not in out:
+            h = build_hierarchy_spec(attr, specs[attr], data, source=source)
+            h.check_covers(column_values(data, attr), data_file=getattr(data, "source", None))
+            out[attr] = h
     return out, notes
 
 

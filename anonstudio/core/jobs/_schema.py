@@ -88,6 +88,10 @@ class Job:
         for attr, spec in self.hierarchies.items():
             if isinstance(spec, Path):
                 out[f"hierarchies.{attr}"] = spec
+        models = self.params.get("models")
+        for name, params in (models.items() if isinstance(models, dict) else ()):
+            if isinstance(params, dict) and isinstance(params.get("population"), str):
+                out[f"algorithm.models.{name}.population"] = Path(params["population"])
         if self.file is not None:
             out["the job file"] = Path(self.file)
         return out
@@ -299,6 +303,12 @@ def parse_job(raw: dict[str, Any], *, base: Path, file: Path | None = None) -> J
 
     alg = dict(raw["algorithm"])
     name = alg.pop("name", None)
+    models = alg.get("models")
+    if isinstance(models, dict):  # a privacy model's population table is a file, relative to the job file
+        alg["models"] = {m: ({**ps, "population": str(io.input_path(ps["population"], base,
+                                                                      f"algorithm.models.{m}.population", file))}
+                             if isinstance(ps, dict) and isinstance(ps.get("population"), str) else ps)
+                         for m, ps in models.items()}
     if not isinstance(name, str):
         raise err("algorithm.name is required", "algorithm.name")
     out = raw["output"]

@@ -50,6 +50,8 @@ def hierarchy_warnings(specs: dict[str, Any], data: Any, hierarchies: dict[str, 
         specs = {a: s for a, s in specs.items() if a in used}
         hierarchies = {a: h for a, h in hierarchies.items() if a in used}
     for attr in specs:
+        if attr not in needed and attr in hierarchies:  # a sensitive column's: t-closeness may measure along it
+            continue
         if attr not in needed:
             warnings.append(f"a hierarchy is given for '{attr}', which is not a quasi-identifier: it is not used "
                             "(make the column quasi-identifying or remove the hierarchy)")

@@ -12,16 +12,17 @@ from __future__ import annotations
 import numpy as np
 
 from anonstudio.core.kernels._jit import njit
+from anonstudio.core.kernels._distribution import no_rules, rules_hold
 from anonstudio.core.kernels._generalize import lca_node
 
 
 @njit(cache=True, nogil=True)
-def _diverse_ok(sens, idx, s, e, counts, log_l, min_distinct):
+def _diverse_ok(sens, idx, s, e, counts, log_l, min_distinct, rules):
     """l-diversity of records ``idx[s:e]`` on their sensitive codes (-1: missing, not a value): entropy
     ``-Σ p log p ≥ log_l`` over the present values (when ``log_l > 0``), and at least ``min_distinct``
     distinct present values (when ``min_distinct > 1``). A part with no present value has entropy 0 and no
     distinct value."""
-    if log_l <= 0.0 and min_distinct <= 1:
+    if log_l <= 0.0 and min_distinct <= 1 and len(rules[0]) == 0:
         return True
     total = 0
     for t in range(s, e):
@@ -29,6 +30,7 @@ def _diverse_ok(sens, idx, s, e, counts, log_l, min_distinct):
         if c >= 0:
             counts[c] += 1
             total += 1
+    ok = len(rules[0]) == 0 or rules_hold(counts, total, rules)
     h = 0.0
     distinct = 0
     for t in range(s, e):
@@ -38,23 +40,23 @@ def _diverse_ok(sens, idx, s, e, counts, log_l, min_distinct):
             h -= p * np.log(p)
             distinct += 1
             counts[c] = 0
-    if log_l > 0.0 and h < log_l - 1e-12:
+    if not ok or (log_l > 0.0 and h < log_l - 1e-12):
         return False
     return distinct >= min_distinct
 
 
 @njit(cache=True, nogil=True)
-def _parts_allowed(sens, idx, s, e, left, k, counts, log_l, min_distinct):
+def _parts_allowed(sens, idx, s, e, left, k, counts, log_l, min_distinct, rules):
     if left < k or (e - s) - left < k:
         return False
-    return _diverse_ok(sens, idx, s, s + left, counts, log_l, min_distinct) and _diverse_ok(sens, idx, s + left, e, counts, log_l, min_distinct)
+    return _diverse_ok(sens, idx, s, s + left, counts, log_l, min_distinct, rules) and _diverse_ok(sens, idx, s + left, e, counts, log_l, min_distinct, rules)
 
 
 @njit(cache=True, nogil=True)
-def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct):
+def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct, rules):
     """Left part's size of the numeric cut (0: none allowable). ``sv``: the partition's sorted values."""
     for ci in range(2):
-        if _parts_allowed(sens, idx, s, s + size, cands[ci], k, counts, log_l, min_distinct):
+        if _parts_allowed(sens, idx, s, s + size, cands[ci], k, counts, log_l, min_distinct, rules):
             return cands[ci]
     if not nearest:
         return 0
@@ -69,7 +71,7 @@ def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_d
             hi += 1
         take_lo = lo > 0 and (hi >= size or half - lo <= hi - half)
         left = lo if take_lo else hi
-        if 0 < left < size and _parts_allowed(sens, idx, s, s + size, left, k, counts, log_l, min_distinct):
+        if 0 < left < size and _parts_allowed(sens, idx, s, s + size, left, k, counts, log_l, min_distinct, rules):
             return left
         if take_lo:
             lo -= 1
@@ -79,13 +81,13 @@ def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_d
 
 
 @njit(cache=True, nogil=True)
-def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
+def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules):
     """Every run of equal keys (a part) holds >= k records (and is entropy l-diverse); at least two parts."""
     start = 0
     parts = 0
     for t in range(1, size + 1):
         if t == size or sk[t] != sk[start]:
-            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct):
+            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct, rules):
                 return False
             parts += 1
             start = t
@@ -93,14 +95,14 @@ def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
 
 
 @njit(cache=True, nogil=True)
-def _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
+def _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules):
     """Give the children whose part is not allowable the key -1 (one pooled part); if the pool itself is too
     small, the smallest allowable child joins it. Returns whether a split into >= 2 parts remains."""
     start = 0
     pooled = 0
     for t in range(1, size + 1):
         if t == size or sk[t] != sk[start]:
-            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct):
+            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct, rules):
                 for u in range(start, t):
                     sk[u] = -1
                 pooled += t - start
@@ -201,7 +203,7 @@ def depth_first_ranks(node_anc, node_level):
 
 @njit(cache=True, nogil=True)
 def _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, span, node_anc, node_level, node_leaves, sens,
-                   log_l, min_distinct, k, nearest, counts, width, lca, perm, keys, cuts, cancel):
+                   log_l, min_distinct, rules, k, nearest, counts, width, lca, perm, keys, cuts, cancel):
     """Split the segment ``idx[s:e]`` the way strict Mondrian splits a partition.
 
     Returns the number of parts ``p`` (0: no allowable cut, the segment is final). When ``p > 0``, ``idx[s:e]``
@@ -270,7 +272,7 @@ def _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, spa
             cands[1] = down  # left size with '< median'
             if abs(cands[1] - size / 2) < abs(cands[0] - size / 2):
                 cands[0], cands[1] = cands[1], cands[0]
-            left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct)
+            left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct, rules)
             if left > 0:
                 cuts[0] = s
                 cuts[1] = s + left
@@ -283,13 +285,13 @@ def _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, spa
             _order_by_key(keys, size, perm)
             _reorder(idx, s, size, perm)
             sk = keys[:size][perm[:size]]
-            ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
-            if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct):
+            ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules)
+            if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules):
                 # the pooled children share key -1: sort again so each part is contiguous
                 _order_by_key(sk, size, perm)
                 _reorder(idx, s, size, perm)
                 sk = sk[perm[:size]]
-                ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct)
+                ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules)
             if ok:
                 p = 0
                 cuts[0] = s
@@ -312,7 +314,17 @@ def mondrian_partition(leaf_nodes, values, split_numeric, span, node_anc, node_l
 @njit(cache=True, nogil=True)
 def mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens,
                              log_l, min_distinct, k, nearest, cancel):
+    """:func:`mondrian_partition_rules` with no distribution rules (k and l-diversity only)."""
+    return mondrian_partition_rules(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens,
+                                    n_sens, log_l, min_distinct, no_rules(), k, nearest, cancel)
+
+
+@njit(cache=True, nogil=True)
+def mondrian_partition_rules(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens,
+                             log_l, min_distinct, rules, k, nearest, cancel):
     """Partition ids (int64[n], numbered in creation order) of strict Mondrian.
+
+    ``rules``: the sensitive-distribution models every part keeps (:mod:`._distribution`; ``no_rules()``: none).
 
     ``nearest`` False: LeFevre's cuts only — a numeric attribute at its median value (either side of the
     run of records equal to it), a categorical one into all children of the partition's LCA. True: when
@@ -354,7 +366,7 @@ def mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, 
         s = st_s[top]
         e = st_e[top]
         p = _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, span, node_anc, node_level,
-                           node_leaves, sens, log_l, min_distinct, k, nearest, counts, width, lca, perm, keys, cuts,
+                           node_leaves, sens, log_l, min_distinct, rules, k, nearest, counts, width, lca, perm, keys, cuts,
                            cancel)
         if cancel[0] != 0:
             break
@@ -374,7 +386,7 @@ def mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, 
 
 @njit(cache=True, nogil=True)
 def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens,
-                        log_l, min_distinct, k, nearest, min_parts):
+                        log_l, min_distinct, rules, k, nearest, min_parts):
     """The first levels of :func:`mondrian_partition`'s recursion, for running its subtrees apart.
 
     Splits level by level (every open segment of a level once) until there are at least ``min_parts``
@@ -410,7 +422,7 @@ def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_
             s = open_s[j]
             e = open_e[j]
             p = _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, span, node_anc, node_level,
-                               node_leaves, sens, log_l, min_distinct, k, nearest, counts, width, lca, perm, keys,
+                               node_leaves, sens, log_l, min_distinct, rules, k, nearest, counts, width, lca, perm, keys,
                                cuts, never)
             if p == 0:
                 fin_s[n_fin] = s

@@ -47,6 +47,7 @@ from anonstudio.core.privacy._models import (
     table_models,
     unregister,
 )
+from anonstudio.core.privacy import _distribution_models, _population_models  # noqa: F401  (they register)
 from anonstudio.core.privacy._strings import (
     DEFAULT_MAX_FRAGMENT,
     FragmentIndex,

@@ -54,15 +54,17 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
         problems.add(f"privacy model '{model.name}' judges sensitive values, and no sensitive column is given")
     for c in missing:
         problems.add(f"column '{c}' is missing from the output", column=c, kind="missing column")
-    if POPULATION in needs and population is None:
-        raise ParameterError(f"privacy model '{model.name}' needs a population table (the spec's 'population')",
-                             column="population")
+    if POPULATION in needs:
+        from anonstudio.core.privacy._population_models import population_table
+
+        population = population_table(model, population)
     if problems:
         details.update(violations=problems.count, first_violations=problems.records)
         return Verification(False, model.name, details, problems.sentences)
     exempt = needs <= {"sizes", POPULATION}
     kept = np.flatnonzero(~suppressed_rows(pub, qis, hierarchies)) if exempt else np.arange(len(pub))
-    classes = _class_ids(pub.iloc[kept], qis)
+    whole = len(kept) == len(pub)  # every record judged: no copy of the frame
+    classes = _class_ids(pub if whole else pub.iloc[kept], qis)
     sizes = np.bincount(classes, minlength=int(classes.max()) + 1 if len(classes) else 0)
     order = np.argsort(classes, kind="stable")
     starts = np.concatenate(([0], np.cumsum(sizes)))
@@ -70,33 +72,46 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
     covered = _population_counts(pub, qis, firsts, population, hierarchies) if POPULATION in needs else None
     columns: list[str | None] = list(names) if needs & {SENSITIVE, HIGHLY_SENSITIVE} else [None]
     worst = np.inf
+    failing_records = 0
     for column in columns:
         stats = ClassStats(sizes, population=covered)
         if column is not None:
-            vals = as_coded(pub[column].iloc[kept]).read_alike(keep=NA_TOKEN)
+            vals = as_coded(pub[column] if whole else pub[column].iloc[kept]).read_alike(keep=NA_TOKEN)
             present = ~vals.isin([NA_TOKEN, ""])
             if SENSITIVE in needs:
-                pairs = pd.DataFrame({"c": classes[present], "v": vals.codes[present]})
+                total = np.bincount(vals.codes[present], minlength=len(vals.texts))
+                used = np.flatnonzero(total > 0)  # the values the table holds, coded 0..m-1
+                compact = np.full(len(vals.texts), -1, dtype=np.int64)
+                compact[used] = np.arange(len(used))
+                pairs = pd.DataFrame({"c": classes[present], "v": compact[vals.codes[present]]})
                 counts = pairs.groupby(["c", "v"], sort=False).size()
                 stats.value_class = counts.index.get_level_values(0).to_numpy()
+                stats.value_code = counts.index.get_level_values(1).to_numpy()
                 stats.value_count = counts.to_numpy(dtype=float)
+                stats.value_total = total[used].astype(float)
+                stats.value_texts = tuple(str(vals.texts[i]) for i in used)
+                stats.value_hierarchy = hierarchies.get(column)
             if HIGHLY_SENSITIVE in needs:
                 from anonstudio.core.data import read_alike
 
                 high = np.isin(vals.texts, [read_alike(str(v)) for v in highly_sensitive])[vals.codes] & present
                 stats.high = np.bincount(classes, weights=high.astype(float), minlength=len(sizes))
         score, failing = model.score(stats), model.failing(stats)
+        failing_records += int(sizes[failing].sum())
         if len(score):
             worst = min(worst, float(np.min(score)))
-        for c_id in failing[:SHOWN]:
+        shown = failing[:SHOWN]
+        cells = {q: as_text(pub[q].iloc[firsts[shown]]) for q in qis} if len(shown) else {}
+        for n_shown, c_id in enumerate(shown):
             first = int(firsts[c_id])
-            values = ", ".join(f"{q}={show(as_text(pub[q].iloc[[first]])[0])}" for q in qis)
+            values = ", ".join(f"{q}={show(cells[q][n_shown])}" for q in qis)
             measure = model.measure(stats, int(c_id), of=f"'{column}'" if column else "")
             problems.add(f"row {first + 1}: its equivalence class ({values}, {int(sizes[c_id])} records) has "
-                         f"{measure}, which {model.name} does not allow", row=first + 1, kind=f"fails {model.name}",
-                         score=float(score[c_id]))
+                         f"{measure}, which {model.label()} does not allow", row=first + 1, kind=f"fails {model.name}",
+                         score=float(score[c_id]), model=model.label(), records=int(sizes[c_id]), why=measure)
         problems.count += max(0, len(failing) - SHOWN)
     details.update(classes=int(len(sizes)), lowest_score=None if worst == np.inf else round(worst, 6),
+                   failing_records=failing_records,
                    violations=problems.count, first_violations=problems.records)
     return Verification(not problems, model.name, details, problems.sentences)
 
@@ -104,21 +119,48 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
 def _population_counts(pub: pd.DataFrame, qis: list[str], firsts: np.ndarray, population: Table | pd.DataFrame,
                        hierarchies: dict[str, Hierarchy]) -> np.ndarray:
     """Per class (its first row ``firsts[i]``), the population records whose every quasi-identifier value is the
-    class's published cell, a descendant of it in the attribute's hierarchy, or under a suppressed cell."""
+    class's published cell, a descendant of it in the attribute's hierarchy, or under a suppressed cell.
+
+    The population is reduced to its distinct tuples; for each, every combination of the published labels that
+    cover its values (per attribute, among the labels the classes use) is looked up among the classes' label
+    tuples — one pass over the population, not one per class."""
+    from itertools import product
+
     frame = population.df if isinstance(population, Table) else population
     absent = [q for q in qis if q not in frame.columns]
     if absent:
         raise ParameterError(f"the population table has no column '{absent[0]}' (a quasi-identifier)", column=absent[0])
-    match = np.ones((len(firsts), len(frame)), dtype=bool)
-    for q in qis:
+    if not len(firsts):
+        return np.zeros(0, dtype=np.int64)
+    labels = [as_text(pub[q].iloc[firsts]) for q in qis]
+    class_of = {}
+    for i, key in enumerate(zip(*(map(str, col) for col in labels))):
+        class_of.setdefault(key, []).append(i)
+    # per attribute, each population value's list of covering labels, values with the same list sharing one id
+    sets: list[list[tuple[str, ...]]] = []
+    record_ids = []
+    key = np.zeros(len(frame), dtype=np.int64)
+    for q, col in zip(qis, labels):
         pop = as_coded(frame[q])
         h = hierarchies.get(q)
-        labels = as_text(pub[q].iloc[firsts]) if len(firsts) else np.zeros(0, dtype=object)
-        for label in pd.unique(labels):
-            under = np.array([_covers(str(label), str(v), h) for v in pop.texts], dtype=bool)
-            rows = labels == label
-            match[rows] &= under[pop.codes][None, :]
-    return match.sum(axis=1).astype(np.int64)
+        used = [str(label) for label in pd.unique(col)]
+        lists = [tuple(label for label in used if _covers(label, str(v), h)) for v in pop.texts]
+        ids, uniques = pd.factorize(pd.Series(lists, dtype=object))
+        sets.append(list(uniques))
+        record_ids.append(ids[pop.codes])
+        key = pd.factorize(key * max(len(uniques), 1) + record_ids[-1])[0].astype(np.int64)  # dense: no overflow
+    # the distinct combinations of covering lists, with their population records
+    if len(frame):
+        _, firsts_pop, weights = np.unique(key, return_index=True, return_counts=True)
+        rows = np.stack([ids[firsts_pop] for ids in record_ids], axis=1)
+    else:
+        rows, weights = np.zeros((0, len(qis)), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    counts = np.zeros(len(firsts), dtype=np.int64)
+    for row, w in zip(rows.tolist(), weights.tolist()):
+        for combo in product(*(sets[a][c] for a, c in enumerate(row))):
+            for i in class_of.get(combo, ()):
+                counts[i] += w
+    return counts
 
 
 def _covers(label: str, value: str, h: Hierarchy | None) -> bool:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -68,6 +68,21 @@ class ClassStats:
     #: inputs hold within the near-copy rule's edits (-1: none), and how many inputs hold it
     near_window: np.ndarray | None = None
     near_holders: np.ndarray | None = None
+    #: with ``value_class``: each pair's sensitive value (a code into ``value_texts``); the table's records of each
+    #: value (the overall distribution a class is compared with); the values' texts as published; the sensitive
+    #: column's hierarchy, if the job gives one (t-closeness's hierarchical distance)
+    value_code: np.ndarray | None = None
+    value_total: np.ndarray | None = None
+    value_texts: tuple[str, ...] = ()
+    value_hierarchy: Any = None
+    #: what a model computed of these statistics once (its measure of every class), kept for its messages
+    memo: dict = field(default_factory=dict)
+
+    def remember(self, key: Any, compute) -> Any:
+        """``compute()``, computed once per ``key`` for these statistics."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     @property
     def n(self) -> int:
@@ -95,6 +110,12 @@ class PrivacyModel(ABC):
     :meth:`measure` and, for partitioning methods, :meth:`partition_limits`."""
 
     name: ClassVar[str] = ""
+    #: how the workbench and the messages call it ("" = the name)
+    title: ClassVar[str] = ""
+    #: the paper it comes from, shown beside its parameters
+    reference: ClassVar[str] = ""
+    #: whether a class's verdict depends on the whole table (average risk, uniques' share), not on the class alone
+    global_verdict: ClassVar[bool] = False
     parameters: ClassVar[ParamSet] = ParamSet(())
     #: the statistics of each class this model judges (a subset of :data:`REQUIREMENTS`)
     needs: ClassVar[frozenset[str]] = frozenset({SIZES})
@@ -117,6 +138,14 @@ class PrivacyModel(ABC):
     def partition_limits(self) -> dict[str, float]:
         """What every part of a partitioning method must keep."""
         return {}
+
+    def check_parameters(self, *, key: str = "") -> None:
+        """Refuse parameters that agree with their declarations but not with each other (``key``: where the job
+        names them)."""
+
+    @classmethod
+    def label(cls) -> str:
+        return cls.title or cls.name
 
 
 class KAnonymity(PrivacyModel):

@@ -27,6 +27,7 @@ from anonstudio.core.views._classes import (
     frame_of,
     frame_text,
     group_members,
+    model_failures,
     sequence_rows,
     size_histogram,
     verification_dict,
@@ -66,6 +67,6 @@ __all__ = [
     "Composition", "LEAK_MEANINGS", "LEAK_WORDS", "MST_MAX_NODES", "MstView", "REPORT_ORDER", "SequenceRows",
     "SweepState", "as_text", "cached_view", "changed_mask", "class_packed_layout", "class_sizes", "composition",
     "data_kind", "equivalence_classes", "flatten_dict", "force_layout", "format_value", "fragment_lengths",
-    "frame_of", "frame_text", "group_members", "leak_metrics", "mst_view", "numeric_metrics", "prepare_views",
+    "frame_of", "frame_text", "group_members", "leak_metrics", "model_failures", "mst_view", "numeric_metrics", "prepare_views",
     "pseudo_groups", "report_rows", "run_lines", "sequence_rows", "size_histogram", "symbol_counts", "verification_dict",
 ]

@@ -206,3 +206,16 @@ def verification_dict(outcome: Any) -> dict[str, Any]:
     return out
 
 
+
+
+def model_failures(outcome: Any) -> list[tuple[str, str, str, str]]:
+    """The classes the verdict names as breaking a privacy model the spec lists under ``models``: per class
+    ``(model, first row, records, why)`` — which model each failing class breaks (the verdict lists the first few
+    of each model; ``details.violations`` counts them all)."""
+    details = verification_dict(outcome).get("details") or {}
+    out = []
+    for record in details.get("first_violations") or []:
+        if isinstance(record, dict) and record.get("model"):
+            out.append((str(record["model"]), str(record.get("row", "")), str(record.get("records", "")),
+                        str(record.get("why", ""))))
+    return out

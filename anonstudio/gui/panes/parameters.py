@@ -54,6 +54,64 @@ def format_weights(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+class ModelsEditor(QtWidgets.QWidget):
+    """The privacy models a method enforces beyond k (a ``"models"`` parameter, its ``choices``): one checkable box
+    per model, titled as the model calls itself, holding a form of the model's own declared parameters. Its value
+    is ``{model name: {parameter: value}}`` for the checked models (the job file's ``[algorithm.models.<name>]``)."""
+
+    changed = QtCore.Signal()
+
+    def __init__(self, names: tuple[str, ...], parent: QtWidgets.QWidget | None = None) -> None:
+        from anonstudio.core.privacy import MODELS
+
+        super().__init__(parent)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.boxes: dict[str, QtWidgets.QGroupBox] = {}
+        self.forms: dict[str, ParamForm] = {}
+        self.classes = {name: MODELS[name] for name in names if name in MODELS}
+        for name, cls in self.classes.items():
+            box = QtWidgets.QGroupBox(cls.label())
+            box.setObjectName(f"model_{name}")
+            box.setCheckable(True)
+            box.setChecked(False)
+            box.setToolTip(((cls.__doc__ or "").strip().split("\n\n")[0]).replace("\n", " "))
+            form = ParamForm()
+            form.setObjectName(f"modelform_{name}")
+            form.set_parameters(cls.parameters, cls.reference)
+            form.setVisible(False)
+            QtWidgets.QVBoxLayout(box).addWidget(form)
+            box.toggled.connect(form.setVisible)
+            box.toggled.connect(lambda *_: self.changed.emit())
+            form.changed.connect(self.changed.emit)
+            layout.addWidget(box)
+            self.boxes[name], self.forms[name] = box, form
+
+    def value(self) -> dict[str, dict[str, Any]]:
+        return {name: self.forms[name].values() for name, box in self.boxes.items() if box.isChecked()}
+
+    def set_value(self, value: Any) -> None:
+        value = value if isinstance(value, dict) else {}
+        for name, box in self.boxes.items():
+            blocker = QtCore.QSignalBlocker(box)
+            box.setChecked(name in value)
+            del blocker
+            self.forms[name].setVisible(name in value)
+            self.forms[name].set_values(value.get(name) or {})
+
+    def error(self) -> str:
+        """The first problem of a checked model's entries ('' if none), checked by the model's declarations."""
+        for name, values in self.value().items():
+            errors = self.forms[name].errors()
+            if errors:
+                return f"{self.classes[name].label()}: {next(iter(errors.values()))}"
+            try:
+                self.classes[name](**values).check_parameters()
+            except AnonStudioError as exc:
+                return f"{self.classes[name].label()}: {in_screen_words(exc.message)}"
+        return ""
+
+
 def tooltip_for(param: Param, reference: str = "") -> str:
     """A parameter's tooltip: its help, range or choices, default, and the paper it comes from."""
     lines = [param.help or param.name]
@@ -101,6 +159,10 @@ class _Field:
         elif p.kind == "bool":
             w = QtWidgets.QCheckBox()
             w.toggled.connect(on_change)
+            self.editor = w
+        elif p.kind == "models":
+            w = ModelsEditor(p.choices)
+            w.changed.connect(on_change)
             self.editor = w
         elif p.kind == "weights":
             w = QtWidgets.QComboBox()
@@ -172,6 +234,8 @@ class _Field:
     def raw(self) -> Any:
         """What the widget holds, in the type the job file would hold (unvalidated)."""
         p, w = self.param, self.editor
+        if isinstance(w, ModelsEditor):
+            return w.value()
         if isinstance(w, QtWidgets.QSpinBox):
             return int(w.value())
         if isinstance(w, QtWidgets.QDoubleSpinBox):
@@ -240,7 +304,9 @@ class _Field:
         p, w = self.param, self.editor
         blocker = QtCore.QSignalBlocker(w)
         try:
-            if isinstance(w, QtWidgets.QSpinBox):
+            if isinstance(w, ModelsEditor):
+                w.set_value(value)
+            elif isinstance(w, QtWidgets.QSpinBox):
                 w.setValue(int(value) if value is not None else 0)
             elif isinstance(w, QtWidgets.QDoubleSpinBox):
                 v = float(value) if value is not None else 0.0
@@ -281,7 +347,7 @@ class _Field:
                 self.param.validate(self.param.default)
             else:
                 self.param.validate(value)
-            self.message = ""
+            self.message = self.editor.error() if isinstance(self.editor, ModelsEditor) else ""
         except AnonStudioError as exc:
             self.message = in_screen_words(exc.message) if hasattr(exc, "message") else str(exc)
         ok = not self.message

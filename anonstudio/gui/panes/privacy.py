@@ -25,6 +25,7 @@ from anonstudio.core.views import (
     frame_of,
     equivalence_classes,
     leak_metrics,
+    model_failures,
     pseudo_groups,
     size_histogram,
     verification_dict,
@@ -52,6 +53,12 @@ class PrivacyPane(OutcomePane):
         self.verdict.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
         self.details = self._table(["check", "value", "meaning"])
         self.details.setObjectName("verification_details")
+        # which privacy model each failing class breaks (the models a method enforces beyond k, as the verdict names them)
+        self.failures = self._table(["model", "row", "records", "why"])
+        self.failures.setObjectName("model_failures")
+        self.failure_box = QtWidgets.QGroupBox("Classes that break a privacy model")
+        QtWidgets.QVBoxLayout(self.failure_box).addWidget(self.failures)
+        self.failure_box.hide()
         self.leaks = self._table(["figure", "value"])
         self.leaks.setObjectName("leaks")
         self.leak_box = QtWidgets.QGroupBox("Fragments of originals in the pseudo-strings")
@@ -80,6 +87,7 @@ class PrivacyPane(OutcomePane):
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(self.verdict)
         ll.addWidget(self.details, 1)
+        ll.addWidget(self.failure_box, 1)
         ll.addWidget(self.leak_box, 1)
         right = QtWidgets.QSplitter(QtCore.Qt.Vertical)
         self.classes_view = right
@@ -125,8 +133,9 @@ class PrivacyPane(OutcomePane):
         self.outcome = None
         self.sizes = np.zeros(0, dtype=np.int64)
         self.bars.setOpts(x=[], height=[])
-        for t in (self.details, self.leaks, self.smallest):
+        for t in (self.details, self.leaks, self.smallest, self.failures):
             t.setRowCount(0)
+        self.failure_box.hide()
         self.verdict.clear()
         self.warnings = []
         self.stack.setCurrentIndex(0)
@@ -137,6 +146,9 @@ class PrivacyPane(OutcomePane):
         self.outcome = outcome
         ver = verification_dict(outcome)
         self._show_verdict(ver, self.warnings_of(outcome))
+        failures = model_failures(outcome)
+        self._fill(self.failures, failures)
+        self.failure_box.setVisible(bool(failures))
         groups = equivalence_classes(outcome)
         ids, sizes = class_sizes(groups)
         self.sizes = sizes
@@ -170,6 +182,11 @@ class PrivacyPane(OutcomePane):
     def _release_changed(self) -> None:
         if self.outcome is not None:
             self._show_verdict(verification_dict(self.outcome), self.warnings_of(self.outcome))
+
+    def failing_models(self) -> list[tuple[str, str]]:
+        """``(model, row)`` of each failing class the pane lists."""
+        return [(self.failures.item(r, 0).text(), self.failures.item(r, 1).text())
+                for r in range(self.failures.rowCount())]
 
     def verdict_passed(self) -> bool | None:
         return None if self.outcome is None else bool(verification_dict(self.outcome).get("passed"))

@@ -4,10 +4,7 @@ failing class breaks."""
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 import pytest
-from PySide6 import QtWidgets
 
 from anonstudio.core import algorithms, privacy
 from anonstudio.core.data import Table

@@ -370,15 +370,19 @@ def kernel_rules(models: list[PrivacyModel], texts: tuple[str, ...], totals: np.
     for model in models:
         p = model.params
         if isinstance(model, RecursiveCLDiversity):
-            kinds.append(RULE_KINDS[model.name]); pars.append((p["c"], p["l"]))
+            kinds.append(RULE_KINDS[model.name])
+            pars.append((p["c"], p["l"]))
         elif isinstance(model, TCloseness):
-            kinds.append(RULE_KINDS[f"t-{p['distance']}"]); pars.append((p["t"], 0.0))
+            kinds.append(RULE_KINDS[f"t-{p['distance']}"])
+            pars.append((p["t"], 0.0))
             if p["distance"] == "hierarchical":
                 anc = leaf_ancestors(texts, hierarchy, column)
         elif isinstance(model, DeltaDisclosure):
-            kinds.append(RULE_KINDS[model.name]); pars.append((p["delta"], 0.0))
+            kinds.append(RULE_KINDS[model.name])
+            pars.append((p["delta"], 0.0))
         elif isinstance(model, BetaLikeness):
-            kinds.append(RULE_KINDS[f"beta-{p['kind']}"]); pars.append((p["beta"], 0.0))
+            kinds.append(RULE_KINDS[f"beta-{p['kind']}"])
+            pars.append((p["beta"], 0.0))
         elif isinstance(model, AlphaKAnonymity):
             if p.get("value"):
                 from anonstudio.core.data import read_alike
@@ -387,7 +391,8 @@ def kernel_rules(models: list[PrivacyModel], texts: tuple[str, ...], totals: np.
                 code = next((i for i, t in enumerate(texts) if t == target), -1)
             else:
                 code = -1
-            kinds.append(RULE_KINDS[model.name]); pars.append((p["alpha"], float(code)))
+            kinds.append(RULE_KINDS[model.name])
+            pars.append((p["alpha"], float(code)))
     totals = np.asarray(totals, dtype=np.float64)
     q = totals / totals.sum() if totals.sum() > 0 else totals
     rank = value_order(texts, hierarchy) if len(texts) else np.zeros(0, dtype=np.int64)

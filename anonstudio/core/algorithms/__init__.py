@@ -16,6 +16,7 @@ _REGISTRY: dict[str, str] = {
     "mst": "anonstudio.core.algorithms.mst_recoding:MSTRecoding",
     "mondrian": "anonstudio.core.algorithms.mondrian:Mondrian",
     "kmember": "anonstudio.core.algorithms.kmember:KMember",
+    "local": "anonstudio.core.algorithms.local_recoding:LocalRecoding",
     "global": "anonstudio.core.algorithms.global_recoding:GlobalRecoding",
     "ra": "anonstudio.core.algorithms.ra:RandomAnonymization",
     "ra-enhanced": "anonstudio.core.algorithms.ra:EnhancedRandomAnonymization",
@@ -28,7 +29,7 @@ _ORDER = tuple(_REGISTRY)
 
 #: every method name the contract knows; those not in the registry answer "not available yet".
 CONTRACT_NAMES = (
-    "condensation", "ra", "ra-enhanced", "mst", "mondrian", "kmember", "global", "anatomy", "cbmsa",
+    "condensation", "ra", "ra-enhanced", "mst", "mondrian", "kmember", "local", "global", "anatomy", "cbmsa",
     "cbmsa-baseline",
 )
 

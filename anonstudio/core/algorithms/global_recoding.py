@@ -40,17 +40,13 @@ from typing import TYPE_CHECKING, Any
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import GeneralizingMethod, generalized_output, renumber_by_first_record
 from anonstudio.core.errors import ParameterError, PrivacyError
-from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
     import numpy as np
 
     from anonstudio.core.data import Table
-
-#: quality models a job may name (``anonstudio.core.metrics._quality.MODELS``), listed here so that declaring
-#: the method imports no numpy
-QUALITY_MODELS = ("loss", "ncp", "dm", "aecs", "entropy", "precision")
 
 #: the largest lattice searched: beyond it the job must narrow the levels (ARX's optimal search stops at 2^31)
 MAX_TRANSFORMATIONS = 2_000_000
@@ -317,7 +313,7 @@ class GlobalRecoding(GeneralizingMethod):
     """Full-domain generalization with suppression, optimal over the lattice of hierarchy levels (see the module).
 
     Parameters: ``k``; optional ``l`` with ``l_kind`` (distinct or entropy l-diversity of the one sensitive
-    attribute, as Mondrian's); ``quality`` (the model minimized, :data:`QUALITY_MODELS`); ``weights``
+    attribute, as Mondrian's); ``quality`` (the model minimized, :data:`anonstudio.core.params.QUALITY_MODELS`); ``weights``
     (attribute = weight, for the additive models; unnamed attributes weigh 1 — ARX gives them 0.5, so name
     every attribute to compare weighted results with ARX's); ``min_level`` / ``max_level``
     (attribute = level: the levels the search may choose, as ARX's per-attribute limits). The suppression limit
@@ -333,20 +329,13 @@ class GlobalRecoding(GeneralizingMethod):
                    "records of classes smaller than k within max_suppression; the levels are the lattice "
                    "optimum for the chosen quality model (k-anonymity, optional l-diversity)")
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
-    reported_metrics = ("transformation", "quality_value", "NCP", "GCP", "DM", "CAVG", "quality")
+    reported_metrics = ("transformation", "quality_value", "NCP_total", "GCP", "DM", "CAVG", "quality")
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),
-        Param("l", "float", None, help="l-diversity of the sensitive attribute in every published class (optional; "
-              "kind: l_kind)", low=1),
-        Param("l_kind", "choice", "entropy", help="l-diversity kind: entropy (−Σ p log p ≥ log l) or distinct (at "
-              "least l distinct values); missing sensitive values are not values", choices=("entropy", "distinct")),
-        Param("quality", "choice", "loss", help="the quality model the search minimizes: loss (ARX's Loss), ncp "
-              "(mean cell share of the hierarchy), dm (discernibility), aecs (average class size), entropy "
-              "(non-uniform entropy), precision (mean level / height)", choices=QUALITY_MODELS,
-              title="Quality model minimized"),
-        Param("weights", "weights", "equal", help="how much each quasi-identifier's loss counts: equal, or "
-              "attribute = weight (others weigh 1; loss, ncp, entropy and precision)", choices=("equal",),
-              title="Attribute weights"),
+        L_DIVERSITY,
+        L_KIND,
+        QUALITY,
+        WEIGHTS,
         Param("min_level", "levels", None, help="lowest hierarchy level the search may give an attribute, e.g. "
               "age=1", title="Lowest level per attribute"),
         Param("max_level", "levels", None, help="highest hierarchy level the search may give an attribute, e.g. "
@@ -355,7 +344,6 @@ class GlobalRecoding(GeneralizingMethod):
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
-        self._sensitive: str | None = None
         self.search: LatticeSearch | None = None
 
     # -- parameters the data must agree with ----------------------------------------------------------------
@@ -400,21 +388,6 @@ class GlobalRecoding(GeneralizingMethod):
                              "attributes)")
         return weight_vector(weights, qis), notes
 
-    def _sensitive_codes(self, data: Table) -> tuple[np.ndarray, int]:
-        import numpy as np
-
-        from anonstudio.core.data import value_codes
-
-        if self.params.get("l") is None:
-            return np.full(data.n_rows, -1, dtype=np.int32), 1
-        sens = data.sensitive
-        if len(sens) != 1:
-            raise ParameterError(f"l-diversity needs exactly one sensitive attribute, the input has {len(sens)}"
-                                 + (f" ({', '.join(sens)})" if sens else ""), file=data.source, key="algorithm.l")
-        self._sensitive = sens[0]
-        codes, n_values = value_codes(data.df[sens[0]])
-        return codes, max(n_values, 1)
-
     # -- the run ----------------------------------------------------------------------------------------------
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
         import math
@@ -436,7 +409,7 @@ class GlobalRecoding(GeneralizingMethod):
             raise ParameterError(f"the lattice of transformations has {size:,} nodes, more than the "
                                  f"{MAX_TRANSFORMATIONS:,} searched: narrow it with min_level / max_level",
                                  key="algorithm.max_level")
-        sens_all, n_sens = self._sensitive_codes(data)
+        sens_all, n_sens = self.sensitive_codes(data)
         limits = partition_limits(self.models())
         n = data.n_rows
         share = float(self.pipeline.get("max_suppression", DEFAULT_MAX_SUPPRESSION))
@@ -506,9 +479,3 @@ class GlobalRecoding(GeneralizingMethod):
             details={"transformation": transformation, "lattice_low": low.tolist(), "lattice_high": high.tolist()},
             notes=notes,
         )
-
-    def privacy_model(self) -> dict:
-        model = {"model": "k-anonymity", "k": self.params["k"]}
-        if self.params.get("l") is not None:
-            model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
-        return model

@@ -8,13 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
-from anonstudio.core.algorithms._tabular import (
-    GeneralizingMethod,
-    tabular_result,
-    renumber_by_first_record,
-)
+from anonstudio.core.algorithms._tabular import GeneralizingMethod, renumber_by_first_record
 from anonstudio.core.errors import ParameterError, PrivacyError
-from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, cancel_flag, report, subrange
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
@@ -70,21 +66,8 @@ class Mondrian(GeneralizingMethod):
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every partition holds at least k records", low=2),
-            Param(
-                "l",
-                "float",
-                None,
-                help="l-diversity of the sensitive attribute in every partition (optional; kind: l_kind)",
-                low=1,
-            ),
-            Param(
-                "l_kind",
-                "choice",
-                "entropy",
-                help="l-diversity kind: entropy (−Σ p log p ≥ log l) or distinct (at least l distinct values); "
-                     "missing sensitive values are not values",
-                choices=("entropy", "distinct"),
-            ),
+            L_DIVERSITY,
+            L_KIND,
             Param(
                 "numeric_split",
                 "choice",
@@ -101,12 +84,10 @@ class Mondrian(GeneralizingMethod):
                 "too small to stand alone pooled into one part",
                 choices=("paper", "nearest"),
             ),
+            QUALITY,
+            WEIGHTS,
         )
     )
-
-    def __init__(self, **params) -> None:
-        super().__init__(**params)
-        self._sensitive: str | None = None
 
     def _sensitive_codes(self, data: Table) -> tuple[np.ndarray, int, float]:
         import numpy as np
@@ -154,14 +135,13 @@ class Mondrian(GeneralizingMethod):
         subtrees below the top splits are partitioned as tasks; the result is the same."""
         import numpy as np
 
-        from anonstudio.core.kernels._generalize import class_lca
         from anonstudio.core.kernels._mondrian import mondrian_partition_until
         from anonstudio.core.privacy._models import partition_limits
 
         k = self.params["k"]
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
-        sens, n_sens, _ = self._sensitive_codes(data)
-        sens = sens[idx]
+        codes, n_sens, _ = self._sensitive_codes(data)
+        sens = codes[idx]
         # the split test asks the privacy models the job names what every part must keep
         limits = partition_limits(self.models())
         k = int(limits["min_size"])
@@ -195,16 +175,13 @@ class Mondrian(GeneralizingMethod):
             labels = partition_on(executor, arguments, packed.node_min, subrange(progress, 0.0, 0.9))
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1
-        class_nodes = class_lca(sub, labels, n_groups, packed.node_anc, packed.node_level)
+        report(progress, 0.92, "suppression budget")
+        spent = self.spend_suppression(data, packed, sub, labels, sens.astype(np.int64), n_sens, limits, None,
+                                       missing, codes[missing])
         report(progress, 1.0, f"{n_groups} partitions")
-        return tabular_result(data, packed, idx, labels, class_nodes, missing, metrics={"partitions": n_groups})
-
-    def privacy_model(self) -> dict:
-        model = {"model": "k-anonymity", "k": self.params["k"]}
-        if self.params.get("l") is not None:
-            model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
-        return model
-
+        return self.finish(data, packed, idx, sub, spent.labels, missing,
+                           metrics={"partitions": n_groups, "suppressed_outliers": spent.suppressed},
+                           notes=spent.notes)
 
 
 #: top-level parts per worker the Dask engine aims for (more parts even out the workers' loads)

@@ -143,7 +143,7 @@ class KMember(GeneralizingMethod):
             np.add.at(class_sens, (rec_cluster[present], sens[present]), 1)
         lost = join_leftovers(sub, leftovers, rec_cluster, cluster_nodes, cluster_size, n_clusters, packed.node_anc,
                               packed.node_level, packed.node_ncp, sens, class_sens, n_sens if log_l > 0 else 0,
-                              log_l) if len(leftovers) else 0
+                              log_l, False) if len(leftovers) else 0
         if lost:
             notes.append(f"{lost} leftover record(s) found no cluster that stays l-diverse and were suppressed")
         report(progress, 0.95, "suppression budget")

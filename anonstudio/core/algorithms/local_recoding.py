@@ -48,6 +48,9 @@ if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or 
 #: transformations peeled at most (the cheapest ones; ARX's optimal search stops at 2^31); beyond, the remaining
 #: records join classes as leftovers, and the report says so
 MAX_TRANSFORMATIONS = 1_000_000
+#: rounds of pairwise re-splitting at most, and the partners tried per class in a round
+MAX_ROUNDS = 8
+PARTNERS = 2
 #: seconds of kernel work between two progress reports (a cancel is honoured at the next report)
 _REPORT_EVERY = 0.1
 
@@ -123,7 +126,7 @@ class LocalRecoding(GeneralizingMethod):
 
         from anonstudio.core.algorithms._suppression import cell_costs
         from anonstudio.core.kernels._generalize import class_lca
-        from anonstudio.core.kernels._local import join_leftovers, peel, specialize
+        from anonstudio.core.kernels._local import join_leftovers, peel, resplit_pairs, specialize
         from anonstudio.core.privacy._models import partition_limits
 
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
@@ -179,8 +182,10 @@ class LocalRecoding(GeneralizingMethod):
         bounds = np.zeros(n_classes + 1, dtype=np.int64)
         bounds[1:] = np.cumsum(np.bincount(labels[kept], minlength=n_classes))
         final = np.full(n, -1, dtype=np.int64)
+        fan = max_fan_out(packed)
         n_final = specialize(sub, perm, bounds[:-1].copy(), bounds[1:].copy(), packed.node_anc, packed.node_level,
-                             costs.node_cost, sens, n_sens, k, min_distinct, log_l, max_fan_out(packed), final)
+                             costs.node_cost, sens, n_sens, k, min_distinct, log_l, fan, final)
+        n_specialized = n_final
         # leftovers join the class whose cost grows least
         leftovers = np.flatnonzero(~kept)
         nodes = class_lca(sub, final, n_final, packed.node_anc, packed.node_level)
@@ -193,14 +198,30 @@ class LocalRecoding(GeneralizingMethod):
         if len(leftovers) and n_final:
             report(progress, 0.8, f"{len(leftovers):,} records join classes")
             lost = join_leftovers(sub, leftovers, final, nodes, sizes, n_final, packed.node_anc, packed.node_level,
-                                  costs.node_cost, sens, class_sens, n_sens if log_l > 0 else 0, log_l)
-        report(progress, 0.85, "suppression budget")
+                                  costs.node_cost, sens, class_sens, n_sens if log_l > 0 else 0, log_l, True)
+        # pairs of classes whose union costs least re-split together, while that lowers the cost
+        scratch = np.full(n, -1, dtype=np.int64)
+        attr_lo = np.asarray(packed.offsets[:-1], dtype=np.int64)
+        attr_hi = np.asarray(packed.offsets[1:], dtype=np.int64)
+        dirty = np.ones(max(n, 1), dtype=np.bool_)
+        pairs_resplit, rounds = 0, 0
+        while rounds < MAX_ROUNDS:
+            n_final, done_pairs, _ = resplit_pairs(sub, final, n_final, packed.node_anc, packed.node_level,
+                                                   costs.node_cost, attr_lo, attr_hi, sens, n_sens, k, min_distinct,
+                                                   log_l, fan, PARTNERS, scratch, dirty)
+            rounds += 1
+            pairs_resplit += done_pairs
+            report(progress, 0.85 + 0.1 * rounds / MAX_ROUNDS, f"re-split {pairs_resplit:,} pairs of classes")
+            if not done_pairs:
+                break
+        report(progress, 0.95, "suppression budget")
         spent = self.spend_suppression(data, packed, sub, final, sens, n_sens, limits, costs, missing,
-                                       sens_all[missing], already=lost)
+                                       np.concatenate([sens_all[missing], sens[final < 0]]), already=lost)
         notes = [
             f"local recoding: {peeled:,} classes published over {done:,} of the lattice's {lattice:,} "
-            f"transformations, cheapest first under '{costs.model}'; top-down specialization made "
-            f"{n_final:,} classes of them",
+            f"transformations, cheapest first under '{costs.model}'; top-down specialization split them into "
+            f"{n_specialized:,} classes; re-splitting {pairs_resplit:,} pairs of classes together in {rounds} "
+            f"round(s) left {n_final:,}",
         ]
         if len(transformations) < lattice - 1:
             notes.append(f"the lattice has {lattice:,} transformations: only the {len(transformations):,} cheapest "
@@ -212,7 +233,8 @@ class LocalRecoding(GeneralizingMethod):
         report(progress, 1.0, f"{n_final:,} classes")
         return self.finish(data, packed, idx, sub, spent.labels, missing,
                            metrics={"classes_peeled": peeled, "transformations_peeled": done,
-                                    "lattice": lattice, "leftovers": int(len(leftovers)),
+                                    "lattice": lattice, "classes_specialized": n_specialized,
+                                    "pairs_resplit": pairs_resplit, "leftovers": int(len(leftovers)),
                                     "suppressed_outliers": spent.suppressed, "quality_model": costs.model},
                            notes=notes + costs.notes + spent.notes)
 

@@ -269,9 +269,9 @@ class MSTRecoding(GeneralizingMethod):
        With ``l`` (our extension, as Mondrian's): a class that is not l-diverse merges too, until it is.
     5. Re-split (ours, issue 31): merging can snowball — on Adult with 8 quasi-identifiers and k = 50 the paper's
        steps merge 596 of 603 clusters into one class of 29,637 records at the root of every hierarchy, which
-       the verifier counts as suppressed. A class the merges grew to 2k records or more (``resplit = "large"``,
-       the default) — or only one they generalized to the root of every quasi-identifier (``"collapsed"``, the
-       paper's steps otherwise) — is split again top-down along the hierarchies, relaxed, each time by the split
+       the verifier counts as suppressed. A class the merges generalized to the root of every quasi-identifier
+       (``resplit = "collapsed"``, the default: the paper's steps otherwise) — or every class they grew to 2k
+       records or more (``"large"``) — is split again top-down along the hierarchies, relaxed, each time by the split
        that lowers its NCP most (:func:`~anonstudio.core.kernels._local.specialize`), into classes that meet k
        (and l). The report's notes say how many classes were re-split and into how many.
     6. The suppression budget (:mod:`anonstudio.core.algorithms._suppression`): within ``max_suppression``,
@@ -306,11 +306,11 @@ class MSTRecoding(GeneralizingMethod):
             Param(
                 "resplit",
                 "choice",
-                "large",
-                help="classes split again top-down after the merges: 'large' every class the merges grew to 2k "
-                "records or more; 'collapsed' only a class merged to the root of every quasi-identifier (the "
-                "paper's steps otherwise)",
-                choices=("large", "collapsed"),
+                "collapsed",
+                help="classes split again top-down after the merges: 'collapsed' a class merged to the root of "
+                "every quasi-identifier (the paper's steps otherwise); 'large' every class the merges grew to 2k "
+                "records or more",
+                choices=("collapsed", "large"),
             ),
             QUALITY,
             WEIGHTS,

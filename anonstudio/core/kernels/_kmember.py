@@ -48,7 +48,7 @@ def _needs_more(size, k, ccount, distinct, total, min_distinct, log_l):
     still needs records: below k, or not yet l-diverse."""
     if size < k:
         return True
-    if distinct < min_distinct:
+    if min_distinct > 1 and distinct < min_distinct:
         return True
     if log_l > 0.0:
         if total == 0:

@@ -322,10 +322,15 @@ def specialize(leaf, perm, seg_start, seg_end, node_anc, node_level, node_cost, 
     the split of least cost (ties: the smaller Σ size², then the first attribute), until no split keeps every
     part within the limits. ``labels[r]`` receives the final class of every record of the segments; ``perm`` is
     reordered within each segment. Returns the number of classes."""
-    n, d = leaf.shape
+    d = leaf.shape[1]
     nn = node_level.shape[0]
-    stack_s = np.empty(n + len(seg_start) + 1, dtype=np.int64)
-    stack_e = np.empty(n + len(seg_start) + 1, dtype=np.int64)
+    longest = 1
+    total = 0
+    for i in range(len(seg_start)):
+        longest = max(longest, seg_end[i] - seg_start[i])
+        total += seg_end[i] - seg_start[i]
+    stack_s = np.empty(total + len(seg_start) + 1, dtype=np.int64)
+    stack_e = np.empty(total + len(seg_start) + 1, dtype=np.int64)
     top = 0
     for i in range(len(seg_start) - 1, -1, -1):
         stack_s[top] = seg_start[i]
@@ -334,14 +339,14 @@ def specialize(leaf, perm, seg_start, seg_end, node_anc, node_level, node_cost, 
     slot_of = np.full(nn, -1, dtype=np.int64)
     child = np.empty(max_fan + 1, dtype=np.int64)
     cnt = np.zeros(max_fan + 1, dtype=np.int64)
-    part = np.empty(n, dtype=np.int64)
-    key = np.empty(n)
-    cand = np.empty(n, dtype=np.int64)
+    part = np.empty(longest, dtype=np.int64)
+    key = np.empty(longest)
+    cand = np.empty(longest, dtype=np.int64)
     counts = np.zeros(max(n_sens, 1), dtype=np.int64)
-    buf = np.empty(n, dtype=np.int64)
+    buf = np.empty(longest, dtype=np.int64)
     g = np.empty(d, dtype=np.int32)
     lca = np.empty(d, dtype=np.int32)
-    tmp = np.empty(n, dtype=np.int64)
+    tmp = np.empty(longest, dtype=np.int64)
     pstart = np.zeros(max_fan + 3, dtype=np.int64)
     n_classes = 0
     while top > 0:
@@ -391,10 +396,10 @@ def specialize(leaf, perm, seg_start, seg_end, node_anc, node_level, node_cost, 
                 top += 1
         for t in range(s, e):
             p = part[t - s]
-            tmp[s + pstart[p]] = perm[t]
+            tmp[pstart[p]] = perm[t]
             pstart[p] += 1
         for t in range(s, e):
-            perm[t] = tmp[t]
+            perm[t] = tmp[t - s]
     return n_classes
 
 
@@ -402,10 +407,10 @@ def specialize(leaf, perm, seg_start, seg_end, node_anc, node_level, node_cost, 
 # leftovers
 @njit(cache=True, nogil=True)
 def join_leftovers(leaf, records, labels, class_nodes, class_size, n_classes, node_anc, node_level, node_cost,
-                   sens, class_sens, n_sens, log_l):
+                   sens, class_sens, n_sens, log_l, avoid_root):
     """Each record of ``records`` (in order) joins the class whose cost grows least, ``(|c| + 1) * cost(c ∪ r)
-    - |c| * cost(c)`` (ties: the lowest class), never one the join would generalize to the root of every
-    attribute while another class can take it (such a class is published as suppressed). With entropy
+    - |c| * cost(c)`` (ties: the lowest class); with ``avoid_root``, never one the join would generalize to the
+    root of every attribute while another class can take it (such a class is published as suppressed). With entropy
     l-diversity (``log_l > 0``) a class is taken only if it stays diverse (``class_sens[c, v]``: records of
     sensitive code ``v`` in class ``c``); joining never lowers a class's size or its distinct values. Updates
     ``labels``, ``class_nodes``, ``class_size``, ``class_sens``; returns the number of records that found no
@@ -426,7 +431,7 @@ def join_leftovers(leaf, records, labels, class_nodes, class_size, n_classes, no
                 own += node_cost[class_nodes[c, b]]
                 x = lca_node(class_nodes[c, b], leaf[r, b], node_anc, node_level)
                 joined += node_cost[x]
-                if x != node_anc[x, top]:
+                if x != node_anc[x, top] or not avoid_root:
                     root = False
             v = (class_size[c] + 1) * joined - class_size[c] * own
             if (root and not best_root) or (root == best_root and v >= best_v):
@@ -465,3 +470,159 @@ def _stays_diverse(class_sens, c, v, n_sens, log_l):
             p = x / total
             h -= p * np.log(p)
     return h >= log_l - 1e-12
+
+
+# ---------------------------------------------------------------------------------------------------------
+# pairwise re-splitting
+@njit(cache=True, nogil=True)
+def resplit_pairs(leaf, labels, n_classes, node_anc, node_level, node_cost, attr_lo, attr_hi, sens, n_sens, k,
+                  min_distinct, log_l, max_fan, partners, scratch, dirty):
+    """One round of pairwise re-splitting: for every class ``A`` (in order) not touched yet this round, the
+    ``partners`` classes ``B`` whose union with ``A`` costs least more than the two apart are tried in turn: the
+    records of ``A ∪ B`` are specialized top-down anew (:func:`specialize`) and, if the parts cost less than
+    ``A`` and ``B``, replace them (the first part keeps ``A``'s id, the second ``B``'s, the others get new ids).
+    Both are then left alone until the next round. ``labels[r]``: class of record ``r`` (-1: none; updated);
+    ``attr_lo``/``attr_hi``: each attribute's packed node range (the union's cost is looked up in a table built
+    per class); ``scratch``: an int64 array of ``len(labels)``. ``dirty[c]``: class ``c`` changed since it was
+    last tried (every class, the first round): a pair of two classes that did not is not tried again (it was,
+    and failed); on return it marks the classes this round made. Returns ``(classes, pairs re-split, cost
+    saved)``."""
+    n, d = leaf.shape
+    size = np.zeros(n_classes, dtype=np.int64)
+    nodes = np.empty((n_classes, d), dtype=np.int32)
+    for r in range(n):
+        c = labels[r]
+        if c < 0:
+            continue
+        if size[c] == 0:
+            for b in range(d):
+                nodes[c, b] = leaf[r, b]
+        else:
+            for b in range(d):
+                nodes[c, b] = lca_node(nodes[c, b], leaf[r, b], node_anc, node_level)
+        size[c] += 1
+    cost = np.empty(n_classes)
+    for c in range(n_classes):
+        v = 0.0
+        for b in range(d):
+            v += node_cost[nodes[c, b]]
+        cost[c] = v
+    start = np.zeros(n_classes + 1, dtype=np.int64)
+    for r in range(n):
+        if labels[r] >= 0:
+            start[labels[r] + 1] += 1
+    for c in range(n_classes):
+        start[c + 1] += start[c]
+    members = np.empty(start[n_classes], dtype=np.int64)
+    fill = start[:n_classes].copy()
+    for r in range(n):
+        c = labels[r]
+        if c >= 0:
+            members[fill[c]] = r
+            fill[c] += 1
+    touched = np.zeros(n_classes, dtype=np.bool_)
+    was_dirty = dirty[:n_classes].copy()
+    dirty[:] = False
+    changed = np.flatnonzero(was_dirty)
+    delta = np.empty(n_classes)
+    tbl = np.empty(node_cost.shape[0])
+    best = np.empty(max(partners, 1), dtype=np.int64)
+    seg_s = np.zeros(1, dtype=np.int64)
+    seg_e = np.zeros(1, dtype=np.int64)
+    perm = np.empty(n, dtype=np.int64)
+    total = n_classes
+    done = 0
+    saved = 0.0
+    for a_cls in range(n_classes):
+        if touched[a_cls] or size[a_cls] == 0:
+            continue
+        for b in range(d):
+            x = nodes[a_cls, b]
+            for y in range(attr_lo[b], attr_hi[b]):
+                tbl[y] = node_cost[lca_node(x, y, node_anc, node_level)]
+        # a class that did not change tries only the classes that did (its other pairs were tried and failed)
+        delta[:] = np.inf
+        n_cand = n_classes if was_dirty[a_cls] else len(changed)
+        for i in range(n_cand):
+            c = i if was_dirty[a_cls] else changed[i]
+            if c == a_cls or touched[c] or size[c] == 0:
+                continue
+            u = 0.0
+            for b in range(d):
+                u += tbl[nodes[c, b]]
+            delta[c] = (size[a_cls] + size[c]) * u - size[a_cls] * cost[a_cls] - size[c] * cost[c]
+        # the ``partners`` cheapest unions (ties: the lower class)
+        found = 0
+        for j in range(partners):
+            pick = -1
+            for i in range(n_cand):
+                c = i if was_dirty[a_cls] else changed[i]
+                if delta[c] == np.inf:
+                    continue
+                if pick < 0 or delta[c] < delta[pick]:
+                    pick = c
+            if pick < 0:
+                break
+            best[found] = pick
+            found += 1
+            delta[pick] = np.inf
+        for j in range(found):
+            b_cls = best[j]
+            m = 0
+            for t in range(start[a_cls], start[a_cls + 1]):
+                perm[m] = members[t]
+                m += 1
+            for t in range(start[b_cls], start[b_cls + 1]):
+                perm[m] = members[t]
+                m += 1
+            seg_s[0] = 0
+            seg_e[0] = m
+            parts = specialize(leaf, perm[:m], seg_s, seg_e, node_anc, node_level, node_cost, sens, n_sens, k,
+                               min_distinct, log_l, max_fan, scratch)
+            if parts < 2:
+                continue
+            # cost of the parts (``scratch`` holds each record's part)
+            new_cost = 0.0
+            for p in range(parts):
+                cnt_p = 0
+                for t in range(m):
+                    if scratch[perm[t]] == p:
+                        cnt_p += 1
+                new_cost += cnt_p * _lca_cost(leaf, perm, m, scratch, p, node_anc, node_level, node_cost)
+            old_cost = size[a_cls] * cost[a_cls] + size[b_cls] * cost[b_cls]
+            if new_cost >= old_cost - 1e-9:
+                continue
+            saved += old_cost - new_cost
+            done += 1
+            for t in range(m):
+                r = perm[t]
+                p = scratch[r]
+                labels[r] = a_cls if p == 0 else (b_cls if p == 1 else total + p - 2)
+            for c in range(total, total + parts - 2):
+                dirty[c] = True
+            total += parts - 2
+            touched[a_cls] = True
+            touched[b_cls] = True
+            dirty[a_cls] = True
+            dirty[b_cls] = True
+            break
+    return total, done, saved
+
+
+@njit(cache=True, nogil=True)
+def _lca_cost(leaf, perm, m, part_of, p, node_anc, node_level, node_cost):
+    """Cost of one cell set: the LCAs of the records ``perm[:m]`` with ``part_of[r] == p``, summed over attributes."""
+    d = leaf.shape[1]
+    g = np.empty(d, dtype=np.int32)
+    first = True
+    for t in range(m):
+        r = perm[t]
+        if part_of[r] != p:
+            continue
+        for b in range(d):
+            g[b] = leaf[r, b] if first else lca_node(g[b], leaf[r, b], node_anc, node_level)
+        first = False
+    c = 0.0
+    for b in range(d):
+        c += node_cost[g[b]]
+    return c

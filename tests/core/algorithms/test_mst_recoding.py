@@ -73,7 +73,7 @@ def test_priority_queue_is_table_2_and_cut_gives_figure_5():
 
 def test_worked_example_output_is_table_1c():
     t = P.table(source="table1.csv")
-    alg = MSTRecoding(k=3)
+    alg = MSTRecoding(k=3, max_suppression=0)
     result = alg.run(t, P.hierarchies())
     out = result.output.df
     assert list(out.columns) == ["Gender", "Age", "Zip-code", "Disease"]  # identifying ID dropped
@@ -135,7 +135,7 @@ def test_every_class_has_k_records_and_cells_are_lca_labels(seed, cut):
     rng = np.random.default_rng(100 + seed)
     t, hs = _random_case(rng, int(rng.integers(20, 120)))
     k = int(rng.integers(2, 8))
-    res = MSTRecoding(k=k, cut=cut).run(t, hs)
+    res = MSTRecoding(k=k, cut=cut, max_suppression=0).run(t, hs)
     # every output class (identical QI cells, fully generalized '*' rows included) has >= k records
     assert res.output.df.groupby(t.quasi_identifiers).size().min() >= k
     assert np.bincount(res.groups).min() >= k and res.suppressed == 0
@@ -150,8 +150,8 @@ def test_every_class_has_k_records_and_cells_are_lca_labels(seed, cut):
 def test_k_aware_cut_leaves_no_class_to_merge_and_less_suppression_of_detail():
     rng = np.random.default_rng(7)
     t, hs = _random_case(rng, 200)
-    paper = MSTRecoding(k=5, cut="paper").run(t, hs)
-    aware = MSTRecoding(k=5, cut="k-aware").run(t, hs)
+    paper = MSTRecoding(k=5, cut="paper", max_suppression=0).run(t, hs)
+    aware = MSTRecoding(k=5, cut="k-aware", max_suppression=0).run(t, hs)
     assert aware.metrics["merges"] == 0
     assert np.bincount(aware.groups).min() >= 5
     assert paper.metrics["mst_weight"] == pytest.approx(aware.metrics["mst_weight"])
@@ -164,7 +164,7 @@ def test_small_classes_merge_with_the_class_of_least_ncp():
     rows = [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]]
     h = {"x": Hierarchy("x", rows)}
     t = Table(pd.DataFrame({"x": ["a", "a", "c", "c", "d"]}, dtype=object)).with_roles(["x"])
-    res = MSTRecoding(k=2).run(t, h)
+    res = MSTRecoding(k=2, max_suppression=0).run(t, h)
     assert res.output.df["x"].tolist() == ["a", "a", "cd", "cd", "cd"]
 
 
@@ -225,7 +225,7 @@ def test_duplicates_beyond_the_cut_budget_are_rejoined():
     rows = [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]]
     h = {"x": Hierarchy("x", rows)}
     t = Table(pd.DataFrame({"x": ["a"] * 12 + ["b", "c", "d"]}, dtype=object)).with_roles(["x"])
-    res = MSTRecoding(k=2).run(t, h)  # floor(15/2)-1 = 6 removals: the 3 weighted edges, then 3 weight-0 ones
+    res = MSTRecoding(k=2, max_suppression=0).run(t, h)  # floor(15/2)-1 = 6 removals: the 3 weighted edges, then 3 weight-0 ones
     assert res.metrics["initial_clusters"] == 7 and res.metrics["merges"] == 5
     # the detached 'a' records rejoin the 'a' class (NCP 0); 'b' then joins it too: NCP('ab') = 0.5 beats
     # NCP('*') = 1 -- the paper's unweighted NCP(C ∪ C') generalizes the whole large class
@@ -271,7 +271,7 @@ def test_bad_input_is_a_clear_error():
 def test_missing_quasi_identifier_is_suppressed():
     t = P.table()
     t.df.loc[9, "Gender"] = pd.NA
-    res = MSTRecoding(k=3).run(t, P.hierarchies())
+    res = MSTRecoding(k=3, max_suppression=0).run(t, P.hierarchies())
     assert res.suppressed == 1 and res.groups[9] == -1
     assert res.output.df.loc[9, ["Gender", "Age", "Zip-code"]].tolist() == ["*", "*", "*"]
     assert res.output.df.loc[9, "Disease"] == "Obesity"

@@ -90,11 +90,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     rep = outcome.report
     v = rep["verification"]
     _say(f"{rep['algorithm']}: {rep['input']['records']} records in, {rep['output']['records']} out, "
-          f"{rep['suppressed']} suppressed, {rep['groups']['count']} groups "
+          f"{rep['suppressed']} suppressed, {rep['groups']['count']} {rep['groups'].get('unit', 'groups')} "
           f"(sizes {rep['groups']['min_size']}–{rep['groups']['max_size']}), {rep['runtime_s']:.2f} s")
     _say(f"verification: {'passed' if v['passed'] else 'FAILED'} ({v['model']})")
     if rep["metrics"]:
-        shown = {k: v for k, v in rep["metrics"].items() if isinstance(v, (int, float, bool))}
+        # (metrics.NCP is NCP_total's old name, kept for scripts through 0.3: not printed twice)
+        shown = {k: v for k, v in rep["metrics"].items() if isinstance(v, (int, float, bool)) and k != "NCP"}
         _say("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}" for k, val in shown.items()))
     for note in rep.get("notes", []):
         print(f"anonstudio: note: {note}", file=sys.stderr)

@@ -552,6 +552,17 @@ def run(
         metrics.update(algorithm.evaluate(data, result, hierarchies, subrange(evaluating, 0.85, 1.0), **on))
     groups = result.groups[result.groups >= 0]
     sizes = np.bincount(np.unique(groups, return_inverse=True)[1]) if len(groups) else np.zeros(0, dtype=int)
+    details = verification.details
+    if "classes" in details and "smallest_class" in details:
+        # a table whose classes the verifier counted from the output (records with identical published
+        # quasi-identifiers; the suppressed ones apart): the classes a reader sees, not the method's partitions,
+        # which may publish the same values
+        counted = {"count": int(details["classes"]), "min_size": int(details["smallest_class"]),
+                   "max_size": int(details.get("largest_class", details["smallest_class"])),
+                   "unit": "classes"}
+    else:
+        counted = {"count": int(len(sizes)), "min_size": int(sizes.min()) if len(sizes) else 0,
+                   "max_size": int(sizes.max()) if len(sizes) else 0, "unit": "groups"}
     rep = {
         "anonstudio_version": __version__,
         "algorithm": algorithm.name,
@@ -563,11 +574,8 @@ def run(
         # from the output, as metrics.suppressed is) or removed (strings, events)
         "suppressed": int(verification.details.get("suppressed", result.suppressed))
         if isinstance(data, Table) else int(result.suppressed),
-        "groups": {
-            "count": int(len(sizes)),
-            "min_size": int(sizes.min()) if len(sizes) else 0,
-            "max_size": int(sizes.max()) if len(sizes) else 0,
-        },
+        # tables: the published equivalence classes (unit "classes"); other outputs: the method's groups
+        "groups": counted,
         "runtime_s": round(runtime, 4),
         # which engine ran the method and the verifier's counts: "local", or "dask (2 workers at tcp://…)"
         "execution": executor.describe() if executor is not None else "local",

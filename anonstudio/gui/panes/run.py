@@ -133,7 +133,8 @@ class RunPane(QtWidgets.QWidget):
         groups = rep.get("groups", {})
         text = (
             f"{rep.get('algorithm', '')}: {rep.get('output', {}).get('records', 0):,} records out, "
-            f"{groups.get('count', 0):,} groups (sizes {groups.get('min_size', 0)}–{groups.get('max_size', 0)}), "
+            f"{groups.get('count', 0):,} {groups.get('unit', 'groups')} (sizes {groups.get('min_size', 0)}–"
+            f"{groups.get('max_size', 0)}), "
             f"{rep.get('suppressed', 0):,} suppressed; verification "
             f"{'passed' if ver.get('passed') else 'FAILED'} ({ver.get('model', '')}); "
             f"engine time {rep.get('runtime_s', 0):.2f} s"

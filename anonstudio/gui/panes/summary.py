@@ -18,10 +18,14 @@ from PySide6 import QtWidgets
 
 from anonstudio.gui.panes._common import OutcomePane, column, placeholder
 
+#: report keys kept only for scripts written against an older report (cli-contract changelog): not shown
+DEPRECATED = frozenset({"NCP"})
+
 #: what each utility figure means, in one line (the report's metric keys)
 MEANINGS = {
     "GCP": "information lost to generalization, 0 (none) to 1 (every cell at its root) — 002 Eq. 7",
-    "NCP": "sum over records of the normalized certainty penalty — 002 Eqs. 5-6",
+    "NCP_total": "the normalized certainty penalty (002 Eqs. 5-6) summed over every quasi-identifier cell: "
+                 "GCP × cells",
     "DM": "discernibility: Σ class size² (a suppressed record costs N) — lower is better",
     "DM_paper": "discernibility as 002's Eq. 8 prints it (suppressed records one class)",
     "CAVG": "average class size over k: 1 is ideal, larger means classes bigger than needed",
@@ -91,12 +95,12 @@ def summary_sections(report: dict) -> Summary:
                ("records out", _number(report.get("output", {}).get("records", 0))),
                ("suppressed or removed", _number(report.get("suppressed", 0)))]
     if groups.get("count"):
-        records.append(("groups", f"{groups['count']:,} of {groups.get('min_size', 0):,}–{groups.get('max_size', 0):,} "
-                                  "records"))
+        records.append((str(groups.get("unit", "groups")), f"{groups['count']:,} of {groups.get('min_size', 0):,}–"
+                                                            f"{groups.get('max_size', 0):,} records"))
     records.append(("time", f"{float(report.get('runtime_s', 0.0)):.2f} s"))
     metrics = report.get("metrics", {}) or {}
     utility = [(k, _number(v), MEANINGS.get(k, "")) for k, v in metrics.items()
-               if isinstance(v, (int, float)) and not isinstance(v, bool)]
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in DEPRECATED]
     utility.sort(key=lambda row: (row[0] not in MEANINGS, list(MEANINGS).index(row[0]) if row[0] in MEANINGS else 0))
     # every quality model the report measured (core.metrics._quality), after the method's own figures
     quality = metrics.get("quality") if isinstance(metrics.get("quality"), dict) else {}

@@ -29,3 +29,12 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test that drives Qt carries the ``gui`` marker, so ``-m "not gui"`` runs the Qt-free suite: the
+    tests under ``tests/gui`` and any other that asks for ``qtbot``."""
+    gui_dir = ROOT / "tests" / "gui"
+    for item in items:
+        if "qtbot" in getattr(item, "fixturenames", ()) or Path(str(item.fspath)).is_relative_to(gui_dir):
+            item.add_marker(pytest.mark.gui)

@@ -1,7 +1,10 @@
 """``anonstudio`` — the command-line face of the engine (see ``cli-contract.md``).
 
-Exit codes: 0 success; 1 the privacy model could not be met or verification failed; 2 bad input or bad
-job (one line on stderr: file, line/record, problem; a traceback only with ``--debug``); 130 cancelled.
+Exit codes, one meaning each: 0 published (or, for other commands, done); 1 the privacy model could not be met
+or verification failed; 2 the user's input, job or environment is wrong (one line on stderr naming it: file,
+line/record, key; not enough memory or open files; a traceback only with ``--debug``); 3 a defect of
+anonstudio; 128 + n stopped by signal n (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT, 138 SIGUSR1).
+Closed or full standard streams never change the exit code.
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ import traceback
 from pathlib import Path
 
 from anonstudio import __version__
-from anonstudio.core.errors import AnonStudioError
+from anonstudio.core.errors import AnonStudioError, environment_error
 from anonstudio.core.params import Param, ParamSet
-from anonstudio.core.progress import Cancelled
+from anonstudio.core.progress import Cancelled, defer_stop
 
 
 
@@ -112,6 +115,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     job = load_job(args.job, args.set)
     verification = verify_job(job)
+    for note in verification.details.get("recovered", []):
+        print(f"anonstudio: note: {note}", file=sys.stderr)
     if args.json:
         _say(json.dumps(verification.as_dict(), indent=2))
     else:
@@ -120,6 +125,50 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for problem in verification.problems[1:] if not verification.passed else []:
             _say(f"  also: {problem}")
     return 0 if verification.passed else 1
+
+
+def _number(text: str | None, option: str, kind: type):
+    """A command-line number, or a one-line error naming the option."""
+    from anonstudio.core.errors import ParameterError
+
+    if text is None:
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        raise ParameterError(f"{option} takes {'a whole number' if kind is int else 'a number'}, not '{text}'",
+                             key=option) from None
+    return value
+
+
+def _names(text: str | None) -> list[str]:
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+def cmd_risk(args: argparse.Namespace) -> int:
+    from anonstudio.core.errors import ParameterError
+    from anonstudio.core.io import read_table
+    from anonstudio.core.metrics import risk_lines, table_risk
+
+    qis = _names(args.qi)
+    if not qis:
+        raise ParameterError("give the quasi-identifiers: --qi a,b,c", key="--qi")
+    population = _number(args.population, "--population", int)
+    fraction = _number(args.sampling_fraction, "--sampling-fraction", float)
+    threshold = _number(args.threshold, "--threshold", float)
+    table = read_table(args.table)
+    population_table = read_table(args.population_table) if args.population_table else None
+    figures = table_risk(table, qis, sensitive=_names(args.sensitive), identifying=_names(args.identifying),
+                         population=population, sampling_fraction=fraction,
+                         threshold=0.2 if threshold is None else threshold, population_table=population_table,
+                         equations=args.snb)
+    if args.json:
+        _say(json.dumps(figures, indent=2))
+    else:
+        _say(f"{args.table}:")
+        for line in risk_lines(figures):
+            _say(f"  {line}")
+    return 0
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -325,6 +374,26 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(func=cmd_verify)
 
+    p = sub.add_parser("risk", help="re-identification risk of a table (prosecutor, journalist, marketer; sample and "
+                                    "population uniques) and the attacks' figures")
+    p.add_argument("table", type=Path, help="the table: original or anonymized (a record whose every quasi-identifier "
+                                            "is '*' counts as suppressed)")
+    p.add_argument("--qi", metavar="A,B,C", help="the quasi-identifiers, comma-separated")
+    p.add_argument("--sensitive", metavar="S", help="sensitive column(s): homogeneity and inference figures")
+    p.add_argument("--identifying", metavar="I,J", help="columns that are not published (left out of the unique-"
+                                                       "with-other-columns figure)")
+    p.add_argument("--population", metavar="N", help="size of the population the table is a sample of "
+                                                     "(default: the US population, 317,238,626, as ARX)")
+    p.add_argument("--sampling-fraction", metavar="F", help="the table's share of the population (instead of "
+                                                            "--population): N = records / F")
+    p.add_argument("--population-table", type=Path, metavar="FILE",
+                   help="a table the given one is a sample of: journalist and marketer risk from its classes")
+    p.add_argument("--threshold", metavar="T", help="risk above which a record counts as at risk (default 0.2)")
+    p.add_argument("--snb", choices=("model", "arx"), default="model",
+                   help="SNB's equations: the model's (default) or ARX 3.9's, to reproduce its figures")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON (keys: docs/cli-contract.md)")
+    p.set_defaults(func=cmd_risk)
+
     p = sub.add_parser("demo", help="run the bundled demo jobs headless")
     p.add_argument("--out", default="anonstudio-demo", help="folder to copy the demo to and write results in")
     p.add_argument("--quiet", action="store_true")
@@ -359,20 +428,32 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread like Ctrl-C so that partial files are removed on the way out."""
+    """SIGTERM (or SIGHUP, SIGQUIT, SIGUSR1), raised in the main thread like Ctrl-C so that partial files are
+    removed on the way out."""
 
 
-#: the stop signal received during this command (SIGINT or SIGTERM), if any
+#: the signals that stop a command with its clean-up (partial files removed, a publication's swap finished or
+#: rolled back): Ctrl-C, and what a service manager, a closed terminal or a user sends to end a process
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1")
+                     if hasattr(signal, name))
+
+#: the stop signal received during this command, if any
 _RECEIVED: dict[str, int | None] = {"signal": None}
 
 
+def _raise_stop(signum: int) -> None:
+    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+
+
 def _on_signal(signum, frame) -> None:  # noqa: ARG001 (signal handler signature)
-    """Ctrl-C and SIGTERM: remember the signal and raise. The exception can be swallowed when it lands in a
-    library's callback (numba compiling through ctypes prints "Exception ignored" and fails later with
-    another error); the remembered signal still decides the exit code, and the next progress report — a
-    safe point — raises it again."""
+    """A stop signal: remember it and raise. The exception can be swallowed when it lands in a library's
+    callback (numba compiling through ctypes prints "Exception ignored" and fails later with another error);
+    the remembered signal still decides the exit code, and the next progress report — a safe point — raises it
+    again. During a publication's swap (``progress.stops_deferred``) the stop is kept until the swap is done."""
     _RECEIVED["signal"] = signum
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    if defer_stop(lambda: _raise_stop(signum)):
+        return
+    _raise_stop(signum)
 
 
 def _stop(code: int) -> int:
@@ -390,7 +471,7 @@ def _stop(code: int) -> int:
 def _raise_if_signalled() -> None:
     signum = _RECEIVED["signal"]
     if signum is not None:
-        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+        _raise_stop(signum)
 
 
 def _interrupted(exc: BaseException) -> bool:
@@ -406,7 +487,7 @@ def _interrupted(exc: BaseException) -> bool:
 
 def _exit_code_of(exc: BaseException) -> int:
     if _RECEIVED["signal"] is not None:
-        return 143 if _RECEIVED["signal"] == signal.SIGTERM else 130
+        return 128 + int(_RECEIVED["signal"])
     while exc is not None:
         if isinstance(exc, Terminated):
             return 143
@@ -424,10 +505,10 @@ def _safe_message(exc: AnonStudioError) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     debug = "--debug" in argv
-    previous = None
+    previous = {}
     if threading.current_thread() is threading.main_thread():
         _RECEIVED["signal"] = None
-        previous = (signal.signal(signal.SIGTERM, _on_signal), signal.signal(signal.SIGINT, _on_signal))
+        previous = {signum: signal.signal(signum, _on_signal) for signum in STOP_SIGNALS}
     try:
         parser = build_parser(argv)
         args = parser.parse_args(argv)
@@ -440,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"anonstudio: {_safe_message(exc)}", file=sys.stderr)
         return exc.exit_code
     except (KeyboardInterrupt, Cancelled) as exc:
-        print("anonstudio: cancelled" if not isinstance(exc, Terminated) else "anonstudio: terminated", file=sys.stderr)
+        print(_stopped_text(exc), file=sys.stderr)
         return _stop(_exit_code_of(exc))
     except BrokenPipeError:
         # the reader of our standard output went away (``anonstudio … | head``): nothing more to say to it
@@ -448,17 +529,29 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:  # a bug, not bad input: say so plainly
         if _interrupted(exc) or _RECEIVED["signal"] is not None:  # a stop signal surfaced as another error
-            print("anonstudio: cancelled", file=sys.stderr)
+            print(_stopped_text(exc), file=sys.stderr)
             return _stop(_exit_code_of(exc))
+        problem = environment_error(exc)  # out of memory, open files or threads: the machine, not a defect
+        if problem is not None:
+            if debug:
+                traceback.print_exc()
+            print(f"anonstudio: {_safe_message(problem)}", file=sys.stderr)
+            return problem.exit_code
         if debug:
             traceback.print_exc()
         else:
             print(f"anonstudio: internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", file=sys.stderr)
         return 3
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous[0])
-            signal.signal(signal.SIGINT, previous[1])
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _stopped_text(exc: BaseException) -> str:
+    signum = _RECEIVED["signal"]
+    if signum is None or signum in (signal.SIGINT, signal.SIGTERM):
+        return "anonstudio: terminated" if isinstance(exc, Terminated) else "anonstudio: cancelled"
+    return f"anonstudio: terminated ({signal.Signals(signum).name})"
 
 
 def _say(*args, **kwargs) -> None:
@@ -500,12 +593,97 @@ def entry() -> None:
       written, closed and renamed into place by the command itself. The workbench (anything that loaded Qt)
       exits the usual way.
     """
+    guard_standard_streams()
+    _own_warnings_in_one_line()
     argv = sys.argv[1:]
     prepare_process(argv)
     code = main(argv)
     if "PySide6.QtCore" in sys.modules:
         raise SystemExit(code)
     _leave(code)
+
+
+class _Stream:
+    """A standard stream that never fails the command (issue 29): once a write or flush fails — the stream
+    was closed, is ``/dev/full``, its reader went away, its terminal hung up — the stream's file descriptor is
+    pointed at ``/dev/null`` and further output is dropped. A run that published still exits 0, a failed one
+    still 1 or 2 (its one line lost)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                return self._stream.write(text)
+            except (OSError, ValueError):
+                self._break()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._break()
+
+    def isatty(self) -> bool:
+        try:
+            return not self.broken and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def _break(self) -> None:
+        self.broken = True
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())  # what is still buffered, and C libraries' output, go there
+            os.close(devnull)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def guard_standard_streams() -> None:
+    """For the command process: a closed standard stream (``>&-``) gets ``/dev/null`` as its file descriptor —
+    else the first file the run opens would take its number and a stray print would land in an output — and
+    stdout and stderr are wrapped by :class:`_Stream`."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                devnull = os.open(os.devnull, os.O_RDWR)
+                if devnull != fd:
+                    os.dup2(devnull, fd)
+                    os.close(devnull)
+    if sys.stdin is None:
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 (lives as long as the process)
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        stream = getattr(sys, name)
+        if stream is None:
+            stream = open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+        if not isinstance(stream, _Stream):
+            setattr(sys, name, _Stream(stream))
+
+
+def _own_warnings_in_one_line() -> None:
+    """anonstudio's own warnings about the process (the kernel cache folder) as one ``anonstudio: warning:`` line,
+    as the run's other warnings are, not with Python's file:line and source line."""
+    import warnings
+
+    from anonstudio import KernelCacheWarning
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if isinstance(category, type) and issubclass(category, KernelCacheWarning):
+            print(f"anonstudio: warning: {message}", file=file or sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
 
 
 def prepare_process(argv: list[str]) -> None:

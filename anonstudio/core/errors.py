@@ -98,3 +98,94 @@ class PrivacyError(AnonStudioError):
     """The privacy model could not be met, or an output failed independent verification (exit 1)."""
 
     exit_code = 1
+
+
+class ResourceError(AnonStudioError):
+    """The machine lacks what the run needs — memory, open files, threads — under its limits (exit 2)."""
+
+
+_GB = float(1 << 30)
+
+
+def memory_available() -> tuple[int | None, str]:
+    """Bytes this process may still allocate, and what bounds them: the smaller of the system's available
+    memory (``MemAvailable``) and what the address-space limit (``ulimit -v``) leaves. ``None`` if unknown."""
+    best: int | None = None
+    what = "the system's free memory"
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    best = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            used = 0
+            with open("/proc/self/status", encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith("VmSize:"):
+                        used = int(line.split()[1]) * 1024
+            left = max(0, soft - used)
+            if best is None or left < best:
+                best, what = left, f"under the address-space limit, ulimit -v, of {soft / _GB:,.1f} GB"
+    except (ImportError, OSError, ValueError, IndexError, AttributeError):
+        pass
+    return best, what
+
+
+def _requested_bytes(exc: MemoryError) -> int | None:
+    """What a failed allocation asked for, where numpy says (its ``_ArrayMemoryError`` keeps shape and type)."""
+    size = getattr(exc, "_total_size", None)
+    if isinstance(size, int):
+        return size
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    if shape is not None and dtype is not None:
+        total = int(getattr(dtype, "itemsize", 1))
+        for n in shape:
+            total *= int(n)
+        return total
+    return None
+
+
+def environment_error(exc: BaseException) -> ResourceError | None:
+    """One sentence for running out of memory, open files or threads (anywhere in ``exc``'s chain of causes),
+    or ``None`` when ``exc`` is something else. Memory: "needs about N GB, M GB available" when the failed
+    allocation says its size (numpy arrays), else the memory that was available."""
+    import errno
+
+    seen = 0
+    while exc is not None and seen < 8:
+        text = str(exc)
+        if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and (
+                exc.errno == errno.ENOMEM or "failed to map segment" in text or "Cannot allocate memory" in text)):
+            left, what = memory_available()
+            have = f"{left / _GB:,.1f} GB available ({what})" if left is not None else "less available"
+            needed = _requested_bytes(exc) if isinstance(exc, MemoryError) else None
+            if "libllvmlite" in text or "failed to map segment" in text:
+                return ResourceError(f"not enough memory to load the kernel compiler (numba's libllvmlite): {have}; "
+                                     "raise the limit or free memory")
+            if needed:
+                return ResourceError(f"not enough memory: this step needs about {needed / _GB:,.1f} GB, {have}; use "
+                                     "a smaller input or a machine with more memory")
+            return ResourceError(f"not enough memory for this run ({have} when it ran out): use a smaller input, "
+                                 "raise the limit or free memory")
+        if isinstance(exc, RuntimeError) and "can't start new thread" in text:
+            left, what = memory_available()
+            have = f" ({left / _GB:,.1f} GB available, {what})" if left is not None else ""
+            return ResourceError(f"cannot start a thread: the memory limit or the process limit (ulimit -u) is too "
+                                 f"low{have}")
+        if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+            try:
+                import resource
+
+                limit = f"this process may open {resource.getrlimit(resource.RLIMIT_NOFILE)[0]} (ulimit -n)"
+            except ImportError:
+                limit = "the limit of open files is reached"
+            return ResourceError(f"too many open files: {limit}; raise the limit, e.g. ulimit -n 4096")
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from anonstudio.core.errors import JobError, NotAvailableError
+from anonstudio.core.errors import JobError, NotAvailableError, ResourceError
 from anonstudio.core.progress import Cancelled, ProgressCallback, report, subrange
 
 ENGINES = ("local", "dask")
@@ -85,6 +85,9 @@ class Execution:
             yield LocalExecutor()
             return
         distributed = _import_distributed()
+        # sockets to the scheduler and workers, pipes to the worker processes: with too few file handles a
+        # LocalCluster's nanny never starts (a hang with ulimit -n 16, exit 3 with 32 before)
+        enough_open_files(DASK_OPEN_FILES + (0 if self.scheduler else DASK_OPEN_FILES_PER_WORKER * self.workers))
         if self.scheduler:
             try:
                 client = distributed.Client(self.scheduler, timeout="10s")
@@ -96,6 +99,31 @@ class Execution:
             return
         with local_cluster(self.workers) as client:
             yield DaskExecutor(client)
+
+
+#: open files (sockets, pipes) a process needs to use a Dask cluster, and per worker of a LocalCluster it starts
+DASK_OPEN_FILES = 64
+DASK_OPEN_FILES_PER_WORKER = 16
+
+
+def enough_open_files(needed: int) -> None:
+    """Make sure this process may open ``needed`` files: the soft limit is raised towards the hard one if it is
+    lower (worker processes inherit it); a hard limit below ``needed`` is :class:`ResourceError` (exit 2)."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: nothing to check
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return
+    target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    if soft < needed:
+        raise ResourceError(f"the Dask engine needs at least {needed} open files, this process may open {soft} "
+                            f"(ulimit -n; hard limit {hard}): raise the limit, or set execution.engine = \"local\"",
+                            key="execution.engine")
 
 
 @contextlib.contextmanager

@@ -24,13 +24,13 @@ import numpy as np
 import pandas as pd
 
 from anonstudio import __version__
-from anonstudio.core import algorithms, io
+from anonstudio.core import algorithms, io, limits
 from anonstudio.core.algorithms import Algorithm, Result
 from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table, kind_of
 from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, PrivacyError
 from anonstudio.core.execution import Execution
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
-from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION, PIPELINE_PARAMETERS
+from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION, PIPELINE_PARAMETERS, SEED
 from anonstudio.core.progress import ProgressCallback, phase, report, subrange
 from anonstudio.core.publication import (ORDER_WARNING, SEQUENCE_ORDER_WARNING, shuffled, side_output_path,
                                          unshuffled, write_outputs)
@@ -119,7 +119,7 @@ class Job:
             if "seed" in params and "seed" not in cls.parameters.names():
                 # every method takes a seed (the contract's examples set one for any method); a
                 # deterministic method records that it had no effect instead of refusing the job
-                params.pop("seed")
+                SEED.validate(params.pop("seed"))
             return cls(**params)
         except AnonStudioError as exc:
             if exc.file is None:
@@ -165,6 +165,7 @@ def apply_override(raw: dict, assignment: str, *, file: Path | None = None) -> N
     if "=" not in assignment:
         raise JobError(f"--set needs KEY=VALUE, got {short_repr(assignment)}", file=file)
     key, value = assignment.split("=", 1)
+    limits.check_nesting(value, file=file, error=JobError, what=f"--set {key.strip()}", key=key.strip())
     parts = key.strip().split(".")
     if len(parts) < 2 or parts[0] not in _SECTIONS:
         raise JobError(f"--set key '{key}' must be section.key with section one of {', '.join(sorted(_SECTIONS))}", file=file)
@@ -197,6 +198,7 @@ def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
     """Read and validate a job file; ``overrides`` are ``section.key=value`` strings."""
     path = Path(path)
     text = read_text_file(path, JobError, "job file")
+    limits.check_nesting(text, file=path, error=JobError, what="the job file")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -229,7 +231,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     paths = [paths] if isinstance(paths, str) else paths
     if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
         raise err("input.path is required: the data file (or, for FASTA, a list of files), relative to the job file", "input.path")
-    resolved_paths = [Path(p) if Path(p).is_absolute() else (base / p).resolve() for p in paths]
+    resolved_paths = [io.input_path(p, base, "input.path", file) for p in paths]
     in_path = resolved_paths[0]
     fmt = inp.get("format")
     if fmt is None:
@@ -260,13 +262,8 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
         from anonstudio.core.io._common import normalize_delimiter
 
         normalize_delimiter(delimiter, file, JobError)
-    if encoding is not None:
-        import codecs
-
-        try:
-            codecs.lookup(encoding)
-        except LookupError:
-            raise err(f"input.encoding: unknown encoding {short_repr(encoding)}", "input.encoding") from None
+    if encoding is not None and limits.text_encoding_problem(encoding):
+        raise err(f"input.encoding: {limits.text_encoding_problem(encoding)}", "input.encoding")
     if pattern is not None:
         try:
             re.compile(pattern)
@@ -305,8 +302,7 @@ def parse_job(raw: dict, *, base: Path, file: Path | None = None) -> Job:
     resolved: dict[str, Any] = {}
     for attr, value in hierarchies.items():
         if isinstance(value, str):
-            p = Path(value)
-            resolved[attr] = p if p.is_absolute() else (base / p).resolve()
+            resolved[attr] = io.input_path(value, base, f"hierarchies.{attr}", file)
         elif isinstance(value, dict):
             resolved[attr] = dict(value)
         else:
@@ -584,6 +580,11 @@ def run(
         "notes": list(notes or []) + list(result.notes),
         "warnings": release_warnings(data, result.output) + list(result.warnings),
     }
+    if isinstance(data, Table):  # issue 32: re-identification risk before / after and the attacks' figures
+        from anonstudio.core.metrics import release_risk
+
+        with phase(progress, 1.0, "measuring the re-identification risk"):  # cancellable between its chunks
+            rep["risk"] = to_jsonable(release_risk(data, result.output, side_outputs=result.side_outputs))
     report(progress, 1.0, "done")
     return Outcome(result, verification, rep, data, hierarchies, model=model)
 
@@ -712,6 +713,8 @@ def verify_job(job: Job):
     same check ``run`` makes on the files it publishes)."""
     from anonstudio.core import privacy
 
+    # a publication interrupted there (kill -9 during its swap) is rolled forward or back first
+    recovered = io.recover(job.output_path, job.report_path)
     data = load_data(job.input)
     hierarchies, _ = load_hierarchies(job.hierarchies, data, source=job.file,
                                       required=algorithms.get(job.algorithm).needs_hierarchies)
@@ -723,8 +726,12 @@ def verify_job(job: Job):
                        file=job.file, key="output.shuffle_seed")
     model = declared_model(job.make_algorithm(), data, job.input, job.max_suppression)
     sides = {name: side_output_path(job.output_path, name) for name in privacy.SIDE_OUTPUTS.get(model.get("model"), ())}
-    return privacy.verify_release(model, data, job.output_path, hierarchies, side_paths=sides,
-                                  missing=job.input.missing, shuffle_seed=job.shuffle_seed if job.shuffle_rows else None)
+    verification = privacy.verify_release(model, data, job.output_path, hierarchies, side_paths=sides,
+                                          missing=job.input.missing,
+                                          shuffle_seed=job.shuffle_seed if job.shuffle_rows else None)
+    if recovered:
+        verification.details["recovered"] = recovered
+    return verification
 
 
 def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from anonstudio.core.errors import ParameterError
+from anonstudio.core.limits import MAX_EXACT_INT_AS_FLOAT, MAX_INT
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -102,18 +103,25 @@ class Param:
             return ParameterError(f"parameter '{self.name}' {why}", file=file, key=self.name)
 
         if self.kind == "int":
-            # a string ("5") is refused, not coerced: a job that quotes a number has a mistake in it
+            # a string ("5") is refused, not coerced: a job that quotes a number has a mistake in it; a decimal
+            # (1e3) is taken only where it is exact, and every whole number fits the kernels' 64-bit integers
             if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                isinstance(value, float) and not value.is_integer()
+                isinstance(value, float) and (not value.is_integer() or abs(value) > MAX_EXACT_INT_AS_FLOAT)
             ):
                 raise fail(f"must be a whole number, got {_short(value)}")
             value = int(value)
+            if not -MAX_INT - 1 <= value <= MAX_INT:
+                raise fail(f"must be a whole number of at most 19 digits (|value| ≤ {MAX_INT:,}), "
+                           f"got {_short(value)}")
             self._check_range(value, fail)
             return value
         if self.kind == "float":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise fail(f"must be a number, got {_short(value)}")
-            value = float(value)
+            try:
+                value = float(value)
+            except OverflowError:  # a whole number beyond any float
+                raise fail(f"must be a finite number, got {_short(value)}") from None
             if not math.isfinite(value):
                 raise fail(f"must be a finite number, got {value!r}")
             self._check_range(value, fail)
@@ -148,7 +156,7 @@ class Param:
                 for key, w in value.items():
                     try:
                         w = float(w)
-                    except (TypeError, ValueError):
+                    except (TypeError, ValueError, OverflowError):
                         raise fail(f"weight of '{key}' must be a number, got {w!r}") from None
                     if not (w >= 0 and math.isfinite(w)):
                         raise fail(f"weight of '{key}' must be non-negative, got {w!r}")
@@ -162,17 +170,20 @@ class Param:
                 raise fail(f"must be a table of attribute = hierarchy level, got {_short(value)}")
             out = {}
             for key, level in value.items():
-                if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+                if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= MAX_INT:
                     raise fail(f"level of '{key}' must be a whole number ≥ 0, got {_short(level)}")
                 out[str(key)] = level
             return out
         raise AssertionError(f"unknown parameter kind {self.kind!r}")
 
     def _check_range(self, value: float, fail) -> None:
+        def shown(x: float) -> str:  # whole numbers in full (1000000, not 1e+06)
+            return str(int(x)) if self.kind == "int" and float(x).is_integer() else f"{x:g}"
+
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
-            raise fail(f"must be {'>' if self.low_open else '≥'} {self.low:g}, got {value:g}")
+            raise fail(f"must be {'>' if self.low_open else '≥'} {shown(self.low)}, got {shown(value)}")
         if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
-            raise fail(f"must be {'<' if self.high_open else '≤'} {self.high:g}, got {value:g}")
+            raise fail(f"must be {'<' if self.high_open else '≤'} {shown(self.high)}, got {shown(value)}")
 
 
 @dataclass(frozen=True)
@@ -250,6 +261,10 @@ class Command:
 #: beyond it the suppressed block, exempt from the k test, outgrows the classes it protects and the release
 #: withholds much of what it was made to publish; 0 forbids suppression, 1 allows any.
 DEFAULT_MAX_SUPPRESSION = 0.10
+
+#: The seed every method takes (``cli-contract.md``): a deterministic method records that it has no effect, but
+#: it is checked as any seed is (a time of day or 1e308 as the seed of Mondrian was exit 3)
+SEED = Param("seed", "int", 1, "random seed (no effect on a deterministic method)", low=0)
 
 #: Parameters the pipeline (not the method) takes for every method of a data kind: job keys under
 #: ``[algorithm]``, shown in the workbench's form after the method's own.

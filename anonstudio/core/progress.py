@@ -116,3 +116,40 @@ def cancel_flag(progress: ProgressCallback | None, fraction: float, message: str
         watcher.join()
     if raised:
         raise raised[0]
+
+
+#: a stop (a signal's exception) kept while :func:`stops_deferred` blocks are open
+_DEFERRED: dict[str, Any] = {"depth": 0, "stop": None}
+
+
+@contextmanager
+def stops_deferred() -> Iterator[None]:
+    """A block a stop signal must not cut in two (the swap of a publication: issue 29). A signal handler that
+    asks :func:`defer_stop` keeps its stop for later while such a block is open; the block itself looks at
+    :func:`stop_pending` when it is safe to, and :func:`raise_deferred_stop` raises the kept stop."""
+    _DEFERRED["depth"] += 1
+    try:
+        yield
+    finally:
+        _DEFERRED["depth"] -= 1
+
+
+def defer_stop(stop: Callable[[], None]) -> bool:
+    """For a signal handler: inside a :func:`stops_deferred` block keep ``stop`` (a callable that raises the
+    stop's exception) and return True — the handler then returns without raising; outside, return False."""
+    if _DEFERRED["depth"] > 0:
+        _DEFERRED["stop"] = stop
+        return True
+    return False
+
+
+def stop_pending() -> bool:
+    """Whether a stop was kept by :func:`defer_stop` and not raised yet."""
+    return _DEFERRED["stop"] is not None
+
+
+def raise_deferred_stop() -> None:
+    """Raise the stop kept by :func:`defer_stop`, if any (and forget it)."""
+    stop, _DEFERRED["stop"] = _DEFERRED["stop"], None
+    if stop is not None:
+        stop()

@@ -141,7 +141,8 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
     if not outcome.model:
         raise PrivacyError("this outcome carries no privacy model to re-check its release against: run it again")
     # published as a pair: everything written under hidden names, re-verified as written, then renamed
-    with io.Publication() as pub:
+    with io.Publication(*targets.values()) as pub:  # folder locks, staging, journal, swap, the report last
+        rep["notes"].extend(pub.recovered)  # what an earlier, interrupted run left was recovered
         staged = pub.stage(output_path)
         io.write_output(output, staged)
         names = {staged: output_path.name}

@@ -67,6 +67,57 @@ def application_icon():
     return icon
 
 
+class StopSignals:
+    """SIGINT, SIGTERM and SIGHUP close the workbench (issue 34 item 7). Python runs a signal handler only when
+    the interpreter gets control, which Qt's event loop does not give it: the handler only notes the signal and
+    writes to a socket (``signal.set_wakeup_fd``) that a ``QSocketNotifier`` watches, so the window hears of it
+    at once. Ctrl+C (SIGINT) closes the window as Quit does — it asks only if something is unsaved; SIGTERM and
+    SIGHUP (``timeout``, a logout, ``kill``) cannot wait for an answer: unsaved work is autosaved beside the
+    project (or in the application's data folder) and the window closes without asking. The process then
+    exits with 128 + the signal's number."""
+
+    def __init__(self, app, window) -> None:
+        import signal
+        import socket
+
+        from PySide6.QtCore import QSocketNotifier
+
+        self.app, self.window, self.received = app, window, None
+        self._pending: list[int] = []
+        self._read, self._write = socket.socketpair()
+        for sock in (self._read, self._write):
+            sock.setblocking(False)
+        self._previous_fd = signal.set_wakeup_fd(self._write.fileno())
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, self._note)
+        self.notifier = QSocketNotifier(self._read.fileno(), QSocketNotifier.Type.Read)
+        self.notifier.activated.connect(self._wake)
+
+    def _note(self, number: int, frame) -> None:  # the Python-level handler: note only, Qt acts on the wake-up
+        self._pending.append(number)
+
+    def _wake(self, *args) -> None:
+        import contextlib
+        import signal
+
+        with contextlib.suppress(OSError):
+            while self._read.recv(512):
+                pass
+        while self._pending:
+            number = self._pending.pop(0)
+            if number != signal.SIGINT:  # nobody will answer a question: keep the work, then close
+                with contextlib.suppress(Exception):
+                    if self.window.state.dirty:
+                        self.window.autosave()
+                self.window.state.dirty = False
+            if self.window.close():
+                self.received = number
+                self.app.quit()
+
+    def exit_code(self, code: int) -> int:
+        return 128 + int(self.received) if self.received is not None else code
+
+
 def main(file: str | Path | None = None, demo: bool = False) -> int:
     """Open the workbench (on ``file``: data, job or project; or on the bundled demo) and run the event
     loop; returns the exit code."""
@@ -77,6 +128,7 @@ def main(file: str | Path | None = None, demo: bool = False) -> int:
     collect_garbage_in_gui_thread(freeze_after_preload=True)  # the engine's modules, once imported (see there)
 
     window = MainWindow()
+    stops = StopSignals(app, window)
     window.show()
     if demo:
         window.open_demo()
@@ -101,7 +153,7 @@ def main(file: str | Path | None = None, demo: bool = False) -> int:
             linger = 0.0
         QTimer.singleShot(0, report_shown)
         QTimer.singleShot(int(linger * 1000), quit_now)
-    return int(app.exec())
+    return stops.exit_code(int(app.exec()))
 
 
 if __name__ == "__main__":

@@ -25,20 +25,15 @@ from typing import Any
 
 from anonstudio.core import jobs
 from anonstudio.core.io import to_jsonable
+from anonstudio.core.io._project_schema import FORMAT, VERSION, ProjectError, load_project_json
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table, is_number
 from anonstudio.core.errors import AnonStudioError, InputError, JobError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.gui.state import WorkbenchState, kind_of, profile_columns
 
-FORMAT = "anonstudio-project"
-VERSION = 1
 PROJECT_SUFFIX = ".anonstudio.json"
 FASTA_EXT = {".fasta", ".fa", ".faa", ".fna", ".fas"}
 TABLE_EXT = {".csv", ".tsv", ".txt", ".parquet", ".pq"}
-
-
-class ProjectError(InputError):
-    """A project file that cannot be read: names the file and, for JSON errors, the line."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -83,6 +78,7 @@ def _read_data(path: str | Path, kind: str, options: dict[str, Any] | None = Non
 
     path = Path(path)
     opts = dict(options or {})
+    io.recover(path)  # an interrupted publication in its folder is rolled forward or back before reading
     if not path.exists():
         raise InputError("file not found", file=path)
     if kind == "fasta":
@@ -212,19 +208,12 @@ def autosave_path(project_path: str | Path | None, fallback_dir: str | Path | No
 
 
 def _load_project_json(path: Path) -> dict:
-    text = jobs.read_text_file(path, ProjectError, "project file")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ProjectError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=path, line=exc.lineno) from None
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise ProjectError(f"not an anonstudio project (no \"format\": \"{FORMAT}\")", file=path, line=1)
-    version = raw.get("version", 0)
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise ProjectError(f"'version' must be a whole number, got {jobs.short_repr(version)}", file=path, key="version")
-    if version > VERSION:
-        raise ProjectError(f"project version {version} is newer than this anonstudio reads ({VERSION})", file=path)
-    return raw
+    """The project's JSON, checked against the schema (``core.io._project_schema``) before anything is built from
+    it; an interrupted publication in its folder is rolled forward or back first."""
+    from anonstudio.core import io
+
+    io.recover(path)
+    return load_project_json(path)
 
 
 def outside_files(path: str | Path) -> list[str]:

@@ -144,7 +144,7 @@ def test_cancel_inside_the_mondrian_kernel_returns_at_once_and_keeps_the_previou
     assert finished == [None] and "Cancelled" in window.statusBar().currentMessage()
     [(flag, labelled, n)] = stops
     assert flag == 1 and 0 < labelled < n  # stopped by its flag, records left unlabelled
-    assert waited < 2.0  # target 0.5 s (a loaded 2-core machine gets slack); the whole kernel is never awaited
+    # the 0.5 s target is tests/benchmarks/bench_cancel.py's; here: stopped by its flag inside the kernel (above)
     assert window.state.outcome is previous and len(window.state.history) == 1
     assert window.panes["Summary"].text() == summary and window.act_export_data.isEnabled()
     qtbot.waitUntil(lambda: not window.runner.busy)

@@ -240,9 +240,11 @@ def _project_file(tmp_path, **changes):
 @pytest.mark.parametrize(
     ("changes", "fragment"),
     [
-        ({"method": {"name": "mondrian", "params": {"k": float("nan")}}}, "parameter 'k' must be a whole number"),
+        ({"method": {"name": "mondrian", "params": {"k": float("nan")}}}, "key 'method.params.k': 'method.params.k' "
+         "must be a finite number"),
+        ({"method": {"name": "mondrian", "params": {"k": 1.5}}}, "parameter 'k' must be a whole number"),
         ({"method": {"name": "magic", "params": {}}}, "unknown method 'magic'"),
-        ({"data": {"path": "data.csv", "kind": "spreadsheet"}}, "data kind must be table, events or fasta"),
+        ({"data": {"path": "data.csv", "kind": "spreadsheet"}}, "'data.kind' must be one of table, events, fasta"),
         ({"version": "2"}, "'version' must be a whole number"),
     ],
 )

@@ -246,16 +246,19 @@ def generalized_output(
         distinct = list(labels[np.unique(class_nodes[present, a])]) + ([SUPPRESSED] if not kept.all() else [])
         generalized_types[attr] = type_of_values(distinct)
         checkpoint()
-    # built column by column (one short copy each, not the whole table in one call that holds the lock)
+    # built column by column (one short copy each, not the whole table in one call that holds the lock), then
+    # joined without copying or consolidating: inserting them one by one into a frame costs time quadratic in
+    # the column count (5,000 columns: 73 s) and a pandas warning per column
     source, dropped = data.df, set(data.identifying)
-    df = pd.DataFrame(index=source.index)
+    columns = {}
     for column in source.columns:
         if column not in dropped:
             # object dtype as the readers give: pandas would otherwise infer its Arrow string dtype, a
             # conversion of every cell that holds the lock 0.1 s per column at 1M rows (and back, later)
-            df[column] = (pd.Series(published[column], index=source.index, dtype=object) if column in published
-                          else source[column].copy())
+            columns[column] = (pd.Series(published[column], index=source.index, dtype=object) if column in published
+                               else source[column].copy())
             checkpoint()
+    df = pd.DataFrame(columns, index=source.index, copy=False)
     roles = {c: r for c, r in data.roles.items() if c in df.columns}
     # generalized QI columns get their type from their published labels (interval labels are not numbers)
     types = {c: t for c, t in data.types.items() if c in df.columns and c not in packed.attributes}

@@ -238,10 +238,14 @@ class CBMSA(Algorithm):
             notes.append(f"baseline matching (004 §4) with seed {self.params['seed']}")
         else:
             notes.append("seed has no effect on CBMSA (deterministic; ties go to the lowest index)")
-        as_read = pd.Series(sens, dtype=object).astype(str)
-        spellings = as_read.unique()
-        as_read = as_read.map(dict(zip(spellings, (read_alike(v) for v in spellings)))).to_numpy(dtype=object)
-        ev_high = np.isin(as_read, omega) & pd.notna(sens)
+        # a missing sensitive cell (empty, '?', 'NA' as read) is not a value — never highly sensitive, as in
+        # tables and as the (k,c) verifier counts it
+        missing = pd.isna(sens) if len(sens) else np.zeros(0, dtype=bool)
+        spelled = pd.Series(sens[~missing], dtype=object).astype(str).to_numpy(dtype=object)
+        spellings = pd.unique(spelled)
+        lookup = dict(zip(spellings, (read_alike(v) for v in spellings)))
+        ev_high = np.zeros(n_ev, dtype=bool)
+        ev_high[~missing] = np.isin(np.array([lookup[v] for v in spelled], dtype=object), omega)
 
         # --- state
         rep = leaf.copy()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.errors import ParameterError, PrivacyError
+from anonstudio.core.limits import MAX_FRAGMENT
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
@@ -554,7 +555,7 @@ class Condensation(Algorithm):
               low=0.0, low_open=True),
         Param("order", "int", 2, "order of the statistics used to generate pseudo-strings (§4.3: 2, §4.6: s)",
               low=2, high=8),
-        Param("seed", "int", 1, "random seed: the same seed gives the same pseudo-strings"),
+        Param("seed", "int", 1, "random seed: the same seed gives the same pseudo-strings", low=0),
         Param("segmentation", "choice", "greedy",
               "length segmentation: greedy (Fig. 1) or optimal (dynamic programming, §4.5)",
               choices=("greedy", "optimal")),
@@ -566,7 +567,8 @@ class Condensation(Algorithm):
         # imports no verifier (`anonstudio methods` stays light, issue 17); a test keeps the two equal
         Param("max_fragment", "int", 20,
               "longest run of symbols a pseudo-string may share with fewer than k inputs, minus one: no "
-              "substring of this many symbols held by 1..k-1 inputs is published (symbols)", low=2),
+              "substring of this many symbols held by 1..k-1 inputs is published (symbols)", low=2,
+              high=MAX_FRAGMENT),
     ))
 
     def privacy_model(self) -> dict[str, Any]:
@@ -736,12 +738,19 @@ class Condensation(Algorithm):
             counts = np.unique(np.asarray(labels), return_counts=True)[1]
             if counts.min() >= 2 * self.params["k"]:
                 report(progress, 0.7, "k-NN classification")
+                max_test, max_train = knn_sample_sizes(data)
                 knn = knn_original_vs_pseudo(
                     data, labels, k=self.params["k"], epsilon=self.params["epsilon"], order=self.params["order"],
                     seed=seed, length=self.params["length"], segmentation=self.params["segmentation"],
-                    test_size=0.1, progress=subrange(progress, 0.7, 1.0))
+                    test_size=0.1, max_test=max_test, max_train=max_train, progress=subrange(progress, 0.7, 1.0))
                 extra["knn_accuracy_original"] = round(knn["accuracy_original"], 4)
                 extra["knn_accuracy_pseudo"] = round(knn["accuracy_pseudo"], 4)
+                if knn["sampled"]:
+                    extra["knn_sample"] = {"test": knn["test"], "train": knn["train"]}
+                    result.notes.append(
+                        f"k-NN accuracy measured on a sample ({knn['test']} test strings, {knn['train']} training "
+                        f"strings of each kind): the whole set would take {knn['full_cells'] / KNN_CELL_BUDGET:.0f}x "
+                        "the alignment work this report allows")
         report(progress, 1.0, "metrics done")
         return {
             **extra,
@@ -757,6 +766,23 @@ class Condensation(Algorithm):
 
 # ---------------------------------------------------------------------------------------------------------
 # the §5.1 utility experiment: it produces pseudo-strings, so it lives with the method, not in metrics
+
+#: alignment cells (length x length) each k-NN classifier of a run's report may cost (about 3 s of the
+#: bit-parallel kernel): larger inputs are measured on a sample (issue 29: 20,000 proteins sat 14 minutes in
+#: this phase). The experiments (``condensation-knn``) measure the whole split.
+KNN_CELL_BUDGET = 10_000_000_000
+#: test strings a run's report measures k-NN accuracy on, at most
+KNN_MAX_TEST = 100
+
+
+def knn_sample_sizes(data: SequenceSet) -> tuple[int, int]:
+    """``(max_test, max_train)`` for the k-NN figures of a run's report: at most :data:`KNN_MAX_TEST` test
+    strings, and as many training strings as keep one classifier within :data:`KNN_CELL_BUDGET` cells."""
+    mean = float(data.lengths.mean()) if len(data) else 1.0
+    test = min(KNN_MAX_TEST, max(1, round(0.1 * len(data))))
+    return test, max(1, int(KNN_CELL_BUDGET / (test * mean * mean)))
+
+
 def knn_original_vs_pseudo(
     data: SequenceSet,
     labels=None,
@@ -768,6 +794,8 @@ def knn_original_vs_pseudo(
     length: str = "group",
     segmentation: str = "greedy",
     test_size: int | float = 0.1,
+    max_test: int | None = None,
+    max_train: int | None = None,
     n_neighbors: int = 5,
     distance: str = "nw",
     classifier: str = "knn",
@@ -779,7 +807,9 @@ def knn_original_vs_pseudo(
     trained on the originals with each string's items shuffled (composition kept, order lost). ``k``, ``epsilon``, ``order``,
     ``seed``, ``length`` and ``segmentation`` are the condensation's parameters; ``classifier`` is ``"knn"``
     (``n_neighbors``, ``distance``; Figs. 10–11) or ``"wavrule"`` (Aggarwal 2002, Figs. 12–13,
-    :mod:`anonstudio.core.metrics._wavrule`)."""
+    :mod:`anonstudio.core.metrics._wavrule`). ``max_test`` / ``max_train`` (``None``: all) measure on a random
+    sample of the split: the training sample is drawn class by class, in proportion, and keeps at least 2k
+    strings of each class (condensation needs k per group)."""
     import numpy as np
 
     from anonstudio.core.data import SequenceSet
@@ -806,6 +836,17 @@ def knn_original_vs_pseudo(
         raise ParameterError(f"test_size gives {n_test} test strings of {n}", column="test_size")
     perm = rng.permutation(n)
     test_idx, train_idx = np.sort(perm[:n_test]), np.sort(perm[n_test:])
+    full_cells = float(data.lengths[test_idx].sum()) * float(data.lengths[train_idx].sum())
+    sampled = False
+    if max_test is not None and len(test_idx) > max_test:
+        test_idx, sampled = np.sort(rng.choice(test_idx, max_test, replace=False)), True
+    if max_train is not None and len(train_idx) > max_train:
+        keep = []
+        for cls in np.unique(labels[train_idx]):
+            members = train_idx[labels[train_idx] == cls]
+            share = max(min(len(members), 2 * k), round(max_train * len(members) / len(train_idx)))
+            keep.append(rng.choice(members, min(share, len(members)), replace=False))
+        train_idx, sampled = np.sort(np.concatenate(keep)), True
     test = _subset(data, test_idx)
     train = _subset(data, train_idx)
     acc_orig = accuracy(train, labels[train_idx], test, labels[test_idx], subrange(progress, 0.0, 0.3))
@@ -837,5 +878,6 @@ def knn_original_vs_pseudo(
     pseudo = SequenceSet(ids, list(ids), codes, offsets, data.alphabet)
     acc_pseudo = accuracy(pseudo, np.asarray(pseudo_labels), test, labels[test_idx], subrange(progress, 0.7, 1.0))
     return {"accuracy_original": float(acc_orig), "accuracy_pseudo": float(acc_pseudo),
-            "accuracy_original_shuffled": float(acc_shuffled), "test": int(n_test),
-            "train": int(len(train_idx)), "pseudo_train": int(len(pseudo)), "suppressed": int(suppressed)}
+            "accuracy_original_shuffled": float(acc_shuffled), "test": int(len(test_idx)),
+            "train": int(len(train_idx)), "pseudo_train": int(len(pseudo)), "suppressed": int(suppressed),
+            "sampled": sampled, "full_cells": full_cells}

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 from anonstudio.core.algorithms._base import Algorithm, Result
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.execution import Executor, LocalExecutor
+from anonstudio.core.limits import MAX_BIAS_RUNS, MAX_INT
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
@@ -61,7 +62,8 @@ if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or 
 #: reruns x records the empirical bias may cost (about a second of reruns); larger tables get fewer reruns
 BIAS_CELL_BUDGET = 3_000_000
 BIAS_RUNS = Param("bias_runs", "int", 20, "reruns with the next seeds that measure the relative bias R(q) of "
-                  "frequent values and pairs beside its analytic value (0: analytic only)", low=0)
+                  "frequent values and pairs beside its analytic value (0: analytic only)", low=0,
+                  high=MAX_BIAS_RUNS)
 DRAWS = Param("draws", "choice", "independent", "independent: each redrawn cell is a fresh draw from the column's "
               "distribution (the paper's Algorithms 1 and 2); shuffle: the redrawn cells of a column swap their "
               "values at random, so every column's marginal distribution is kept exactly",
@@ -364,7 +366,8 @@ class _RandomAnonymization(Algorithm):
                 result.notes.append(note)
             runs = budget
         # one task per rerun: in this process one after another, or spread over a Dask cluster's workers
-        seeds = [self.params["seed"] + 1 + r for r in range(runs)]
+        # (the next seeds, wrapping round at the largest seed a parameter may hold)
+        seeds = [(self.params["seed"] + 1 + r) % (MAX_INT + 1) for r in range(runs)]
         outputs = (executor or LocalExecutor()).map(
             rerun_output, seeds, shared=(type(self), self.params, data, hierarchies),
             progress=subrange(progress, 0.3, 0.95), label="rerun for the empirical bias")

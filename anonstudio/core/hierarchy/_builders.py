@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.errors import HierarchyError
+from anonstudio.core.limits import MAX_HIERARCHY_LEVELS
 from anonstudio.core.hierarchy._tree import Hierarchy
 
 __all__ = ["DATE_PARTS", "build_hierarchy", "dates", "default_numeric_hierarchy", "grouping", "intervals", "masking", "nice_widths"]
@@ -50,6 +51,13 @@ def _unique(values: Iterable[Any]) -> list[str]:
 
 def _err(message: str, attribute: str, source: str | Path | None) -> HierarchyError:
     return HierarchyError(message, file=source, column=attribute)
+
+
+def _check_levels(count: int, what: str, attribute: str, source: str | Path | None) -> None:
+    """A built hierarchy has at most :data:`~anonstudio.core.limits.MAX_HIERARCHY_LEVELS` levels (20,000 interval
+    widths asked for 52 GiB)."""
+    if count > MAX_HIERARCHY_LEVELS:
+        raise _err(f"{count:,} {what}: a hierarchy has at most {MAX_HIERARCHY_LEVELS} levels", attribute, source)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -129,6 +137,7 @@ def intervals(
         raise _err(f"no values to build an interval hierarchy for '{attribute}'", attribute, source)
     if not widths:
         raise _err("the interval hierarchy needs at least one width", attribute, source)
+    _check_levels(len(widths), "interval widths", attribute, source)
     nums = _parse_numbers(attribute, leaves, source)
     ws: list[Fraction] = []
     for w in widths:
@@ -275,6 +284,8 @@ def masking(
         levels = max(longest - 1, 1)
     if not isinstance(levels, int) or isinstance(levels, bool) or levels < 1:
         raise _err(f"masking levels must be a whole number ≥ 1, got {levels!r}", attribute, source)
+    _check_levels(levels, "masked levels" + (f" (values of up to {longest} characters)" if longest > levels else ""),
+                  attribute, source)
     rows = []
     for v in leaves:
         row = [v]
@@ -313,6 +324,7 @@ def grouping(
     """
     if not levels:
         raise _err("the grouping hierarchy needs at least one level of groups", attribute, source)
+    _check_levels(len(levels), "grouping levels", attribute, source)
     parent_maps: list[dict[str, str]] = []
     below: list[str] | None = None
     for depth, level in enumerate(levels, start=1):

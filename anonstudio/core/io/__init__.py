@@ -1,12 +1,13 @@
 """Readers and writers: delimited tables and Parquet, FASTA, event CSV, ARX hierarchy CSV, JSON reports.
 
-Inputs are only ever opened for reading; outputs are written to a temporary file beside the target and
-renamed (:func:`atomic_write`), never half-written. Every error a user can cause is an
+Inputs are only ever opened for reading; outputs are written to a staging file beside the target and
+renamed (:func:`atomic_write`), never half-written; a release (output, side tables, report) is published through
+a journal (:class:`Publication`, :func:`recover`). Every error a user can cause is an
 :class:`~anonstudio.core.errors.InputError` (or :class:`~anonstudio.core.errors.HierarchyError`) naming the
 file and the line or record.
 """
 
-from anonstudio.core.io._atomic import Publication, atomic_write
+from anonstudio.core.io._atomic import JOURNAL_PREFIX, STAGING_PREFIX, Publication, atomic_write, recover
 from anonstudio.core.io._dispatch import (
     FORMATS,
     TABLE_SUFFIXES,
@@ -20,7 +21,8 @@ from anonstudio.core.io._dispatch import (
 from anonstudio.core.io._events import read_events, write_events
 from anonstudio.core.io._fasta import FASTA_SUFFIXES, read_fasta, write_fasta
 from anonstudio.core.io._hierarchy_csv import read_hierarchy, write_hierarchy
-from anonstudio.core.io._paths import check_target, real_path, refuse_overwrites
+from anonstudio.core.io._project_schema import ProjectError, load_project_json, validate_project
+from anonstudio.core.io._paths import check_target, input_path, real_path, refuse_overwrites
 from anonstudio.core.io._table import (
     DEFAULT_MISSING,
     PARQUET_SUFFIXES,
@@ -32,16 +34,21 @@ from anonstudio.core.io._table import (
 )
 
 __all__ = [
+    "JOURNAL_PREFIX",
     "Publication",
+    "STAGING_PREFIX",
     "DEFAULT_MISSING",
     "FASTA_SUFFIXES",
     "FORMATS",
     "PARQUET_SUFFIXES",
+    "ProjectError",
     "SNIFFED_DELIMITERS",
     "TABLE_SUFFIXES",
     "atomic_write",
     "check_target",
     "format_of",
+    "input_path",
+    "load_project_json",
     "parquet_index_left_out",
     "read_data",
     "read_events",
@@ -50,9 +57,11 @@ __all__ = [
     "read_output_like",
     "read_table",
     "real_path",
+    "recover",
     "refuse_overwrites",
     "sniff_delimiter",
     "to_jsonable",
+    "validate_project",
     "write_events",
     "write_fasta",
     "write_hierarchy",

@@ -155,10 +155,12 @@ def decode(
             return _decode_utf8(raw), "utf-8"
         except UnicodeDecodeError:
             return raw.decode("latin-1"), "latin-1"
-    try:
-        name = codecs.lookup(encoding).name
-    except LookupError:
-        raise error(f"unknown encoding '{encoding}'", file=path) from None
+    from anonstudio.core.limits import text_encoding_problem
+
+    problem = text_encoding_problem(encoding)
+    if problem is not None:
+        raise error(problem, file=path)
+    name = codecs.lookup(encoding).name
     if name in ("utf-8", "utf-8-sig"):
         name = "utf-8-sig" if raw.startswith(codecs.BOM_UTF8) else "utf-8"
         encoding = name
@@ -171,6 +173,9 @@ def decode(
             file=path,
             line=_line_of_byte(raw, exc.start),
         ) from None
+    except UnicodeError as exc:  # codecs such as punycode or idna fail without a position
+        raise error(f"cannot be decoded as {encoding} ({exc}); give the file's encoding (e.g. utf-8 or latin-1)",
+                    file=path) from None
 
 
 def normalize_delimiter(delimiter: str | None, path: str | Path, error: type[AnonStudioError] = InputError) -> str | None:

@@ -52,6 +52,26 @@ def refuse_overwrites(
         seen[real] = label
 
 
+def input_path(text: str, base: Path, key: str, file: str | Path | None = None) -> Path:
+    """A path a job names for reading (``input.path``, a hierarchy file): an absolute one as written, a relative one
+    taken against ``base`` with symlinks and ``..`` resolved. A NUL character, an over-long name and a loop of
+    symlinks are :class:`JobError` naming ``key`` (a loop in an absolute path is the reader's error naming the file)."""
+    from anonstudio.core.limits import path_problem
+
+    problem = path_problem(text)
+    if problem is not None:
+        raise JobError(f"{key} {problem}", file=file, key=key)
+    if Path(text).is_absolute():
+        return Path(text)
+    p = base / text
+    try:
+        return p.resolve()
+    except (RuntimeError, OSError) as exc:  # Python < 3.13 raises RuntimeError for a loop of symlinks
+        reason = "a loop of symbolic links" if "loop" in str(exc).lower() or getattr(exc, "errno", None) == 40 \
+            else (getattr(exc, "strerror", None) or str(exc))
+        raise JobError(f"{key} ({Path(text).name}) cannot be resolved: {reason}", file=file, key=key) from None
+
+
 def check_target(path: str | Path, label: str, *, file: str | Path | None = None) -> None:
     """An output target must be a new file or an existing regular file (replaced whole). A symlink at the
     target is replaced by the new file, never written through. A folder, a device, a pipe or a socket at

@@ -114,6 +114,11 @@ def _names_split(header: str, delimiter: str) -> bool:
 
 
 def _check_header(header: list[str], path: Path, header_line: int) -> None:
+    from anonstudio.core.limits import MAX_COLUMNS
+
+    if len(header) > MAX_COLUMNS:
+        raise InputError(f"the header has {len(header):,} columns; anonstudio reads at most {MAX_COLUMNS:,} (keep the "
+                         "columns to publish in a file of their own)", file=path, line=header_line)
     seen: dict[str, int] = {}
     for i, name in enumerate(header, start=1):
         if name.strip() == "":

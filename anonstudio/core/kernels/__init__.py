@@ -74,3 +74,77 @@ def _install_lean_loads() -> None:
 
     Cache.load_overload = load_overload
     _LEAN["installed"] = True
+
+
+_CACHE = {"installed": False, "warned": False, "fallback": None}
+
+
+def _warn_cache(notice: str) -> None:
+    """The kernel cache's one warning per process (:class:`anonstudio.KernelCacheWarning`)."""
+    if _CACHE["warned"]:
+        return
+    _CACHE["warned"] = True
+    import warnings
+
+    import anonstudio
+
+    warnings.warn(notice, anonstudio.KernelCacheWarning, stacklevel=3)
+
+
+def _install_cache_locators() -> None:
+    """numba keeps compiled kernels in ``NUMBA_CACHE_DIR`` (set by ``anonstudio/__init__.py``, a temporary folder
+    if the chosen one cannot be written) — and never beside the installed package (issue 29: 13 ``.nbi`` files in
+    ``anonstudio/core/kernels/__pycache__``). numba tries its cache locators in turn and, when the chosen folder
+    fails, falls back to the package's own ``__pycache__``; here that locator is dropped and, right after the
+    user's folder, a temporary folder for this process takes its place (one warning when it is first used)."""
+    if _CACHE["installed"]:
+        return
+    _CACHE["installed"] = True
+    import anonstudio
+
+    if anonstudio.kernel_cache_notice:
+        _warn_cache(anonstudio.kernel_cache_notice)
+    try:
+        from numba.core import caching
+    except ImportError:
+        return
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)  # (renamed in numba 0.6x)
+    classes = list(getattr(impl, "_locator_classes", ()) or ())
+    user = next((c for c in classes if "UserProvided" in c.__name__), None)
+    if user is None:
+        return
+
+    class TemporaryCacheLocator(user):
+        """The cache in a temporary folder of this process, when ``NUMBA_CACHE_DIR`` cannot be written."""
+
+        def __init__(self, py_func, py_file):
+            super().__init__(py_func, py_file)
+            self._cache_path = _os.path.join(_fallback_folder(), self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not _os.path.exists(py_file):
+                return None
+            self = cls(py_func, py_file)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                return None
+            _warn_cache(f"cannot write the kernel cache in {_os.environ.get('NUMBA_CACHE_DIR')!r}: kernels are "
+                        f"compiled into {_fallback_folder()} for this run only (set NUMBA_CACHE_DIR to a writable "
+                        "folder to keep them)")
+            return self
+
+    impl._locator_classes = [user, TemporaryCacheLocator] + [c for c in classes if c is not user
+                                                             and "InTree" not in c.__name__]
+
+
+def _fallback_folder() -> str:
+    if _CACHE["fallback"] is None:
+        import atexit
+        import shutil
+        import tempfile
+
+        _CACHE["fallback"] = tempfile.mkdtemp(prefix="anonstudio-numba-")
+        atexit.register(shutil.rmtree, _CACHE["fallback"], ignore_errors=True)
+    return _CACHE["fallback"]

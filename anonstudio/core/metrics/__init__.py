@@ -1,4 +1,5 @@
-"""Information-loss and utility metrics computed from outputs (never from an algorithm's bookkeeping)."""
+"""Information-loss, utility and re-identification-risk metrics computed from outputs (never from an algorithm's
+bookkeeping)."""
 
 from anonstudio.core.metrics._strings import (
     blosum62,
@@ -15,6 +16,14 @@ from anonstudio.core.metrics._strings import (
 )
 from anonstudio.core.metrics._quality import MODELS as QUALITY_MODELS
 from anonstudio.core.metrics._quality import release_quality
+from anonstudio.core.metrics._release_risk import (
+    record_risks,
+    release_risk,
+    risk_comparison_frame,
+    risk_distribution_frame,
+    risk_lines,
+    table_risk,
+)
 from anonstudio.core.metrics._table_metrics import (
     cavg,
     class_sizes,
@@ -45,5 +54,11 @@ __all__ = [
     "needleman_wunsch",
     "QUALITY_MODELS",
     "release_quality",
+    "record_risks",
+    "release_risk",
+    "risk_comparison_frame",
+    "risk_distribution_frame",
+    "risk_lines",
     "table_metrics",
+    "table_risk",
 ]

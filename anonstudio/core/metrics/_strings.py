@@ -218,13 +218,44 @@ def _distance_matrix(test: SequenceSet, train: SequenceSet, distance: str, progr
         raise ParameterError(f"distance must be nw, blosum62 or composition, got {distance!r}", column="distance")
     scoring = "unit" if distance == "nw" else "blosum62"
     out = np.empty((len(test), len(train)))
-    all_train = np.arange(len(train))
-    step = max(1, len(test) // 20)
-    for start in range(0, len(test), step):
-        rows = np.arange(start, min(len(test), start + step))
-        out[rows] = distance_block(test, rows, train, all_train, scoring=scoring)
-        report(progress, rows[-1] / max(len(test), 1), "k-NN distances")
+    budget = CELLS_PER_CALL if scoring == "unit" else CELLS_PER_CALL // 16  # affine scoring: ~16x slower a cell
+    total = max(float(test.lengths.sum()) * float(train.lengths.sum()), 1.0)
+    done = 0.0
+    for rows, cols in work_blocks(test.lengths, train.lengths, budget):
+        out[np.ix_(rows, cols)] = distance_block(test, rows, train, cols, scoring=scoring)
+        done += float(test.lengths[rows].sum()) * float(train.lengths[cols].sum())
+        report(progress, done / total, "k-NN distances")  # between blocks: Cancel and stop signals act here
     return out
+
+
+#: alignment cells (length x length) one kernel call of the k-NN distances may take: about 0.1 s of the
+#: bit-parallel kernel, so a Cancel or a stop signal waits no longer than that (issue 29: one call of 100 test
+#: strings against 18,000 took minutes, and SIGTERM 50 s to act)
+CELLS_PER_CALL = 400_000_000
+
+
+def work_blocks(len_a: np.ndarray, len_b: np.ndarray, budget: int):
+    """``(rows, cols)`` index blocks covering ``len(len_a) x len(len_b)``, each of at most ``budget`` cells
+    (``sum(len_a[rows]) * sum(len_b[cols])``; a single pair may exceed it)."""
+    len_a = np.asarray(len_a, dtype=np.float64)
+    len_b = np.asarray(len_b, dtype=np.float64)
+    total_b = float(len_b.sum())
+    ends_b = np.cumsum(len_b)
+    i, n_a, n_b = 0, len(len_a), len(len_b)
+    while i < n_a:
+        j, width = i + 1, len_a[i]
+        while j < n_a and (width + len_a[j]) * total_b <= budget:
+            width += len_a[j]
+            j += 1
+        rows = np.arange(i, j)
+        start = 0
+        while start < n_b:
+            # as many columns as fit the budget beside these rows (at least one)
+            limit = (ends_b[start - 1] if start else 0.0) + budget / max(width, 1.0)
+            stop = max(start + 1, int(np.searchsorted(ends_b, limit, side="right")))
+            yield rows, np.arange(start, min(stop, n_b))
+            start = stop
+        i = j
 
 
 def knn_accuracy(train: SequenceSet, train_labels, test: SequenceSet, test_labels, *, n_neighbors: int = 5,

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from anonstudio.core.limits import MAX_FRAGMENT
 from anonstudio.core.params import Param, ParamSet
 
 
@@ -187,7 +188,8 @@ class FragmentRule(PrivacyModel):
     name = "fragment rule"
     parameters = ParamSet((
         Param("k", "int", 2, "a fragment must be held by at least k input strings", low=1),
-        Param("max_fragment", "int", 20, "length, in symbols, from which a shared fragment counts", low=1),
+        Param("max_fragment", "int", 20, "length, in symbols, from which a shared fragment counts", low=1,
+              high=MAX_FRAGMENT),
     ))
 
     def score(self, stats):

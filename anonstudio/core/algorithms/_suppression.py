@@ -171,7 +171,8 @@ def spend_budget(leaf: np.ndarray, labels: np.ndarray, packed: PackedHierarchies
             labels[undone] = former
     notes = []
     if used:
-        notes.append(f"{used} records were suppressed as outliers: each forced its class to a wider "
+        notes.append(f"{used} record{'s were' if used != 1 else ' was'} suppressed as outlier"
+                     f"{'s' if used != 1 else ''}: each forced its class to a wider "
                      f"generalization, and suppressing it costs less under the quality model '{costs.model}' "
                      f"(budget: {budget} records within max_suppression)")
     return Spent(labels, used, budget, notes)

@@ -227,9 +227,10 @@ class LocalRecoding(GeneralizingMethod):
             notes.append(f"the lattice has {lattice:,} transformations: only the {len(transformations):,} cheapest "
                          "were peeled; the records none of them published joined classes")
         if len(leftovers):
-            notes.append(f"{len(leftovers) - lost:,} records that no transformation below the root published joined "
-                         "the class whose loss grew least" + (f"; {lost} found no class that stays l-diverse and "
-                                                               "were suppressed" if lost else ""))
+            joined = len(leftovers) - lost
+            notes.append(f"{joined:,} record{'s' if joined != 1 else ''} that no transformation below the root "
+                         "published joined the class whose loss grew least"
+                         + (f"; {lost} found no class that stays l-diverse and were suppressed" if lost else ""))
         report(progress, 1.0, f"{n_final:,} classes")
         return self.finish(data, packed, idx, sub, spent.labels, missing,
                            metrics={"classes_peeled": peeled, "transformations_peeled": done,

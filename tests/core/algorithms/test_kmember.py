@@ -104,3 +104,15 @@ def test_bad_input_and_cancel():
 
     with pytest.raises(Cancelled):
         KMember(k=2).run(big, hs, cancel)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("kind", ["distinct", "entropy"])
+def test_l_diverse_clusters_on_random_tables(seed, kind):
+    from tests.core.algorithms.test_mst_recoding import _with_sensitive, assert_l_diverse
+
+    rng = np.random.default_rng(950 + seed)
+    t, hs = _random_case(rng, int(rng.integers(40, 200)))
+    t = _with_sensitive(t, rng)
+    res = KMember(k=3, l=2, l_kind=kind, seed=seed, max_suppression=0.05).run(t, hs)
+    assert_l_diverse(t, res, hs, 3, 2, kind)

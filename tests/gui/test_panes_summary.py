@@ -39,6 +39,12 @@ def test_the_card_leads_with_the_verdict_and_shows_the_reports_figures(shown, ou
     gcp = next(row for row in s.utility if row[0] == "GCP")
     assert gcp[1] == f"{rep['metrics']['GCP']:,.4g}" and "information lost" in gcp[2]
     assert s.utility[0][0] == "GCP"  # the headline figures first
+    # the published classes, named as such; the NCP sum under its own name, its old name not shown twice
+    groups = rep["groups"]
+    assert ("classes", f"{groups['count']:,} of {groups['min_size']:,}–{groups['max_size']:,} records") in s.records
+    names = [row[0] for row in s.utility]
+    assert "NCP_total" in names and "NCP" not in names and "NCP" in rep["metrics"]
+    assert "summed over every quasi-identifier cell" in dict((r[0], r[2]) for r in s.utility)["NCP_total"]
     assert dict(s.checked)["k"] == "10"
     screenshot(pane, "summary_card")
 

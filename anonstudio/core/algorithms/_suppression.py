@@ -174,6 +174,6 @@ def spend_budget(leaf: np.ndarray, labels: np.ndarray, packed: PackedHierarchies
         notes.append(f"{used} record{'s were' if used != 1 else ' was'} suppressed as outlier"
                      f"{'s' if used != 1 else ''}: each forced its class to a wider "
                      f"generalization, and suppressing it costs less under the quality model '{costs.model}' "
-                     f"(budget: {budget} records within max_suppression)")
+                     f"(budget: {budget} record{'s' if budget != 1 else ''} within max_suppression)")
     return Spent(labels, used, budget, notes)
 

@@ -380,14 +380,24 @@ class GeneralizingMethod(Algorithm):
                           missing_sens: np.ndarray, already: int = 0):
         """The suppression budget (:func:`~anonstudio.core.algorithms._suppression.spend_budget`) on the classes
         ``labels`` of the present records ``sub``: ``max_suppression`` of the table less the records suppressed
-        already (a missing quasi-identifier, and ``already`` more the method suppressed)."""
+        already (a missing quasi-identifier, and ``already`` more the method suppressed) and the records of classes
+        generalized to the root of every quasi-identifier (the verifier counts them as suppressed too)."""
+        import numpy as np
+
         from anonstudio.core.algorithms._suppression import budget_of, cell_costs, spend_budget
+        from anonstudio.core.kernels._generalize import class_lca
         from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
 
         if costs is None:
             costs = cell_costs(packed, sub, self.params.get("quality", "loss"), self.params.get("weights"))
         share = float(self.pipeline.get("max_suppression", DEFAULT_MAX_SUPPRESSION))
-        budget = budget_of(share, data.n_rows, int(missing.sum()) + int(already))
+        kept = labels >= 0
+        at_root = 0
+        if kept.any():
+            nodes = class_lca(sub, labels, int(labels.max()) + 1, packed.node_anc, packed.node_level)
+            roots = np.array([packed.node_anc[packed.offsets[a], -1] for a in range(packed.d)])
+            at_root = int(np.all(nodes == roots, axis=1)[labels[kept]].sum())
+        budget = budget_of(share, data.n_rows, int(missing.sum()) + int(already) + at_root)
         return spend_budget(sub, labels, packed, costs, budget, limits, sens, n_sens, blocked_sens=missing_sens)
 
     def finish(self, data: Table, packed: PackedHierarchies, idx: np.ndarray, sub: np.ndarray, labels: np.ndarray,

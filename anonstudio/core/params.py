@@ -32,6 +32,8 @@ TITLES = {
     "c": "c — largest sensitive share",
     "seed": "Random seed",
     "max_suppression": "Most records suppressed (share)",
+    "quality": "Quality model minimized",
+    "resplit": "Re-split merged classes",
 }
 
 
@@ -267,3 +269,36 @@ def suppression_budget(default: float = DEFAULT_MAX_SUPPRESSION) -> ParamSet:
               "largest share of records that may be published fully suppressed (0–1; they are exempt from the "
               "k test, so the exemption is bounded)", low=0.0, high=1.0),
     ))
+
+
+# -------------------------------------------------------------------------------------------------------------
+# parameters several table methods share: declared here once, each method lists them in its ParamSet
+
+#: the quality models of :data:`anonstudio.core.metrics._quality.MODELS`, named here so that declaring a method
+#: imports no numpy (a test checks the two lists agree)
+QUALITY_MODELS = ("loss", "ncp", "dm", "aecs", "entropy", "precision")
+
+#: the quality model a generalizing method minimizes; for every one of them it decides whether suppressing a
+#: record (within max_suppression) costs less than generalizing it
+QUALITY = Param(
+    "quality", "choice", "loss",
+    help="the quality model minimized: loss (ARX's Loss), ncp (mean cell share of the hierarchy), dm "
+         "(discernibility), aecs (average class size), entropy (non-uniform entropy), precision (mean level / "
+         "height); it also decides whether suppressing a record, within max_suppression, costs less than "
+         "generalizing it (dm and aecs never find it does)",
+    choices=QUALITY_MODELS)
+
+#: per-attribute weights of the additive quality models
+WEIGHTS = Param(
+    "weights", "weights", "equal",
+    help="how much each quasi-identifier's loss counts: equal, or attribute = weight (others weigh 1; loss, ncp, "
+         "entropy and precision)", choices=("equal",), title="Attribute weights")
+
+#: l-diversity of the one sensitive attribute, and its kind
+L_DIVERSITY = Param(
+    "l", "float", None, help="l-diversity of the sensitive attribute in every published class (optional; kind: "
+    "l_kind)", low=1)
+L_KIND = Param(
+    "l_kind", "choice", "entropy",
+    help="l-diversity kind: entropy (−Σ p log p ≥ log l) or distinct (at least l distinct values); missing "
+         "sensitive values are not values", choices=("entropy", "distinct"))

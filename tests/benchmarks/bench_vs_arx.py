@@ -4,10 +4,11 @@ Adult (../shared/data/adult, 30,162 rows, ARX's hierarchies) at 5 quasi-identifi
 education, occupation) and 8 (all but salary-class), k = 2, 5, 10, 50, and k = 5 with distinct 3-diversity of
 occupation (occupation is then the sensitive attribute, so the QIs are the others: 4 and 7).
 
-- ours: ``mondrian``, ``kmember``, ``mst`` and ``global`` (quality Loss, and DM) with ``max_suppression`` 0.1,
-  in-process; time = the method's ``run`` (encoding, search or partitioning, the published table), wall and
-  CPU of the process (all its threads), medians of ``--runs`` runs after one warm-up run (on a machine shared with other
-  work the CPU figure is the steadier one). kmember and mst enforce no l-diversity: they sit out that setting;
+- ours: ``local`` and ``global`` (each with quality Loss, its default, and with DM), ``mondrian``, ``kmember``
+  and ``mst`` with ``max_suppression`` 0.1, in-process; time = the method's ``run`` (encoding, search or partitioning, the
+  published table), wall and CPU of the process (all its threads), medians of ``--runs`` runs after one warm-up
+  run (on a machine shared with other work the CPU figure is the steadier one). Every method enforces the
+  distinct 3-diversity of the l-setting itself;
 - ARX (``../shared/reference/arx/run-arx``, when ``java`` and that folder are present; otherwise said and
   skipped): ``mode=global supp=0.1`` with Loss (its default) and with ``metric=dm``, and ``mode=local`` (its
   GUI's local transformation); time = ARX's own ``anonymize_ms`` (global) / ``core_ms`` (local: anonymize +
@@ -24,7 +25,10 @@ suppress more). The table prints NCP and DM with their ratio to ARX local, the s
 verdict and the time; the global rows also say whether the transformation equals ARX's.
 
     PYTHONPATH=. python tests/benchmarks/bench_vs_arx.py [--runs 3] [--qis 5 8] [--k 2 5 10 50 l3]
-        [--methods mondrian kmember mst global] [--no-arx] [--no-arx-local]
+        [--methods local mondrian kmember mst global] [--no-arx] [--no-arx-local] [--no-arx-global]
+
+After the rows, two summary tables: NCP and DM of every method (columns) at every setting (rows), the lowest
+of each row marked ``*``, and whether the best of ours is below ARX local on both.
 """
 
 from __future__ import annotations
@@ -190,9 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--qis", type=int, nargs="+", default=[5, 8], choices=[5, 8])
     ap.add_argument("--k", nargs="+", default=["2", "5", "10", "50", "l3"])
-    ap.add_argument("--methods", nargs="+", default=["mondrian", "kmember", "mst", "global"])
+    ap.add_argument("--methods", nargs="+", default=["local", "mondrian", "kmember", "mst", "global"])
     ap.add_argument("--no-arx", action="store_true", help="ours only")
     ap.add_argument("--no-arx-local", action="store_true", help="skip ARX's local recoding (its slowest runs)")
+    ap.add_argument("--no-arx-global", action="store_true", help="skip ARX's global recoding (Loss and DM)")
     args = ap.parse_args(argv)
     arx = not args.no_arx and shutil.which("java") is not None and (ARX / "run-arx").exists()
     if not arx:
@@ -207,15 +212,13 @@ def main(argv: list[str] | None = None) -> int:
                 results: dict[str, dict] = {}
                 if arx and not args.no_arx_local:
                     results["ARX local"] = run_arx(s, "local", args.runs, Path(tmp))
-                if arx:
+                if arx and not args.no_arx_global:
                     results["ARX global (Loss)"] = run_arx(s, "global", args.runs, Path(tmp))
                     results["ARX global (DM)"] = run_arx(s, "global", args.runs, Path(tmp), "dm")
                 for m in args.methods:
-                    if s["l"] is not None and m in ("kmember", "mst"):
-                        results[m] = {"error": "n/a: enforces no l-diversity"}
-                    elif m == "global":
-                        results["global (Loss)"] = run_ours(m, s, table, hs, args.runs)
-                        results["global (DM)"] = run_ours(m, s, table, hs, args.runs, "dm")
+                    if m in ("global", "local"):  # the quality model minimized: Loss (the default) and DM
+                        results[f"{m} (Loss)"] = run_ours(m, s, table, hs, args.runs)
+                        results[f"{m} (DM)"] = run_ours(m, s, table, hs, args.runs, "dm")
                     else:
                         results[m] = run_ours(m, s, table, hs, args.runs)
                 for name, r in results.items():
@@ -239,14 +242,36 @@ def main(argv: list[str] | None = None) -> int:
                             row["note"] = ("" if other is None else
                                            "same transformation as ARX" if other == r["transformation"] else
                                            f"ARX chose {other}, we {r['transformation']}")
-                            arx = results.get("ARX " + name, {})
-                            if arx.get("time"):
-                                row["note"] += (f"; ARX's anonymize / ours: {arx['time'] / r['time']:.1f}x wall, "
-                                                f"{arx['cpu'] / r['cpu']:.1f}x CPU")
+                            theirs = results.get("ARX " + name, {})
+                            if theirs.get("time"):
+                                row["note"] += (f"; ARX's anonymize / ours: {theirs['time'] / r['time']:.1f}x wall, "
+                                                f"{theirs['cpu'] / r['cpu']:.1f}x CPU")
                     rows.append(row)
                     print_row(row)
                 print()
+    summary(rows)
     return 0
+
+
+def summary(rows: list[dict]) -> None:
+    """NCP and DM per setting (rows) and method (columns) of the verified outputs (others "–"), the lowest of a row
+    marked ``*``; the last column says whether the best of ours (not ARX's) is below ARX local on that figure."""
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    settings = list(dict.fromkeys(r["setting"] for r in rows))
+    cell = {(r["setting"], r["method"]): r for r in rows if "NCP" in r and r["verified"] == "ok"}
+    for figure, fmt in (("NCP", "{:.3f}"), ("DM", "{:,.0f}")):
+        width = max(12, *(len(m) for m in methods))
+        print(f"{figure:<28} " + " ".join(f"{m:>{width}}" for m in methods) + "  best of ours < ARX local")
+        for s in settings:
+            values = {m: cell[(s, m)][figure] for m in methods if (s, m) in cell}
+            low = min(values.values()) if values else None
+            shown = [(fmt.format(values[m]) + ("*" if values[m] == low else " ")) if m in values else "–"
+                     for m in methods]
+            ours = [v for m, v in values.items() if not m.startswith("ARX")]
+            ref = values.get("ARX local")
+            verdict_ = "–" if ref is None or not ours else ("yes" if min(ours) < ref else "NO")
+            print(f"{s:<28} " + " ".join(f"{v:>{width}}" for v in shown) + f"  {verdict_}")
+        print()
 
 
 def print_row(row: dict) -> None:

@@ -49,7 +49,8 @@ def _job(folder, algorithm: str, hierarchies: str | None = None, extra_input: st
 
 
 def test_mst_job_writes_table_1c_and_a_verified_report(workdir, capsys):
-    assert main(["run", _job(workdir, 'name = "mst"\nk = 3'), "--quiet"]) == 0
+    # the paper's steps exactly: no outlier suppressed (the suppression budget, issue 31, would trade one)
+    assert main(["run", _job(workdir, 'name = "mst"\nk = 3\nmax_suppression = 0'), "--quiet"]) == 0
     out = pd.read_csv(workdir / "out.csv", sep=";", dtype=str)
     assert list(out.columns) == ["Gender", "Age", "Zip-code", "Disease"]
     for col, expected in P.TABLE_1C.items():
@@ -57,6 +58,7 @@ def test_mst_job_writes_table_1c_and_a_verified_report(workdir, capsys):
     report = json.loads((workdir / "out.report.json").read_text())
     assert report["verification"]["passed"] is True and report["verification"]["model"] == "k-anonymity"
     assert report["groups"] == {"count": 3, "min_size": 3, "max_size": 4}
+    assert report["metrics"]["classes"] == 3
     assert report["metrics"]["DM"] == 34 and 0 < report["metrics"]["GCP"] < 1
     assert report["metrics"]["CAVG"] == pytest.approx(10 / 9)
     assert "verification: passed" in capsys.readouterr().out

@@ -27,7 +27,7 @@ _REGISTRY: dict[str, str | type[Algorithm]] = {}
 
 #: every method name the contract knows; those not in the registry answer "not available yet".
 CONTRACT_NAMES = (
-    "condensation", "ra", "ra-enhanced", "mst", "mondrian", "kmember", "global", "anatomy", "cbmsa",
+    "condensation", "ra", "ra-enhanced", "mst", "mondrian", "kmember", "local", "global", "anatomy", "cbmsa",
     "cbmsa-baseline",
 )
 
@@ -111,6 +111,7 @@ register("anonstudio.core.algorithms.condensation:Condensation", name="condensat
 register("anonstudio.core.algorithms.mst_recoding:MSTRecoding", name="mst")
 register("anonstudio.core.algorithms.mondrian:Mondrian", name="mondrian")
 register("anonstudio.core.algorithms.kmember:KMember", name="kmember")
+register("anonstudio.core.algorithms.local_recoding:LocalRecoding", name="local")
 register("anonstudio.core.algorithms.global_recoding:GlobalRecoding", name="global")
 register("anonstudio.core.algorithms.ra:RandomAnonymization", name="ra")
 register("anonstudio.core.algorithms.ra:EnhancedRandomAnonymization", name="ra-enhanced")

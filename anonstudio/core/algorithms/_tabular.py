@@ -295,11 +295,13 @@ def renumber_by_first_record(labels: np.ndarray) -> np.ndarray:
 
 class GeneralizingMethod(Algorithm):
     """Base of the table methods that generalize quasi-identifiers to hierarchy nodes (MST recoding, Mondrian,
-    k-member): tables in, a table out, and the same report metrics (002 Eqs. 5-9) measured from the output."""
+    k-member, local and global recoding): tables in, a table out, and the same report metrics (002 Eqs. 5-9 and
+    the quality models) measured from the output. Helpers the methods share: the sensitive codes for
+    l-diversity, the suppression budget (:mod:`anonstudio.core.algorithms._suppression`) and the result."""
 
     data_kind = "table"
     output_kind = "table"
-    reported_metrics = ("NCP", "GCP", "DM", "CAVG", "quality")
+    reported_metrics = ("NCP_total", "GCP", "DM", "CAVG", "quality")
     #: a record may be published fully suppressed, up to ``max_suppression`` of them (default a tenth)
     pipeline_parameters = suppression_budget()
 
@@ -313,6 +315,7 @@ class GeneralizingMethod(Algorithm):
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
+        self._sensitive: str | None = None  # the sensitive column the models judge (set by sensitive_codes)
         self._extra = self._validated_models()
 
     def _validated_models(self) -> list:
@@ -368,6 +371,12 @@ class GeneralizingMethod(Algorithm):
         """The spec's ``"models"``: each named model with its validated parameters."""
         return [{"name": m.name, **m.params} for m in self._extra]
 
+    def privacy_model(self) -> dict:
+        model = {"model": "k-anonymity", "k": self.params["k"]}
+        if self.params.get("l") is not None:
+            model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
+        return model
+
     def encoded(self, data: Table, hierarchies: dict) -> tuple:
         """``(packed, leaf_nodes, missing, idx)``: the hierarchies packed, each record's QI leaf nodes, the
         records with a missing QI (suppressed) and the rows that take part; ``k`` checked against them."""
@@ -378,6 +387,88 @@ class GeneralizingMethod(Algorithm):
         idx = np.flatnonzero(~missing)
         check_k(self.params["k"], len(idx), data, int(missing.sum()))
         return packed, leaf_nodes, missing, idx
+
+    def sensitive_codes(self, data: Table) -> tuple[np.ndarray, int]:
+        """``(int32 code per record, number of values)`` of the one sensitive attribute when ``l`` is set (missing
+        values, and values that read alike, as the verifier sees them: -1 and one code); without ``l``, -1
+        everywhere."""
+        import numpy as np
+
+        from anonstudio.core.data import value_codes
+
+        if self.params.get("l") is None:
+            return np.full(data.n_rows, -1, dtype=np.int32), 1
+        sens = data.sensitive
+        if len(sens) != 1:
+            raise ParameterError(f"l-diversity needs exactly one sensitive attribute, the input has {len(sens)}"
+                                 + (f" ({', '.join(sens)})" if sens else ""), file=data.source, key="algorithm.l")
+        self._sensitive = sens[0]
+        codes, n_values = value_codes(data.df[sens[0]])
+        return np.asarray(codes, dtype=np.int32), max(int(n_values), 1)
+
+    def check_diversity(self, data: Table, sens: np.ndarray, n_sens: int, limits: dict) -> None:
+        """A :class:`PrivacyError` when even one class of every record would not be l-diverse."""
+        import numpy as np
+
+        from anonstudio.core.errors import PrivacyError
+
+        if self.params.get("l") is None:
+            return
+        present = sens[sens >= 0]
+        counts = np.bincount(present, minlength=n_sens)
+        distinct = int((counts > 0).sum())
+        if distinct < int(limits.get("min_distinct", 1)):
+            raise PrivacyError(f"distinct l-diversity with l = {self.params['l']:g} cannot be met: "
+                               f"'{self._sensitive}' has {distinct} distinct value(s) in the whole table",
+                               file=data.source, column=self._sensitive)
+        log_l = float(limits.get("min_entropy", 0.0))
+        if log_l > 0:
+            p = counts[counts > 0] / max(len(present), 1)
+            h = float(-(p * np.log(p)).sum())
+            if h < log_l - 1e-12:
+                raise PrivacyError(f"entropy l-diversity with l = {self.params['l']:g} cannot be met: the whole "
+                                   f"table's '{self._sensitive}' has entropy {h:.3f} < log l = {log_l:.3f}",
+                                   file=data.source, column=self._sensitive)
+
+    def spend_suppression(self, data: Table, packed: PackedHierarchies, sub: np.ndarray, labels: np.ndarray,
+                          sens: np.ndarray, n_sens: int, limits: dict, costs, missing: np.ndarray,
+                          missing_sens: np.ndarray, already: int = 0):
+        """The suppression budget (:func:`~anonstudio.core.algorithms._suppression.spend_budget`) on the classes
+        ``labels`` of the present records ``sub``: ``max_suppression`` of the table less the records suppressed
+        already (a missing quasi-identifier, and ``already`` more the method suppressed) and the records of classes
+        generalized to the root of every quasi-identifier (the verifier counts them as suppressed too)."""
+        import numpy as np
+
+        from anonstudio.core.algorithms._suppression import budget_of, cell_costs, spend_budget
+        from anonstudio.core.kernels._generalize import class_lca
+        from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
+
+        if costs is None:
+            costs = cell_costs(packed, sub, self.params.get("quality", "loss"), self.params.get("weights"))
+        share = float(self.pipeline.get("max_suppression", DEFAULT_MAX_SUPPRESSION))
+        kept = labels >= 0
+        at_root = 0
+        if kept.any():
+            nodes = class_lca(sub, labels, int(labels.max()) + 1, packed.node_anc, packed.node_level)
+            roots = np.array([packed.node_anc[packed.offsets[a], -1] for a in range(packed.d)])
+            at_root = int(np.all(nodes == roots, axis=1)[labels[kept]].sum())
+        budget = budget_of(share, data.n_rows, int(missing.sum()) + int(already) + at_root)
+        return spend_budget(sub, labels, packed, costs, budget, limits, sens, n_sens, blocked_sens=missing_sens)
+
+    def finish(self, data: Table, packed: PackedHierarchies, idx: np.ndarray, sub: np.ndarray, labels: np.ndarray,
+               missing: np.ndarray, *, metrics: dict, notes: list[str] | None = None,
+               details: dict | None = None) -> Result:
+        """The :class:`Result` of classes ``labels`` (per present record; -1 suppressed) generalized to their
+        lowest common ancestors, numbered by first record."""
+        from anonstudio.core.kernels._generalize import class_lca
+
+        labels = renumber_by_first_record(labels)
+        n_classes = int(labels.max()) + 1 if len(labels) and labels.max() >= 0 else 0
+        nodes = class_lca(sub, labels, n_classes, packed.node_anc, packed.node_level)
+        result = tabular_result(data, packed, idx, labels, nodes, missing, metrics=metrics, details=details)
+        result.suppressed += int((labels < 0).sum())
+        result.notes = result.notes + list(notes or [])
+        return result
 
 
 def table_metrics_for(algorithm, data: Table, result, hierarchies: dict) -> dict:

@@ -41,17 +41,13 @@ from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import (GeneralizingMethod, models_param, generalized_output,
                                                  renumber_by_first_record)
 from anonstudio.core.errors import ParameterError, PrivacyError
-from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
     import numpy as np
 
     from anonstudio.core.data import Table
-
-#: quality models a job may name (``anonstudio.core.metrics._quality.MODELS``), listed here so that declaring
-#: the method imports no numpy
-QUALITY_MODELS = ("loss", "ncp", "dm", "aecs", "entropy", "precision")
 
 #: the largest lattice searched: beyond it the job must narrow the levels (ARX's optimal search stops at 2^31)
 MAX_TRANSFORMATIONS = 2_000_000
@@ -429,7 +425,7 @@ class GlobalRecoding(GeneralizingMethod):
     """Full-domain generalization with suppression, optimal over the lattice of hierarchy levels (see the module).
 
     Parameters: ``k``; optional ``l`` with ``l_kind`` (distinct or entropy l-diversity of the one sensitive
-    attribute, as Mondrian's); ``quality`` (the model minimized, :data:`QUALITY_MODELS`); ``weights``
+    attribute, as Mondrian's); ``quality`` (the model minimized, :data:`anonstudio.core.params.QUALITY_MODELS`); ``weights``
     (attribute = weight, for the additive models; unnamed attributes weigh 1 — ARX gives them 0.5, so name
     every attribute to compare weighted results with ARX's); ``min_level`` / ``max_level``
     (attribute = level: the levels the search may choose, as ARX's per-attribute limits). The suppression limit
@@ -447,20 +443,13 @@ class GlobalRecoding(GeneralizingMethod):
                    "optimum for the chosen quality model (k-anonymity, optional l-diversity)")
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
                       "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, δ-presence, k-map, average risk, sample uniqueness)")
-    reported_metrics = ("transformation", "quality_value", "NCP", "GCP", "DM", "CAVG", "quality")
+    reported_metrics = ("transformation", "quality_value", "NCP_total", "GCP", "DM", "CAVG", "quality")
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),
-        Param("l", "float", None, help="l-diversity of the sensitive attribute in every published class (optional; "
-              "kind: l_kind)", low=1),
-        Param("l_kind", "choice", "entropy", help="l-diversity kind: entropy (−Σ p log p ≥ log l) or distinct (at "
-              "least l distinct values); missing sensitive values are not values", choices=("entropy", "distinct")),
-        Param("quality", "choice", "loss", help="the quality model the search minimizes: loss (ARX's Loss), ncp "
-              "(mean cell share of the hierarchy), dm (discernibility), aecs (average class size), entropy "
-              "(non-uniform entropy), precision (mean level / height)", choices=QUALITY_MODELS,
-              title="Quality model minimized"),
-        Param("weights", "weights", "equal", help="how much each quasi-identifier's loss counts: equal, or "
-              "attribute = weight (others weigh 1; loss, ncp, entropy and precision)", choices=("equal",),
-              title="Attribute weights"),
+        L_DIVERSITY,
+        L_KIND,
+        QUALITY,
+        WEIGHTS,
         Param("min_level", "levels", None, help="lowest hierarchy level the search may give an attribute, e.g. "
               "age=1", title="Lowest level per attribute"),
         Param("max_level", "levels", None, help="highest hierarchy level the search may give an attribute, e.g. "
@@ -471,7 +460,6 @@ class GlobalRecoding(GeneralizingMethod):
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
-        self._sensitive: str | None = None
         self.search: LatticeSearch | None = None
 
     # -- parameters the data must agree with ----------------------------------------------------------------

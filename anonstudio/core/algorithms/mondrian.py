@@ -8,14 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
-from anonstudio.core.algorithms._tabular import (
-    models_param,
-    GeneralizingMethod,
-    tabular_result,
-    renumber_by_first_record,
-)
+from anonstudio.core.algorithms._tabular import GeneralizingMethod, models_param, renumber_by_first_record
 from anonstudio.core.errors import ParameterError, PrivacyError
-from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, cancel_flag, report, subrange
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
@@ -80,21 +75,8 @@ class Mondrian(GeneralizingMethod):
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every partition holds at least k records", low=2),
-            Param(
-                "l",
-                "float",
-                None,
-                help="l-diversity of the sensitive attribute in every partition (optional; kind: l_kind)",
-                low=1,
-            ),
-            Param(
-                "l_kind",
-                "choice",
-                "entropy",
-                help="l-diversity kind: entropy (−Σ p log p ≥ log l) or distinct (at least l distinct values); "
-                     "missing sensitive values are not values",
-                choices=("entropy", "distinct"),
-            ),
+            L_DIVERSITY,
+            L_KIND,
             Param(
                 "numeric_split",
                 "choice",
@@ -112,13 +94,11 @@ class Mondrian(GeneralizingMethod):
                 choices=("paper", "nearest"),
             ),
             models_param(ENFORCED),
+            QUALITY,
+            WEIGHTS,
         )
     )
     enforced_models = ENFORCED
-
-    def __init__(self, **params) -> None:
-        super().__init__(**params)
-        self._sensitive: str | None = None
 
     def _sensitive_codes(self, data: Table) -> tuple[np.ndarray, int, float]:
         import numpy as np
@@ -194,15 +174,14 @@ class Mondrian(GeneralizingMethod):
         subtrees below the top splits are partitioned as tasks; the result is the same."""
         import numpy as np
 
-        from anonstudio.core.kernels._generalize import class_lca
         from anonstudio.core.kernels._mondrian import mondrian_partition_rules
         from anonstudio.core.privacy._models import partition_limits
 
         k = self.params["k"]
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
-        sens, n_sens, _ = self._sensitive_codes(data)
-        rules = self._rules(data, hierarchies, sens, n_sens)  # q: the whole table's distribution
-        sens = sens[idx]
+        codes, n_sens, _ = self._sensitive_codes(data)
+        rules = self._rules(data, hierarchies, codes, n_sens)  # q: the whole table's distribution
+        sens = codes[idx]
         # the split test asks the privacy models the job names what every part must keep
         limits = partition_limits(self.models())
         k = int(limits["min_size"])
@@ -236,9 +215,21 @@ class Mondrian(GeneralizingMethod):
             labels = partition_on(executor, arguments, packed.node_min, subrange(progress, 0.0, 0.9))
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1
-        class_nodes = class_lca(sub, labels, n_groups, packed.node_anc, packed.node_level)
+        if self.extra_models():
+            # suppressing a record changes its class's distribution, which the models named under models judge
+            # (t-closeness, β-likeness, δ-disclosure …): the budget is not spent for them
+            final, outliers = labels, 0
+            budget_notes = ["the suppression budget is not spent when privacy models beyond k and l are named: "
+                            "suppressing a record changes its class's distribution, which they judge"]
+        else:
+            report(progress, 0.92, "suppression budget")
+            judged = sens.astype(np.int64) if self.needs_sensitive() else np.full(len(sens), -1, dtype=np.int64)
+            blocked = codes[missing] if self.needs_sensitive() else np.full(int(missing.sum()), -1, dtype=np.int32)
+            spent = self.spend_suppression(data, packed, sub, labels, judged, n_sens, limits, None, missing, blocked)
+            final, outliers, budget_notes = spent.labels, spent.suppressed, spent.notes
         report(progress, 1.0, f"{n_groups} partitions")
-        return tabular_result(data, packed, idx, labels, class_nodes, missing, metrics={"partitions": n_groups})
+        return self.finish(data, packed, idx, sub, final, missing,
+                           metrics={"partitions": n_groups, "suppressed_outliers": outliers}, notes=budget_notes)
 
     def privacy_model(self) -> dict:
         model = {"model": "k-anonymity", "k": self.params["k"]}

@@ -10,13 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
-from anonstudio.core.algorithms._tabular import (
-    GeneralizingMethod,
-    PackedHierarchies,
-    tabular_result,
-    renumber_by_first_record,
-)
-from anonstudio.core.params import Param, ParamSet
+from anonstudio.core.algorithms._tabular import GeneralizingMethod, PackedHierarchies, renumber_by_first_record
+from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
@@ -179,18 +174,33 @@ def merge_small_classes(
     packed: PackedHierarchies,
     k: int,
     progress: ProgressCallback | None = None,
+    *,
+    sens: np.ndarray | None = None,
+    n_sens: int = 1,
+    min_distinct: int = 1,
+    log_l: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """GenEquiClass + steps 15-21: classes (component ids 0..C-1 in ``labels``) get their per-attribute LCA;
-    while a class has fewer than ``k`` records it merges with the class minimising NCP of the union.
+    while a class has fewer than ``k`` records (or, with l-diversity, ``sens`` codes not l-diverse) it merges
+    with the class minimising NCP of the union.
     Returns ``(final class per record renumbered, LCA nodes per final class, merges)``."""
     import numpy as np
 
     from anonstudio.core.kernels._generalize import class_lca
-    from anonstudio.core.kernels._mst import merge_pass, merge_state
+    from anonstudio.core.kernels._mst import merge_pass, merge_state, sens_diverse
 
     n_c = int(labels.max()) + 1 if len(labels) else 0
     nodes = class_lca(leaf_nodes, labels, n_c, packed.node_anc, packed.node_level)
     sizes = np.bincount(labels, minlength=n_c).astype(np.int64)
+    diversity = sens is not None and (min_distinct > 1 or log_l > 0)
+    class_sens = np.zeros((n_c, n_sens) if diversity else (1, 1), dtype=np.int64)
+    if diversity:
+        present = sens >= 0
+        np.add.at(class_sens, (labels[present], sens[present]), 1)
+        ok = np.array([sizes[c] >= k and sens_diverse(class_sens[c], min_distinct, log_l) for c in range(n_c)],
+                      dtype=np.bool_)
+    else:
+        ok = sizes >= k
     alive = np.ones(n_c, dtype=np.bool_)
     target = np.arange(n_c, dtype=np.int64)
     d = leaf_nodes.shape[1]
@@ -214,9 +224,9 @@ def merge_small_classes(
     attr_lo = np.asarray(packed.offsets[:-1], dtype=np.int64)
     attr_hi = np.asarray(packed.offsets[1:], dtype=np.int64)
     merges = 0
-    small0 = max(int((sizes < k).sum()), 1)
+    small0 = max(int((~ok).sum()), 1)
     while True:
-        small = np.flatnonzero(alive & (sizes < k))
+        small = np.flatnonzero(alive & ~ok)
         if len(small) == 0 or alive.sum() <= 1:
             break
         for s in range(0, len(small), _MERGE_CHUNK):
@@ -225,7 +235,7 @@ def merge_small_classes(
                 sizes, nodes, alive, target, packed.node_anc, packed.node_level, packed.node_ncp,
                 attr_lo, attr_hi, k, int(chunk[0]), int(chunk[-1]) + 1,
                 memo_nodes, memo_used, memo_best, memo_cost, memo_asker, count, head, nxt, prv, cls_slot, in_tl,
-                tl_slot, tl_nodes, state,
+                tl_slot, tl_nodes, state, ok, class_sens, min_distinct, float(log_l),
             )
             report(progress, min(merges / small0, 1.0), f"merging small classes: {merges} merges")
     # follow merge targets to the surviving class
@@ -256,6 +266,16 @@ class MSTRecoding(GeneralizingMethod):
     3. GenEquiClass: each cluster's QI cells generalize to the per-attribute lowest common ancestor.
     4. Steps 15-21: while a class has fewer than k records, it merges with the class minimising the NCP
        (Eqs 5-6, summed over attributes) of the union (ties: lowest class id, classes numbered by first record).
+       With ``l`` (our extension, as Mondrian's): a class that is not l-diverse merges too, until it is.
+    5. Re-split (ours, issue 31): merging can snowball — on Adult with 8 quasi-identifiers and k = 50 the paper's
+       steps merge 596 of 603 clusters into one class of 29,637 records at the root of every hierarchy, which
+       the verifier counts as suppressed. A class the merges generalized to the root of every quasi-identifier
+       (``resplit = "collapsed"``, the default: the paper's steps otherwise) — or every class they grew to 2k
+       records or more (``"large"``) — is split again top-down along the hierarchies, relaxed, each time by the split
+       that lowers its NCP most (:func:`~anonstudio.core.kernels._local.specialize`), into classes that meet k
+       (and l). The report's notes say how many classes were re-split and into how many.
+    6. The suppression budget (:mod:`anonstudio.core.algorithms._suppression`): within ``max_suppression``,
+       outliers are suppressed when that lowers the ``quality`` model's loss.
 
     Records with a missing quasi-identifier are suppressed (``*`` in every QI cell).
     """
@@ -270,11 +290,13 @@ class MSTRecoding(GeneralizingMethod):
     )
     description = ("builds a minimum spanning tree over the records with a hierarchy-aware distance, cuts its longest "
                    "edges into classes of at least k and merges small ones; class values are generalized locally")
-    privacy_models = ("k-anonymity",)
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
     titles = {"cut": "Edge removal"}
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every equivalence class holds at least k records (002 Def. 3)", low=2),
+            L_DIVERSITY,
+            L_KIND,
             Param(
                 "cut",
                 "choice",
@@ -283,30 +305,57 @@ class MSTRecoding(GeneralizingMethod):
                 "'k-aware' removes only edges leaving both sides with >= k records (Laszlo & Mukherjee 2005)",
                 choices=("paper", "k-aware"),
             ),
+            Param(
+                "resplit",
+                "choice",
+                "collapsed",
+                help="classes split again top-down after the merges: 'collapsed' a class merged to the root of "
+                "every quasi-identifier (the paper's steps otherwise); 'large' every class the merges grew to 2k "
+                "records or more",
+                choices=("collapsed", "large"),
+            ),
+            QUALITY,
+            WEIGHTS,
         )
     )
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
         import numpy as np
 
-        k = self.params["k"]
+        from anonstudio.core.kernels._mst import union_find_components
+        from anonstudio.core.privacy._models import partition_limits
+
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
+        codes, n_sens = self.sensitive_codes(data)
+        limits = partition_limits(self.models())
+        k = int(limits["min_size"])
+        min_distinct = int(limits.get("min_distinct", 1))
+        log_l = float(limits.get("min_entropy", 0.0))
         n = len(idx)
-        sub = leaf_nodes[idx]
+        sub = np.ascontiguousarray(leaf_nodes[idx], dtype=np.int32)
+        sens = np.ascontiguousarray(codes[idx], dtype=np.int64)
+        if min_distinct > 1 or log_l > 0:
+            self.check_diversity(data, sens, n_sens, limits)
         report(progress, 0.0, "building the minimum spanning tree")
         tree = prim_tree(sub, packed, subrange(progress, 0.0, 0.7))
         keep = cut_tree(tree, n, k, self.params["cut"])
-        from anonstudio.core.kernels._mst import union_find_components
-
         comp = union_find_components(n, tree.lo, tree.hi, keep)
         labels = renumber_by_first_record(comp)
         n_initial = int(labels.max()) + 1
         report(progress, 0.75, f"{n_initial} initial clusters")
-        final, class_nodes, merges = merge_small_classes(labels, sub, packed, k, subrange(progress, 0.75, 0.95))
+        final, class_nodes, merges = merge_small_classes(labels, sub, packed, k, subrange(progress, 0.75, 0.9),
+                                                         sens=sens, n_sens=n_sens, min_distinct=min_distinct,
+                                                         log_l=log_l)
+        report(progress, 0.9, "re-splitting merged classes")
+        final, notes = self._resplit(sub, labels, final, class_nodes, packed, k, sens, n_sens, min_distinct, log_l)
+        report(progress, 0.95, "suppression budget")
+        spent = self.spend_suppression(data, packed, sub, final, sens, n_sens, limits, None, missing, codes[missing])
         report(progress, 1.0, "done")
-        return tabular_result(
-            data, packed, idx, final, class_nodes, missing,
-            metrics={"initial_clusters": n_initial, "merges": merges, "mst_weight": tree.total},
+        return self.finish(
+            data, packed, idx, sub, spent.labels, missing,
+            metrics={"initial_clusters": n_initial, "merges": merges, "mst_weight": tree.total,
+                     "suppressed_outliers": spent.suppressed},
+            notes=notes + spent.notes,
             details={
                 "mst_edges": np.column_stack([idx[tree.lo], idx[tree.hi]]),
                 "mst_weights": tree.weight / tree.scale,
@@ -314,3 +363,39 @@ class MSTRecoding(GeneralizingMethod):
             },
         )
 
+    def _resplit(self, sub, initial, final, class_nodes, packed, k, sens, n_sens, min_distinct, log_l):
+        """Step 5 (see the class): the classes the merges made too large (or collapsed) split again top-down.
+        Returns the classes per record and the report's sentences."""
+        import numpy as np
+
+        from anonstudio.core.algorithms.local_recoding import max_fan_out
+        from anonstudio.core.kernels._local import specialize
+
+        n_final = len(class_nodes)
+        sizes = np.bincount(final, minlength=n_final)
+        pairs = np.unique(final * (int(initial.max()) + 1) + initial)
+        merged = np.bincount(pairs // (int(initial.max()) + 1), minlength=n_final) > 1
+        roots = np.array([packed.node_anc[packed.offsets[a], -1] for a in range(packed.d)])
+        collapsed = merged & np.all(class_nodes == roots, axis=1)
+        chosen = collapsed if self.params["resplit"] == "collapsed" else merged & (sizes >= 2 * k)
+        picked = np.flatnonzero(chosen)
+        if not len(picked):
+            return final, []
+        members = np.flatnonzero(np.isin(final, picked))
+        perm = members[np.argsort(final[members], kind="stable")].astype(np.int64)
+        counts = sizes[picked]
+        ends = np.cumsum(counts)
+        starts = ends - counts
+        split = np.full(len(final), -1, dtype=np.int64)
+        made = specialize(sub, perm, starts.astype(np.int64), ends.astype(np.int64), packed.node_anc,
+                          packed.node_level, packed.node_ncp, sens, max(n_sens, 1), k, min_distinct, log_l,
+                          max_fan_out(packed), split)
+        out = final.copy()
+        out[members] = n_final + split[members]
+        largest = int(counts.max())
+        what = ("merged to the root of every quasi-identifier" if self.params["resplit"] == "collapsed" else
+                f"grown by the merges to 2k = {2 * k} records or more")
+        notes = [f"{len(picked)} class(es) {what} (the largest: {largest:,} records"
+                 + (", at the root of every quasi-identifier" if collapsed[picked].any() else "")
+                 + f") were split again top-down along the hierarchies into {made:,} classes"]
+        return out, notes

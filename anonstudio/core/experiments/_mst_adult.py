@@ -105,7 +105,7 @@ def sweep_point(point: tuple[int, int, str], shared, progress: ProgressCallback 
         "CAVG": m["CAVG"],
         "DM_paper": m["DM_paper"],
         "CAVG_paper": m["CAVG_paper"],
-        "NCP": m["NCP"],
+        "NCP_total": m["NCP_total"],
         "classes": m["classes"],
         "suppressed": m["suppressed"],
         "verified": bool(rep["verification"]["passed"]),

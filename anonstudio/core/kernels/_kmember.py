@@ -1,4 +1,5 @@
-"""Kernels of greedy k-member clustering (Byun, Kamra, Bertino & Li, DASFAA 2007).
+"""Kernels of greedy k-member clustering (Byun, Kamra, Bertino & Li, DASFAA 2007); its last step, the leftovers
+joining clusters, is :func:`anonstudio.core.kernels._local.join_leftovers`.
 
 They work over *distinct* QI tuples with multiplicities: records of one tuple are interchangeable, so a
 scan over tuples (ties broken by the tuple's lowest remaining record index) picks exactly the record a scan
@@ -12,17 +13,6 @@ import numpy as np
 
 from anonstudio.core.kernels._jit import njit
 from anonstudio.core.kernels._generalize import lca_node
-
-
-@njit(cache=True, nogil=True)
-def _ncp_join(cnodes, tnode, t, node_anc, node_level, node_ncp, bound):
-    """NCP of the union of a class (LCA nodes ``cnodes``) and tuple ``t``; stops early above ``bound``."""
-    v = 0.0
-    for a in range(cnodes.shape[0]):
-        v += node_ncp[lca_node(cnodes[a], tnode[t, a], node_anc, node_level)]
-        if v > bound:
-            return v
-    return v
 
 
 @njit(cache=True, nogil=True)
@@ -53,9 +43,30 @@ def _join_costs(tnode, tbl, used, rec_start, vals):
 
 
 @njit(cache=True, nogil=True)
+def _needs_more(size, k, ccount, distinct, total, min_distinct, log_l):
+    """Whether a cluster of ``size`` records (sensitive counts ``ccount``: ``distinct`` values, ``total`` present)
+    still needs records: below k, or not yet l-diverse."""
+    if size < k:
+        return True
+    if min_distinct > 1 and distinct < min_distinct:
+        return True
+    if log_l > 0.0:
+        if total == 0:
+            return True
+        h = 0.0
+        for v in range(ccount.shape[0]):
+            if ccount[v] > 0:
+                p = ccount[v] / total
+                h -= p * np.log(p)
+        return h < log_l - 1e-12
+    return False
+
+
+@njit(cache=True, nogil=True)
 def kmember_clusters(
     tnode, rec_start, rec_list, used, node_anc, node_level, node_ncp, attr_lo, attr_hi, k,
     rec_cluster, cluster_nodes, cluster_size, seed_t, n_clusters, remaining, max_new,
+    tuple_sens, n_sens, min_distinct, log_l, cluster_ok,
 ):
     """Form up to ``max_new`` clusters of ``k`` records (Byun et al.'s greedy algorithm, main loop).
 
@@ -64,11 +75,20 @@ def kmember_clusters(
     IL, i.e. NCP of the union (ties: the lowest record index). ``attr_lo/attr_hi``: packed node range of
     each attribute (the NCP of a union is looked up in a per-class table). Returns
     ``(seed_t, n_clusters, remaining)``.
+
+    l-diversity (``min_distinct > 1`` or ``log_l > 0``; tuples then hold one sensitive code each,
+    ``tuple_sens``, -1 missing): a cluster grows on until it is l-diverse. Once it has ``k`` records, or when its
+    free places up to ``k`` are no more than the distinct values it lacks, the next record is the one whose
+    sensitive value the cluster holds least often (a value it lacks first; a missing value last), the IL
+    increase deciding among those. A value the cluster lacks always raises its entropy. A cluster that runs out
+    of records before it is diverse is marked ``cluster_ok`` False (its records become leftovers).
     """
     m, d = tnode.shape
     cn = np.empty(d, dtype=np.int32)
     tbl = np.empty(node_ncp.shape[0])
     vals = np.empty(m)
+    diversity = min_distinct > 1 or log_l > 0.0
+    ccount = np.zeros(max(n_sens, 1), dtype=np.int64)
     made = 0
     while remaining >= k and made < max_new:
         # furthest tuple from the last seed
@@ -94,59 +114,62 @@ def kmember_clusters(
         for a in range(d):
             cn[a] = tnode[best, a]
         size = 1
-        while size < k:
+        distinct = 0
+        total = 0
+        if diversity:
+            ccount[:] = 0
+            sv = tuple_sens[best]
+            if sv >= 0:
+                ccount[sv] += 1
+                distinct += 1
+                total += 1
+        while _needs_more(size, k, ccount, distinct, total, min_distinct, log_l):
             _join_table(cn, attr_lo, attr_hi, node_anc, node_level, node_ncp, tbl)
             _join_costs(tnode, tbl, used, rec_start, vals)
+            balance = diversity and (size >= k or k - size <= min_distinct - distinct)
             best = -1
             best_v = np.inf
             best_r = 0
+            best_c = np.iinfo(np.int64).max
             for t in range(m):
                 v = vals[t]
-                if v > best_v or v == np.inf:
+                if v == np.inf:
+                    continue
+                cnt = 0
+                if balance:
+                    sv = tuple_sens[t]
+                    cnt = ccount[sv] if sv >= 0 else np.iinfo(np.int64).max - 1
+                    if cnt > best_c:
+                        continue
+                    if cnt < best_c:
+                        best_c = cnt
+                        best_v = np.inf
+                if v > best_v:
                     continue
                 r = rec_list[rec_start[t] + used[t]]
                 if v < best_v or r < best_r:
                     best_v = v
                     best = t
                     best_r = r
+            if best < 0:  # no record left: the cluster is not l-diverse
+                break
             r = _take(best, used, rec_start, rec_list)
             rec_cluster[r] = c
             remaining -= 1
             for a in range(d):
                 cn[a] = lca_node(cn[a], tnode[best, a], node_anc, node_level)
             size += 1
+            if diversity:
+                sv = tuple_sens[best]
+                if sv >= 0:
+                    if ccount[sv] == 0:
+                        distinct += 1
+                    ccount[sv] += 1
+                    total += 1
         for a in range(d):
             cluster_nodes[c, a] = cn[a]
         cluster_size[c] = size
+        cluster_ok[c] = not _needs_more(size, k, ccount, distinct, total, min_distinct, log_l)
         n_clusters += 1
         made += 1
     return seed_t, n_clusters, remaining
-
-
-@njit(cache=True, nogil=True)
-def kmember_leftovers(
-    tnode, tuple_of, rec_cluster, cluster_nodes, cluster_size, n_clusters, node_anc, node_level, node_ncp
-):
-    """Byun et al.'s greedy algorithm, last loop: each remaining record (in record order) joins the cluster whose IL
-    grows least, ``(|c|+1) * NCP(c ∪ r) - |c| * NCP(c)`` (ties: lowest cluster id)."""
-    n = len(rec_cluster)
-    d = tnode.shape[1]
-    for r in range(n):
-        if rec_cluster[r] >= 0:
-            continue
-        t = tuple_of[r]
-        best = -1
-        best_v = np.inf
-        for c in range(n_clusters):
-            own = 0.0
-            for a in range(d):
-                own += node_ncp[cluster_nodes[c, a]]
-            joined = _ncp_join(cluster_nodes[c], tnode, t, node_anc, node_level, node_ncp, np.inf)
-            v = (cluster_size[c] + 1) * joined - cluster_size[c] * own
-            if v < best_v:
-                best_v = v
-                best = c
-        rec_cluster[r] = best
-        cluster_size[best] += 1
-        for a in range(d):
-            cluster_nodes[best, a] = lca_node(cluster_nodes[best, a], tnode[t, a], node_anc, node_level)

@@ -308,9 +308,13 @@ def _lowest_member(slot, exclude, head, nxt):
 @njit(cache=True, nogil=True)
 def merge_pass(sizes, nodes, alive, target, node_anc, node_level, node_ncp, attr_lo, attr_hi, k, start, stop,
                memo_nodes, memo_used, memo_best, memo_cost, memo_asker, count, head, nxt, prv, cls_slot,
-               in_tl, tl_slot, tl_nodes, state):
+               in_tl, tl_slot, tl_nodes, state, ok, class_sens, min_distinct, log_l):
     """Steps 15-21 for classes ``start..stop-1``: each live class ``C`` below ``k`` merges with the live class
     ``C'`` minimising NCP(C ∪ C') (ties: lowest id); ``C'`` keeps its id. Returns the number of merges.
+
+    ``ok[c]``: class ``c`` meets the limits (k records; with l-diversity, ``min_distinct > 1`` or ``log_l > 0``,
+    also its sensitive counts ``class_sens[c]``): a class that does not merges, as one below k does (our
+    extension of step 16 to l-diversity); a merge adds the counts and judges the union again.
 
     The same choices as scanning every class for every small class (the paper's step 17), found faster:
 
@@ -342,7 +346,7 @@ def merge_pass(sizes, nodes, alive, target, node_anc, node_level, node_ncp, attr
     tup = np.empty(d, np.int32)
     merges = 0
     for c in range(start, stop):
-        if not alive[c] or sizes[c] >= k:
+        if not alive[c] or ok[c]:
             continue
         x = cls_slot[c]
         for a in range(d):
@@ -386,6 +390,12 @@ def merge_pass(sizes, nodes, alive, target, node_anc, node_level, node_ncp, attr
         alive[c] = False
         _unlink(c, x, count, head, nxt, prv)
         sizes[best] += sizes[c]
+        if min_distinct > 1 or log_l > 0.0:
+            for v in range(class_sens.shape[1]):
+                class_sens[best, v] += class_sens[c, v]
+            ok[best] = sizes[best] >= k and sens_diverse(class_sens[best], min_distinct, log_l)
+        else:
+            ok[best] = sizes[best] >= k
         for a in range(d):
             tup[a] = lca_node(nodes[c, a], nodes[best, a], node_anc, node_level)
             nodes[best, a] = tup[a]
@@ -398,3 +408,24 @@ def merge_pass(sizes, nodes, alive, target, node_anc, node_level, node_ncp, attr
             cls_slot[best] = new
         merges += 1
     return merges
+
+
+@njit(cache=True, nogil=True)
+def sens_diverse(counts, min_distinct, log_l):
+    """Whether sensitive value counts ``counts`` hold ``min_distinct`` distinct values and entropy ``log_l``."""
+    total = 0
+    distinct = 0
+    for v in range(counts.shape[0]):
+        if counts[v] > 0:
+            total += counts[v]
+            distinct += 1
+    if distinct < min_distinct:
+        return False
+    if log_l <= 0.0:
+        return True
+    h = 0.0
+    for v in range(counts.shape[0]):
+        if counts[v] > 0:
+            p = counts[v] / total
+            h -= p * np.log(p)
+    return h >= log_l - 1e-12

@@ -147,7 +147,9 @@ def cavg(sizes: np.ndarray, k: int, n_suppressed: int = 0, suppressed_as: str = 
 
 def table_metrics(output: Any, quasi_identifiers: list[str], hierarchies: dict, *, k: int,
                   classes: np.ndarray | None = None, suppressed: np.ndarray | None = None) -> dict[str, Any]:
-    """The report metrics of a generalized table: ``NCP`` (sum over records of the record's NCP),
+    """The report metrics of a generalized table: ``NCP_total`` (the NCP of every quasi-identifier cell, summed
+    over the records: a sum, not a share — ``GCP`` is that sum over the ``d · N`` cells, 0 to 1), ``NCP`` (the
+    same sum under its old name, kept through 0.3 for scripts that read it: see the contract's changelog),
     ``NCP_by_attribute`` (mean per record), ``GCP``, ``DM``, ``CAVG``, ``classes`` (published equivalence
     classes) and ``suppressed`` (records fully suppressed; also as ``suppressed_records``, the name that says
     what it counts). ``classes`` / ``suppressed``: :func:`equivalence_classes` of the output, if already known."""
@@ -160,6 +162,7 @@ def table_metrics(output: Any, quasi_identifiers: list[str], hierarchies: dict, 
     if n_sup:
         ncp[suppressed] = 1.0
     return {
+        "NCP_total": float(ncp.sum()),
         "NCP": float(ncp.sum()),
         "NCP_by_attribute": {a: float(ncp[:, i].mean()) if n else 0.0 for i, a in enumerate(quasi_identifiers)},
         "GCP": gcp(ncp),

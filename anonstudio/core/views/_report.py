@@ -128,7 +128,8 @@ def run_lines(report: dict) -> list[str]:
     lines = [f"{counts_line(report)}, {float(report.get('runtime_s', 0.0)):.2f} s",
              f"verification: {'passed' if v.get('passed') else 'FAILED'} ({v.get('model')})"]
     metrics = report.get("metrics") or {}
-    shown = {k: val for k, val in metrics.items() if isinstance(val, (int, float, bool))}
+    # (metrics.NCP is NCP_total's old name, kept for scripts through 0.3: not printed twice)
+    shown = {k: val for k, val in metrics.items() if isinstance(val, (int, float, bool)) and k != "NCP"}
     if shown:
         lines.append("metrics: " + ", ".join(f"{k}={val:.4g}" if isinstance(val, float) else f"{k}={val}"
                                              for k, val in shown.items()))

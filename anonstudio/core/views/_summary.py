@@ -11,10 +11,14 @@ from typing import Any
 from anonstudio.core.views._units import count_rows
 
 
+#: report keys kept only for scripts written against an older report (cli-contract changelog): not shown
+DEPRECATED = frozenset({"NCP"})
+
 #: what each utility figure means, in one line (the report's metric keys)
 MEANINGS = {
     "GCP": "information lost to generalization, 0 (none) to 1 (every cell at its root) — 002 Eq. 7",
-    "NCP": "sum over records of the normalized certainty penalty — 002 Eqs. 5-6",
+    "NCP_total": "the normalized certainty penalty (002 Eqs. 5-6) summed over every quasi-identifier cell: "
+                 "GCP × cells",
     "DM": "discernibility: Σ class size² (a suppressed record costs N) — lower is better",
     "DM_paper": "discernibility as 002's Eq. 8 prints it (suppressed records one class)",
     "CAVG": "average class size over k: 1 is ideal, larger means classes bigger than needed",
@@ -197,7 +201,7 @@ def summary_sections(report: dict, *, warnings: list[str] | None = None) -> Summ
                     "and the figures"))
     metrics = report.get("metrics", {}) or {}
     utility = [(k, _number(v), MEANINGS.get(k, "")) for k, v in metrics.items()
-               if isinstance(v, (int, float)) and not isinstance(v, bool)]
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in DEPRECATED]
     utility.sort(key=lambda row: (row[0] not in MEANINGS, list(MEANINGS).index(row[0]) if row[0] in MEANINGS else 0))
     # every quality model the report measured (core.metrics._quality), after the method's own figures
     quality = metrics.get("quality") if isinstance(metrics.get("quality"), dict) else {}

@@ -22,7 +22,9 @@ _DISEASES = ("flu", "asthma", "diabetes", "HIV", "hepatitis", "fracture")
 
 
 def _report(method: str, params: dict, n_in: int, n_out: int, groups: np.ndarray, suppressed: int,
-            verification: dict, metrics: dict) -> dict:
+            verification: dict, metrics: dict, unit: str = "groups") -> dict:
+    """A report as ``jobs.run`` writes it; ``groups``: the classes (``unit`` "classes": a table release's
+    published equivalence classes) or the method's groups (``unit`` "groups") per record, -1 for none."""
     ids, sizes = class_sizes(groups)
     return {
         "anonstudio_version": __version__,
@@ -35,6 +37,7 @@ def _report(method: str, params: dict, n_in: int, n_out: int, groups: np.ndarray
             "count": int(len(sizes)),
             "min_size": int(sizes.min()) if len(sizes) else 0,
             "max_size": int(sizes.max()) if len(sizes) else 0,
+            "unit": unit,
         },
         "runtime_s": 0.01,
         "verification": verification,
@@ -124,13 +127,15 @@ def table_outcome(k: int = 3, n: int = 60, seed: int = 7) -> Outcome:
         out.loc[rows, "sex"] = sex[rows[0]] if len(sexes) == 1 else "*"
     output = Table(out, roles={"age": table.roles["age"], "zip": table.roles["zip"], "sex": table.roles["sex"],
                                "disease": table.roles["disease"]})
-    _, sizes = class_sizes(groups)
+    # the published classes, as the verifier counts them: records with identical generalized cells
+    classes = pd.factorize(out[["age", "zip", "sex"]].astype(str).agg("|".join, axis=1))[0].astype(np.int64)
+    _, sizes = class_sizes(classes)
     result = Result(output, groups, 0, details={
         "mst_edges": edges, "mst_weights": weights, "removed_edges": np.array(removed, dtype=np.int64),
     })
-    verdict = _k_verdict(groups, k)
+    verdict = _k_verdict(classes, k)
     metrics = {"DM": int((sizes.astype(np.int64) ** 2).sum()), "CAVG": float(n / (len(sizes) * k))}
-    report = _report("mst", {"k": k, "seed": seed}, n, n, groups, 0, verdict, metrics)
+    report = _report("mst", {"k": k, "seed": seed}, n, n, classes, 0, verdict, metrics, unit="classes")
     return Outcome(result, verdict, report, table, {})
 
 

@@ -70,7 +70,7 @@ def test_matches_a_plain_record_level_implementation(seed):
     rng = np.random.default_rng(200 + seed)
     t, hs = _random_case(rng, int(rng.integers(10, 60)))
     k = int(rng.integers(2, 6))
-    res = KMember(k=k, seed=seed).run(t, hs)
+    res = KMember(k=k, seed=seed, max_suppression=0).run(t, hs)
     assert _same_partition(res.groups, _reference(t, hs, k, seed))
     assert np.bincount(res.groups).min() >= k
     assert res.output.df.groupby(t.quasi_identifiers).size().min() >= k
@@ -78,8 +78,8 @@ def test_matches_a_plain_record_level_implementation(seed):
 
 def test_paper_example_and_seed_reproducibility():
     t = P.table()
-    a = KMember(k=3, seed=4).run(t, P.hierarchies())
-    b = KMember(k=3, seed=4).run(t, P.hierarchies())
+    a = KMember(k=3, seed=4, max_suppression=0).run(t, P.hierarchies())
+    b = KMember(k=3, seed=4, max_suppression=0).run(t, P.hierarchies())
     assert a.output.df.equals(b.output.df)
     assert np.bincount(a.groups).min() >= 3 and a.groups.max() == 2  # floor(10/3) clusters
     assert list(a.output.df.columns) == ["Gender", "Age", "Zip-code", "Disease"]
@@ -104,3 +104,15 @@ def test_bad_input_and_cancel():
 
     with pytest.raises(Cancelled):
         KMember(k=2).run(big, hs, cancel)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("kind", ["distinct", "entropy"])
+def test_l_diverse_clusters_on_random_tables(seed, kind):
+    from tests.core.algorithms.test_mst_recoding import _with_sensitive, assert_l_diverse
+
+    rng = np.random.default_rng(950 + seed)
+    t, hs = _random_case(rng, int(rng.integers(40, 200)))
+    t = _with_sensitive(t, rng)
+    res = KMember(k=3, l=2, l_kind=kind, seed=seed, max_suppression=0.05).run(t, hs)
+    assert_l_diverse(t, res, hs, 3, 2, kind)

@@ -32,21 +32,21 @@ def test_registered_under_its_job_name():
 
 def test_median_cut_on_numbers_then_hierarchy_labels():
     t, hs = _age_table([11, 12, 13, 14, 21, 22, 23, 24])
-    res = Mondrian(k=4).run(t, hs)
+    res = Mondrian(k=4, max_suppression=0).run(t, hs)
     assert res.output.df["age"].tolist() == ["10-19"] * 4 + ["20-29"] * 4
-    res = Mondrian(k=2).run(t, hs)  # four parts of two; each still generalizes to its decade node
+    res = Mondrian(k=2, max_suppression=0).run(t, hs)  # four parts of two; each still generalizes to its decade node
     assert res.output.df["age"].tolist() == ["10-19"] * 4 + ["20-29"] * 4
     assert np.bincount(res.groups).tolist() == [2, 2, 2, 2]
-    res = Mondrian(k=5).run(t, hs)  # no cut keeps 5 on both sides
+    res = Mondrian(k=5, max_suppression=0).run(t, hs)  # no cut keeps 5 on both sides
     assert set(res.output.df["age"]) == {"*"}
 
 
 def test_categorical_cuts_follow_the_hierarchy():
-    res = Mondrian(k=3).run(P.table(), P.hierarchies())
+    res = Mondrian(k=3, max_suppression=0).run(P.table(), P.hierarchies())
     out = res.output.df
     assert out.groupby(["Gender", "Age", "Zip-code"]).size().min() >= 3
     assert (out["Gender"] != "Person").all()  # gender is cut into Male / Female
-    res_h = Mondrian(k=3, numeric_split="hierarchy").run(P.table(), P.hierarchies())
+    res_h = Mondrian(k=3, numeric_split="hierarchy", max_suppression=0).run(P.table(), P.hierarchies())
     assert res_h.output.df.groupby(["Gender", "Age", "Zip-code"]).size().min() >= 3
 
 
@@ -54,9 +54,9 @@ def test_nearest_cut_takes_the_allowable_boundary_when_the_median_is_not():
     # with k alone the edges of the median's run are the best boundaries; with l-diversity they may fail:
     # left of the median a, a, a, b is not entropy 2-diverse ...
     t, hs = _age_table([11, 12, 13, 14, 21, 22, 23, 24], ["a", "a", "a", "b", "b", "b", "a", "b"])
-    assert set(Mondrian(k=2, l=2, cut="paper").run(t, hs).output.df["age"]) == {"*"}
+    assert set(Mondrian(k=2, l=2, cut="paper", max_suppression=0).run(t, hs).output.df["age"]) == {"*"}
     # ... the nearest boundary that is (a, a, a, b, b, b | a, b) is taken
-    res = Mondrian(k=2, l=2).run(t, hs)
+    res = Mondrian(k=2, l=2, max_suppression=0).run(t, hs)
     assert np.bincount(res.groups).tolist() == [6, 2]
     assert res.output.df["age"].tolist() == ["*"] * 6 + ["20-29"] * 2
 
@@ -66,8 +66,8 @@ def test_nearest_cut_pools_children_too_small_to_stand_alone():
     hs = {"x": Hierarchy("x", rows)}
     values = ["a1"] * 3 + ["a2"] * 3 + ["b1"] * 2 + ["c1"] * 2
     t = Table(pd.DataFrame({"x": values}, dtype=object)).with_roles(["x"])
-    assert set(Mondrian(k=3, cut="paper").run(t, hs).output.df["x"]) == {"*"}  # B and C hold 2 each
-    out = Mondrian(k=3).run(t, hs).output.df["x"].tolist()
+    assert set(Mondrian(k=3, cut="paper", max_suppression=0).run(t, hs).output.df["x"]) == {"*"}  # B and C hold 2 each
+    out = Mondrian(k=3, max_suppression=0).run(t, hs).output.df["x"].tolist()
     # A stands alone (and splits into a1 / a2); B and C are pooled under their LCA
     assert out == ["a1"] * 3 + ["a2"] * 3 + ["*"] * 4
 
@@ -78,7 +78,7 @@ def test_random_tables_k_anonymous_with_lca_cells(seed, cut):
     rng = np.random.default_rng(300 + seed)
     t, hs = _random_case(rng, int(rng.integers(20, 200)))
     k = int(rng.integers(2, 8))
-    res = Mondrian(k=k, cut=cut).run(t, hs)
+    res = Mondrian(k=k, cut=cut, max_suppression=0).run(t, hs)
     assert np.bincount(res.groups).min() >= k
     for attr in t.quasi_identifiers:
         for g in np.unique(res.groups):
@@ -91,13 +91,13 @@ def test_entropy_l_diversity_constraint():
     ages = rng.integers(0, 100, 400)
     sens = [["flu", "hiv", "cancer", "none"][i] for i in rng.integers(0, 4, 400)]
     t, hs = _age_table(ages, sens)
-    alg = Mondrian(k=4, l=3)
+    alg = Mondrian(k=4, l=3, max_suppression=0)
     res = alg.run(t, hs)
     assert alg.privacy_model() == {"model": "k-anonymity", "k": 4, "l": 3.0, "l_kind": "entropy", "sensitive": "s"}
     for _, grp in res.output.df.groupby("age"):
         p = grp["s"].value_counts(normalize=True).to_numpy()
         assert -(p * np.log(p)).sum() >= np.log(3) - 1e-9
-    plain = Mondrian(k=4).run(t, hs)
+    plain = Mondrian(k=4, max_suppression=0).run(t, hs)
     assert plain.groups.max() > res.groups.max()  # the constraint blocks some cuts
     with pytest.raises(PrivacyError, match="cannot be met"):
         Mondrian(k=4, l=5).run(t, hs)

@@ -20,7 +20,8 @@ def test_table_1c_by_hand():
     # Zip (all leaves are numbers, domain 535280..535296 = 16): 535280 -> 0, 5352** -> 1, 53529* -> 4/16
     ncp = [4 / 17, 2.0, 2 / 17 + 4 / 16]
     total = 3 * ncp[0] + 4 * ncp[1] + 3 * ncp[2]
-    assert m["NCP"] == pytest.approx(total)
+    assert m["NCP_total"] == pytest.approx(total)  # a sum over the cells: GCP is its share of d · N (below)
+    assert m["NCP"] == m["NCP_total"]  # the old name, kept through 0.3 (cli-contract changelog)
     assert m["GCP"] == pytest.approx(total / (3 * 10))
     assert m["DM"] == 3**2 + 4**2 + 3**2
     assert m["CAVG"] == pytest.approx(10 / (3 * 3))

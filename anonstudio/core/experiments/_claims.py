@@ -124,9 +124,11 @@ def claims_table(claims: list[Claim]) -> list[str]:
         for i, p in enumerate(c.parts):
             first = i == 0
             verdict = f"**{c.verdict}**" + (f" ({c.which()})" if c.verdict == "partly reproduced" and c.which() else "")
+            same = [j for j in range(i) if p.reason and c.parts[j].reason == p.reason]
+            reason = f"as ({LETTERS[same[0]]})" if same else cell(p.reason) or "—"
             lines.append(f"| {cell(c.figure) if first else ''} | {LETTERS[i] if len(c.parts) > 1 else ''} | "
                          f"{cell(p.says)} | {cell(p.ours)} | {cell(p.test)} | {cell(p.result)} | "
-                         f"{verdict if first else ''} | {cell(p.reason) or '—'} |")
+                         f"{verdict if first else ''} | {reason} |")
     return lines
 
 

@@ -131,7 +131,7 @@ def data_rows(ctx) -> list[DataRow]:
 
     rows = []
     for sub, size in (("cbmsa-1k", 1000), ("cbmsa-10k", 10000)):
-        f, ds = _frames(ctx, sub)
+        _, ds = _frames(ctx, sub)
         n = int(ds["sequences"].iloc[0])
         ev = ds["events"]
         rows.append(DataRow("004", f"Data_{size}_5_3: sequences, events", f"{size:,} sequences, 'about "

@@ -340,18 +340,19 @@ def _knn_claims(ctx) -> list[Claim]:
                  bool(gap4.max() < gap6.max()), None, order_reason),
         ], runs=("knn-I4", "knn-I4-fewer", "knn-I6")),
     ]
-    for fig, name, nn_limit, data in (("Fig. 12", "wavrule-I6", 0.04, "V20.I6"),
-                                      ("Fig. 13", "wavrule-I4", 0.03, "V20.I4")):
+    for fig, name, nn_limit, most, data in (("Fig. 12", "wavrule-I6", 0.04, True, "V20.I6"),
+                                            ("Fig. 13", "wavrule-I4", 0.03, False, "V20.I4")):
         f = _knn(ctx, name)
         gap = (f["accuracy_original"] - f["accuracy_pseudo"]).to_numpy()
+        within = int((gap <= nn_limit).sum()) > len(gap) / 2 if most else bool((gap <= nn_limit).all())
         drop = float(f["accuracy_pseudo"].iloc[0] - f["accuracy_pseudo"].iloc[-1])
         se_w = accuracy_se(float(f["accuracy_pseudo"].mean()), int(f["test"].iloc[0]))
         claims.append(Claim("000", f"{fig} (WavRule accuracy, {data})", [
             Part("with WavRule 'the results are quite similar to the case of the nearest neighbor classifier'",
-                 _gap_text(f), f"gap ≤ {nn_limit:.2f} at every group size (the k-NN figure's bound)",
-                 bool((gap <= nn_limit).all()), None,
+                 _gap_text(f), f"gap ≤ {nn_limit:.2f} at {'more than half of the' if most else 'every'} group "
+                 f"size{'s' if most else ''} (the k-NN figure's test)", within, None,
                  _noise(f"largest gap {gap.max():.3f}", gap.max() - nn_limit, se_w, int(f["test"].iloc[0]))
-                 if gap.max() > nn_limit else ""),
+                 if not within else ""),
             Part("'the accuracy of the technique reduced quite slowly with increasing anonymity level'",
                  f"pseudo from k = {int(f['group_size'].iloc[0])} to {int(f['group_size'].iloc[-1])}: {drop:+.3f} "
                  "(a fall is positive)", "falls by at most 0.03 over the group sizes", drop <= 0.03, None,

@@ -187,7 +187,10 @@ def test_002_verdicts_follow_the_numbers_part_by_part(tmp_path):
     assert gcp.verdict == "partly reproduced" and gcp.which() == "(a) holds; (b) fails"
 
 
-def _cbmsa_runs(tmp_path, *, flat_c: bool, seeds=(1, 2)):
+def _cbmsa_runs(tmp_path, *, flat_c: bool, seeds=(1, 2), control: str = "falls"):
+    """Hand-made ``cbmsa-hhp`` results; ``control``: how the carriers control's IL moves with c — ``falls`` (as
+    Eq. 1 prints it too), ``removed`` (only when removed sequences count: a small c removes more, Eq. 1 as printed
+    leaves them out) or ``flat``."""
     frames = {}
     for sub, n in (("cbmsa-1k", 1000), ("cbmsa-10k", 10000), ("cbmsa-carriers", 1000)):
         recs = []
@@ -196,11 +199,15 @@ def _cbmsa_runs(tmp_path, *, flat_c: bool, seeds=(1, 2)):
                 for x in xs:
                     for method, il, cpu in (("cbmsa", 1.0, 1.0), ("cbmsa-baseline", 2.0, 0.9)):
                         fall = 1.0 if flat_c and sub != "cbmsa-carriers" else (1.5 - x)
+                        fall_paper, removed = fall, 0
+                        if sub == "cbmsa-carriers" and sweep == "c" and control != "falls":
+                            fall_paper = 1.0
+                            fall, removed = (1.0, 0) if control == "flat" else (1.5 - x, round(20 * (1 - x)))
                         recs.append({"dataset": f"Data_{n}_5_3", "data_seed": seed, "sequences": n, "sweep": sweep,
                                      "k": x if sweep == "k" else 5, "c": x if sweep == "c" else 0.7, "method": method,
                                      "IL": il * (x if sweep == "k" else fall), "IL_paper": il * (x if sweep == "k"
-                                                                                                 else fall),
-                                     "suppressed_events": 0, "removed_sequences": 0, "highest_confidence": 0.3,
+                                                                                                 else fall_paper),
+                                     "suppressed_events": 0, "removed_sequences": removed, "highest_confidence": 0.3,
                                      "runtime_s": cpu * (n / 1000) ** 2, "cpu_s": cpu * (n / 1000) ** 2})
         (tmp_path / sub).mkdir()
         pd.DataFrame(recs).to_csv(tmp_path / sub / "results.csv", index=False)
@@ -222,13 +229,39 @@ def test_004_a_flat_c_curve_is_not_a_fall_and_fewer_data_sets_are_partly(tmp_pat
     assert fig3.parts[0].holds is False and fig3.verdict == "partly reproduced"
     reason = fig3.parts[0].reason
     assert "0.30, below the smallest c (0.5): the bound never binds" in reason
-    assert "Control with Table 1's carrier shares" in reason and "IL falls with c" in reason
+    assert "Control with Table 1's carrier shares" in reason and "with enough carriers IL falls with c as Eq. 1" \
+        in reason and "runs at every c are the same" in reason
     timing = _timing_claim(ctx)
     # 100× the time for 10× the sequences (n^2.00), but CBMSA only 1.11× the baseline: "very fast" fails
     assert timing.parts[0].holds is True and "n^2.00" in timing.parts[0].ours
     assert timing.parts[1].holds is False and "1.11" in timing.parts[1].ours
     assert "both run the same agglomerative clustering" in timing.parts[1].reason
     assert timing.verdict == "partly reproduced"
+
+
+@pytest.mark.parametrize("control, says", [
+    ("removed", "IL falls with c only when removed sequences count: Eq. 1 as printed drops the sequences"),
+    ("flat", "IL does not fall with c either way"),
+])
+def test_004_the_c_control_says_whether_removed_sequences_hide_the_fall(tmp_path, control, says):
+    from anonstudio.core.experiments._repro_004 import _sweep_claim
+
+    ctx = _cbmsa_runs(tmp_path, flat_c=True, control=control)
+    reason = _sweep_claim(ctx, "Fig. 3a", "cbmsa-1k", "c").parts[0].reason
+    assert says in reason
+    if control == "removed":  # the removed sequences are counted from the control's runs: 10 at c = 0.5, 2 at 0.9
+        assert "cbmsa 10.0 at c = 0.5, 2.0 at 0.9" in reason
+
+
+def test_004_a_binding_c_without_a_measured_cause_is_not_explained(tmp_path):
+    from anonstudio.core.experiments._repro_004 import _sweep_claim
+
+    ctx = _cbmsa_runs(tmp_path, flat_c=True)
+    f = pd.read_csv(ctx.folder("cbmsa-1k") / "results.csv")
+    f["highest_confidence"] = 0.6  # c = 0.5 binds somewhere, yet IL stays flat and nothing is removed
+    f.to_csv(ctx.folder("cbmsa-1k") / "results.csv", index=False)
+    reason = _sweep_claim(ctx, "Fig. 3a", "cbmsa-1k", "c").parts[0].reason
+    assert "at or above the smallest c (0.5)" in reason and reason.endswith(NOT_EXPLAINED)
 
 
 def test_worked_examples_are_the_papers_numbers():
@@ -254,3 +287,6 @@ def test_worked_examples_are_the_papers_numbers():
     assert "8 of 10 published by §3's rule (removed: 8, 9); 10 of 10 with leftover = merge" in ex.parts[1].ours
     assert "{1,5}, {2,7}, {3,9}, {4,8}, {6,10}" in ex.parts[2].says
     assert re.search(r"costs IL 2\.678 .* against 2\.551 .*: ours is cheaper", ex.parts[2].reason)
+    # the suppressed visits: Table 2's own pairs need none under our alignment, ours with all ten published need 2
+    assert re.search(r"Table 2's own clusters need 0 suppressed visit\(s\) and cost IL 2\.678; ours with all 10 "
+                     r"published \(leftover = merge\) suppress 2 and cost IL 2\.551", ex.parts[3].reason)

@@ -326,7 +326,7 @@ def _timing_claim(ctx) -> Claim:
         Part(f"CBMSA 'less than 30 sec' at 1,000 sequences and 'between 2200 sec and 2700 sec' at 10,000 for "
              f"every k ({PAPER_HARDWARE}): a growth ≥ {PAPER_SECONDS[10000][0] / PAPER_SECONDS[1000][1]:.0f}× for "
              f"10× the sequences, time ∝ n^{paper_expo:.2f} or steeper",
-             ours_abs + f"; growth {growth['cbmsa'].min():.0f}–{growth['cbmsa'].max():.0f}× for "
+             ours_abs + f"; growth {span(growth['cbmsa'], '{:.1f}')}× for "
              f"{n_big / n_small:g}× the sequences, time ∝ n^{expo['cbmsa'].min():.2f}–n^{expo['cbmsa'].max():.2f}"
              + speed, f"CBMSA's exponent ≥ {paper_expo:.2f} at every k (ratios, not seconds: the machines differ)",
              bool((expo["cbmsa"] >= paper_expo).all()), None,

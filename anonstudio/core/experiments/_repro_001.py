@@ -238,6 +238,11 @@ def claims_from(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, anonymity: pd
     few = (f"only {sum(c for _, _, c in by_len)} rules at the paper's thresholds ({counts} at lengths "
            f"{', '.join(str(n) for n, _, _ in by_len)}): one rule moves a bar by "
            f"{100 / max(c for _, _, c in by_len):.0f}–{100 / min(c for _, _, c in by_len):.0f} points") if by_len else ""
+    if by_len and max(vals) == 0:
+        # nothing recovered at any length: the few rules do not explain a comparison that has nothing to compare
+        few = (f"none of the {sum(c for _, _, c in by_len)} rules is recovered at k = {min(FIG8B_K, s['qis'])} "
+               f"(Fig. 8a at this k: {float(k5['percent'].iloc[0]):.0f} %), so no length can do better than another; "
+               f"{NOT_EXPLAINED}")
     share = min(FIG8B_K, s["qis"]) / s["qis"]
     out.append(Claim("001", f"Fig. 8b (rules by length, k = {FIG8B_K})", [
         Part("'it is more accurate to recover the shorter associations than the longer ones'",

@@ -40,6 +40,9 @@ def _add_params(parser: argparse.ArgumentParser, params: ParamSet) -> None:
             parser.add_argument(flag, dest=p.name, action=argparse.BooleanOptionalAction, default=None, help=help_)
         else:
             parser.add_argument(flag, dest=p.name, default=None, help=help_, metavar=p.kind.upper())
+        for choice in p.shortcuts:
+            parser.add_argument("--" + choice.replace("_", "-"), dest=p.name, action="store_const", const=choice,
+                                help=f"the same as {flag} {choice}")
 
 
 def _collect(args: argparse.Namespace, params: ParamSet) -> dict:

@@ -172,6 +172,17 @@ def test_events_have_004s_structure():
     assert df["LOS"].astype(int).between(1, 90).all()
 
 
+def test_events_carrier_shares_are_a_parameter():
+    """004 Table 1 has HIV in 3 and Hepatitis in 2 of 10 patients; the generator's default is 4 % and 5 %."""
+    df = gen.hhp_events(3000, mean_events=5, n_qis=3, seed=4, carriers=(0.3, 0.2))
+    shows = {v: df.loc[df["Disease"] == v, "PID"].nunique() / 3000 for v in gen.HIGHLY_SENSITIVE}
+    assert shows["HIV"] == pytest.approx(0.3, abs=0.03) and shows["Hepatitis"] == pytest.approx(0.2, abs=0.03)
+    assert gen.hhp_events(50, 5, 3, seed=4).equals(gen.hhp_events(50, 5, 3, seed=4, carriers=(0.04, 0.05)))
+    for bad in ((0.5,), (0.1, 1.5)):
+        with pytest.raises(ParameterError, match="carrier shares"):
+            gen.hhp_events(10, 3, 3, 1, carriers=bad)
+
+
 def test_events_qi_count_and_hierarchies():
     df = gen.hhp_events(40, mean_events=3, n_qis=2, seed=1)
     assert list(df.columns) == ["PID", "VID", "AdmYr", "ZIP", "Disease"]

@@ -141,7 +141,8 @@ def test_cbmsa_hhp_shows_the_claims_first_then_the_figures(window, qtbot, tmp_pa
     exp.output.setText(str(tmp_path / "cbmsa"))
     paths = _run(exp, qtbot, timeout=120_000)
     assert messages.calls == []
-    assert {p.name for p in paths} == {"results.csv", "claims.md", "il_vs_k.png", "il_vs_c.png", "runtime_vs_k.png"}
+    assert {p.name for p in paths} == {"results.csv", "datasets.csv", "claims.md", "il_vs_k.png", "il_vs_c.png",
+                                       "runtime_vs_k.png"}
     tabs = [exp.results.tabText(i) for i in range(exp.results.count())]
     assert tabs == ["claims", "il_vs_k", "il_vs_c", "runtime_vs_k", "table: results.csv"]
     claims = exp.results.widget(0).toPlainText()
@@ -176,10 +177,12 @@ def test_reproduce_shows_the_reproduction_table_first(window, qtbot, tmp_path, s
     exp.output.setText(str(tmp_path / "repro"))
     paths = _run(exp, qtbot, timeout=180_000)
     assert messages.calls == []
-    assert paths[0].name == "REPRODUCTION.md" and (tmp_path / "repro" / "004" / "cbmsa-hhp" / "results.csv").exists()
+    assert paths[0].name == "REPRODUCTION.md" and (tmp_path / "repro" / "004" / "cbmsa-1k" / "results.csv").exists()
     tabs = [exp.results.tabText(i) for i in range(exp.results.count())]
     assert tabs[0] == "REPRODUCTION" and {"il_vs_k", "il_vs_c", "runtime_vs_k"} <= set(tabs)
+    assert tabs[-1] == "table: reproduction.csv"
     text = exp.results.widget(0).toPlainText()
-    assert "004: Sehatkar & Matwin" in text and "Fig. 2 (IL vs k)" in text and "reproduced" in text
+    assert "004: Sehatkar & Matwin" in text and "Fig. 2a (IL vs k" in text and "partly reproduced" in text
+    assert "The data: the paper's beside ours" in text and "Table 1 → Table 2" in text
     assert all(_distinct_colours(label) > 20 for label in exp.figure_labels())
     screenshot(exp, "experiments_reproduce")

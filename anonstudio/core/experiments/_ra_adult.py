@@ -27,6 +27,7 @@ import pandas as pd
 
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.experiments._common import default_data_dir, numbers, read_adult
+from anonstudio.core.experiments._repro_001 import adult_statistics
 from anonstudio.core.params import Command, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
 
@@ -158,28 +159,22 @@ def run_ra_adult(
         report(progress, 0.35 + 0.3 * (j - 1) / m, f"{queries} queries with {j} quasi-identifiers")
         query_sets[j] = random_queries(table.df, qis, SENSITIVE, j, queries, rng)
         for method, ans in answer.items():
-            err = relative_errors(query_sets[j], truth, ans)
             qrows.append({"figure": "6a", "attributes": j, "method": method.split(" (")[0], "l": _l_of(method),
-                          "mean_relative_error": float(err.mean()), "median_relative_error": float(np.median(err)),
-                          "queries": len(err)})
+                          **_error_stats(relative_errors(query_sets[j], truth, ans))})
     j6b = min(FIG6B_ATTRIBUTES, m)
     for l in l_values:
-        err_ra = relative_errors(query_sets[j6b], truth, answer["RA"])
-        qrows.append({"figure": "6b", "attributes": j6b, "method": "RA", "l": l, "mean_relative_error": float(err_ra.mean()),
-                      "median_relative_error": float(np.median(err_ra)), "queries": len(err_ra)})
+        qrows.append({"figure": "6b", "attributes": j6b, "method": "RA", "l": l,
+                      **_error_stats(relative_errors(query_sets[j6b], truth, answer["RA"]))})
         err = relative_errors(query_sets[j6b], truth, GeneralizedTable(ldiv[l].output.df, domain, qis, SENSITIVE, hs))
-        qrows.append({"figure": "6b", "attributes": j6b, "method": "l-diversity", "l": l,
-                      "mean_relative_error": float(err.mean()), "median_relative_error": float(np.median(err)),
-                      "queries": len(err)})
+        qrows.append({"figure": "6b", "attributes": j6b, "method": "l-diversity", "l": l, **_error_stats(err)})
         if l in anat:
             err = relative_errors(query_sets[j6b], truth, AnatomyTables(anat[l].output.df, anat[l].side_outputs["sensitive"],
                                                                          domain, SENSITIVE))
-            qrows.append({"figure": "6b", "attributes": j6b, "method": "anatomy", "l": l,
-                          "mean_relative_error": float(err.mean()), "median_relative_error": float(np.median(err)),
-                          "queries": len(err)})
+            qrows.append({"figure": "6b", "attributes": j6b, "method": "anatomy", "l": l, **_error_stats(err)})
         else:
             qrows.append({"figure": "6b", "attributes": j6b, "method": "anatomy", "l": l, "mean_relative_error": np.nan,
-                          "median_relative_error": np.nan, "queries": 0, "note": f"not eligible (largest l = {best_l})"})
+                          "median_relative_error": np.nan, "sd_relative_error": np.nan, "queries": 0,
+                          "note": f"not eligible (largest l = {best_l})"})
     qframe = pd.DataFrame(qrows)
 
     # --- Figs 7, 8a, 8b: quasi-sensitive rules
@@ -225,99 +220,43 @@ def run_ra_adult(
             frame.to_csv(fh, index=False)
         paths.append(out / name)
     with atomic_write(out / "claims.md") as fh:
-        fh.write(claims_text(qframe, rframe, bframe, anonymity, notes=notes, best_l=best_l, l6a=l6a, a6a=a6a,
-                             m=m, base_rules=len(base)))
+        fh.write(claims_text(qframe, rframe, bframe, anonymity, notes=notes,
+                             stats=adult_statistics(rows, data, hierarchies)))
     paths.append(out / "claims.md")
     paths += _plots(qframe, rframe, bframe, out, best_l=best_l)
     report(progress, 1.0, f"wrote {out}")
     return paths
 
 
+def _error_stats(errors) -> dict:
+    """Mean, median and standard deviation of the queries' relative errors (the mean's standard error is the
+    standard deviation over √queries), and the number of queries."""
+    e = np.asarray(errors, dtype=float)
+    return {"mean_relative_error": float(e.mean()), "median_relative_error": float(np.median(e)),
+            "sd_relative_error": float(e.std(ddof=1)) if len(e) > 1 else float("nan"), "queries": len(e)}
+
+
 def _l_of(label: str):
     return int(label.split("l=")[1].rstrip(")")) if "l=" in label else np.nan
 
 
-def _verdict(ok: bool) -> str:
-    return "reproduced" if ok else "differs"
+def claims_text(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, anonymity: pd.DataFrame, *, notes, stats: dict) -> str:
+    """``claims.md``: each claim of the paper part by part — what it says, our numbers, the test, the result —
+    with its verdict (*reproduced*, *partly reproduced*, *differs*) and computed reasons, then what differs in
+    our setup. ``stats``: :func:`~anonstudio.core.experiments._repro_001.adult_statistics` of the table run."""
+    from anonstudio.core.experiments._claims import claims_table, counts
+    from anonstudio.core.experiments._repro_001 import claims_from
 
-
-def _falling(values) -> bool:
-    """Never rising and lower at the end than at the start: a flat line (all 0 %) is not a fall."""
-    v = np.asarray(values, dtype=float)
-    return bool(len(v) > 1 and (np.diff(v) <= 1e-9).all() and v[-1] < v[0] - 1e-9)
-
-
-def _every(checks: list[bool]) -> bool:
-    """True for every compared point, and at least one point compared (nothing compared proves nothing)."""
-    return bool(checks) and all(checks)
-
-
-def claims_text(q: pd.DataFrame, r: pd.DataFrame, b: pd.DataFrame, anonymity: pd.DataFrame, *, notes, best_l, l6a,
-                a6a, m, base_rules) -> str:
-    """``claims.md``: one row per claim of the paper, our figure and a verdict, then what differs and why."""
-    pa = float(anonymity.loc[anonymity["measure"] == "Pa, entropy weights (Eq. 1)", "value"].iloc[0])
-    banded = anonymity.loc[anonymity["measure"].str.contains("age at hierarchy level 1"), "value"]
-    banded_pa = float(banded.iloc[0]) if len(banded) else float("nan")
-    a = q[q["figure"] == "6a"].pivot_table(index="attributes", columns="method", values="mean_relative_error")
-    spread = (a.max() - a.min()).to_dict()
-    b6 = q[q["figure"] == "6b"].pivot_table(index="l", columns="method", values="mean_relative_error")
-    ra_least = _every([b6.loc[l, "RA"] <= b6.loc[l].drop("RA").min() for l in b6.index
-                       if b6.loc[l].drop("RA").notna().any()])
-    seven = r[r["figure"] == "7"].pivot_table(index="param", columns="method", values="percent")
-    more_ra = _every([seven.loc[l, "RA"] > seven.loc[l, "anatomy"] for l in seven.index
-                      if pd.notna(seven.loc[l].get("anatomy"))])
-    eight = r[r["figure"] == "8a"].sort_values("param")
-    falls = _falling(eight["percent"])
-    art = eight["artificial"].to_numpy()
-    art_rises = bool(len(art) > 1 and (np.diff(art) >= 0).all() and art[-1] > art[0])
-    k5 = eight[eight["param"] == min(FIG8B_K, m)]
-    length_cols = sorted(c for c in r.columns if c.startswith("percent_length_"))
-    by_len = [float(k5[c].iloc[0]) for c in length_cols if len(k5) and pd.notna(k5[c].iloc[0])]
-    shorter_better = _falling(by_len)
-    zmax = float(b["z"].abs().max())
-    eq10_gap = float((b["eq10_B"] - b["R_mean"].abs()).abs().max())
-    ratio = float(np.median(b["eq11_var"] / b["empirical_sd"] ** 2))
-    rows = [
-        ("§7.2.2 probabilistic anonymity of the RA output", f"{PAPER_PA:g}", f"{pa:.1f} (entropy weights; "
-         f"max Σe^H = {float(anonymity['value'].iloc[1]):.1f})", "differs" if abs(pa - PAPER_PA) > 1 else "reproduced",
-         f"our Adult lacks relationship and keeps age as its 72 distinct values (e^H = 50); with age in 5-year "
-         f"bands Pa = {banded_pa:.1f}. Pa is a property of the data"),
-        ("Fig. 6a: the permuted (Anatomy) error varies least with the number of attributes",
-         "Anatomy's curve flattest", ", ".join(f"{k}: range {v:.3f}" for k, v in spread.items()),
-         _verdict(min(spread, key=spread.get) == "anatomy"), f"Anatomy at l = {a6a}" + ("" if a6a == l6a else
-                                                                                         f" (l = {l6a} not eligible)")),
-        ("Fig. 6b: RA has the least error at every l (5 attributes)", "RA lowest",
-         "; ".join(f"l={int(l)}: " + ", ".join(f"{c} {v:.3f}" for c, v in b6.loc[l].items() if pd.notna(v)) for l in b6.index),
-         _verdict(ra_least), ""),
-        ("Fig. 7: more rules recovered from RA than from the permuted data", "RA > Anatomy at every l",
-         "; ".join(f"l={int(l)}: RA {seven.loc[l, 'RA']:.0f} %, Anatomy " + (f"{seven.loc[l, 'anatomy']:.0f} %"
-                   if pd.notna(seven.loc[l].get("anatomy")) else "not eligible") for l in seven.index),
-         _verdict(more_ra), f"{base_rules} rules on the original (support 8 %, confidence 15 %)"),
-        ("Fig. 8a: fewer original rules recovered as k grows", "falling with k",
-         ", ".join(f"k={int(k)}: {p:.0f} % (+{int(a)} artificial)" for k, p, a in
-                   zip(eight["param"], eight["percent"], eight["artificial"])),
-         _verdict(falls), "more artificial rules as k grows: " + ("yes" if art_rises else "no")),
-        ("Fig. 8b: shorter rules recovered more accurately (k = 5)", "falling with length",
-         ", ".join(f"length {c.rsplit('_', 1)[1]} ({int(k5['rules_length_' + c.rsplit('_', 1)[1]].iloc[0])} rules): "
-                   f"{v:.0f} %" for c, v in zip(length_cols, by_len)),
-         _verdict(shorter_better), "few rules per length at the paper's thresholds: one rule is 7-33 points"),
-        ("Eq. 10: B(q) = |Σ p_i (1/lift_i − 1)| for Algorithm 1", "analytic bias",
-         f"Eq. 10 equals the exact mean to {eq10_gap:.1e}; empirical mean within {zmax:.1f} standard errors of it "
-         f"({len(b)} combinations, {int(b['empirical_se'].notna().sum())} measured)", _verdict(zmax <= 4 and eq10_gap < 1e-9),
-         "exact moments derived in anonstudio.core.metrics._ra_bias"),
-        ("Eq. 11: Var R(q)", "printed formula", f"Eq. 11 is {ratio:,.0f}× the measured variance (median)",
-         "differs" if ratio > 2 else "reproduced",
-         "Eq. 11 does not shrink with the number of records; the exact variance Σ c_G π(1−π)/c_∅² matches the runs"),
-    ]
-    lines = ["# Yang & Qiao (001) on Adult: the paper's claims against our run", "",
-             "| claim | paper | ours | verdict | note |", "|---|---|---|---|---|"]
-    lines += [f"| {c} | {p} | {o} | {v} | {n} |" for c, p, o, v, n in rows]
-    held = sum(v == "reproduced" for _, _, _, v, _ in rows)
-    lines += ["", f"**{held} of {len(rows)} claims reproduced.**", "", "Where our setup differs from the paper's:", ""]
+    claims = claims_from(q, r, b, anonymity, stats)
+    c = counts(claims)
+    best_l = int(1 / stats["top_occupation"])
+    lines = ["# Yang & Qiao (001) on Adult: the paper's claims against our run", ""] + claims_table(claims)
+    lines += ["", f"**{c['reproduced']} of {len(claims)} claims reproduced, {c['partly reproduced']} partly, "
+              f"{c['differs']} differ.**", "", "Where our setup differs from the paper's:", ""]
     lines += [f"- {n}" for n in notes]
     lines += [f"- Anatomy needs every sensitive value at most 1/l of the records; the most frequent occupation is "
-              f"above 1/{best_l + 1}, so l > {best_l} is not eligible (the paper reports l = 8 and 10 without saying "
-              "how it met the condition)."]
+              f"{stats['top_occupation']:.1%}, above 1/{best_l + 1}, so l > {best_l} is not eligible (the paper reports "
+              "l = 8 and 10 without saying how it met the condition)."]
     return "\n".join(lines) + "\n"
 
 

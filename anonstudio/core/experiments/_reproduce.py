@@ -1,50 +1,55 @@
-"""``anonstudio experiment reproduce --paper 000|001|002|004|all --out DIR``: every figure and table of a paper
-run with the paper's settings (as far as our data and time allow, said per row), and ``REPRODUCTION.md``: one
-row per figure or table with the paper's claim (its number or trend, quoted), ours, the settings, a verdict
-(*reproduced*, *differs*, or *not run*) and the reason.
+"""``anonstudio experiment reproduce --paper 000|001|002|004|all --out DIR [--quick]``: every figure, table and
+worked example of a paper run with the paper's settings (as far as our data and time allow, said per row), and
+``REPRODUCTION.md``, the report of issue 33:
 
-Each paper's experiments are the ordinary ``anonstudio experiment`` commands, written into one sub-folder
-each (``000/condensation-cd-database/…``), so every number in the report is one the code computed and its CSV
-and figure sit beside it. ``--scale quick`` runs the same rows on small inputs (seconds; for tests and a first
-look); ``--scale paper`` (default) runs the sizes below.
+- per paper, a **data-comparability table**: the paper's data statistics (000 Table 1 and §5.1, 001 §7.1, 002
+  Table 3, 004's generator settings) beside ours, computed, with what differs and what we did about it;
+- the paper's **worked examples** recomputed by the engine (002 Figure 4, Table 2, Figure 5, Table 1(c) cell
+  by cell; 004 Table 1 → Table 2; 001 Fig. 5's Pa), each with its verdict;
+- every **claim part by part** (:mod:`anonstudio.core.experiments._claims`): what the paper says, our numbers,
+  the test, whether it holds (on how many of the paper's points), and for a part that fails a reason computed
+  from a control run or a statistic of the data — or "not explained"; one of three verdicts per claim:
+  *reproduced*, *partly reproduced*, *differs*. Metrics are computed as the paper prints them (004's Eq. 1
+  leaves removed sequences out; 002's Eqs. 8–9 count suppressed records as a class), ours beside them;
+- running times as **ratios**, with both machines named.
 
-- 000 (Aggarwal & Yu, condensation of strings): Figs. 4–7 composition on yeast and mouse proteins, Fig. 8 CD
-  and Fig. 9 distance ordering against group size — in the paper's whole-database length mode, with our default
-  group-length mode beside it — Figs. 10–11 k-NN accuracy, Table 2 higher orders, Figs. 14–15 running time.
-  Figs. 12–13 and Table 2's WavRule columns with our WavRule (:mod:`anonstudio.core.metrics._wavrule`).
-- 002 (Ramana & Kumari, MST local recoding): Figs. 7–9, GCP / DM / CAVG of MST, Mondrian and k-member on Adult.
-- 001 (Yang & Qiao, random anonymization): the rows of ``experiment ra-adult``'s ``claims.md``.
-- 004 (Sehatkar & Matwin, CBMSA): Figs. 2–4 on Data_1000_5_3 and Data_10000_5_3.
+Each paper's experiments are the ordinary ``anonstudio experiment`` commands, one sub-folder each
+(``000/knn-I6/…``), so every number in the report is one the code computed, its CSV and figure beside it.
+``--quick`` (``--scale quick``) runs every claim at reduced size in under three minutes on two cores (2 min 47 s
+measured on the shared 2-core machine at load average 7), for tests and a first look; the full mode (``--scale paper``, the default) is the reference. ``--report-only``
+writes the report again from the runs already in ``--out`` (nothing is rerun).
+
+The paper modules: :mod:`._repro_000`, :mod:`._repro_001`, :mod:`._repro_002`, :mod:`._repro_004`.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import platform
 import time
-from dataclasses import dataclass
+from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from anonstudio.core.errors import ParameterError
+from anonstudio.core.errors import InputError, ParameterError
+from anonstudio.core.experiments import _repro_000, _repro_001, _repro_002, _repro_004
+from anonstudio.core.experiments._claims import (
+    LETTERS,
+    VERDICTS,
+    Claim,
+    DataRow,
+    cell,
+    claims_table,
+    counts,
+)
 from anonstudio.core.params import Command, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
 PAPERS = ("000", "002", "001", "004")
-VERDICTS = ("reproduced", "differs", "not run")
-
-
-@dataclass
-class Row:
-    """One figure or table of a paper against our run."""
-
-    paper: str
-    figure: str
-    claim: str
-    ours: str
-    settings: str
-    verdict: str
-    reason: str = ""
+MODULES = {"000": _repro_000, "001": _repro_001, "002": _repro_002, "004": _repro_004}
+RUN_INFO = "run.json"
 
 
 def _proteins(name: str) -> Path:
@@ -56,370 +61,268 @@ def _proteins(name: str) -> Path:
     return path
 
 
-def _verdict(ok: bool) -> str:
-    return "reproduced" if ok else "differs"
+def _plan(paper: str) -> list[tuple]:
+    """``(sub-folder, experiment, parameters at paper scale, overrides at quick scale, prepare or None)``."""
+    if paper not in MODULES:
+        raise ParameterError(f"unknown paper '{paper}' (known: {', '.join(PAPERS)}, all)", column="paper")
+    steps = MODULES[paper].plan(_proteins) if paper == "000" else MODULES[paper].plan()
+    return [tuple(s) + (None,) * (5 - len(s)) for s in steps]
 
 
-def _rising(x, y) -> float:
-    """Spearman rank correlation of ``y`` with ``x`` (no scipy needed for a handful of points)."""
-    rx, ry = pd.Series(x).rank().to_numpy(), pd.Series(y).rank().to_numpy()
-    if len(rx) < 2 or rx.std() == 0 or ry.std() == 0:
-        return 0.0
-    return float(np.corrcoef(rx, ry)[0, 1])
+def hardware() -> str:
+    """This machine in one line: processor, cores, memory, system, Python and numba."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(next(x for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemTotal")).split()[1])
+        mem = f", {kb / 2**20:.0f} GB RAM"
+    except (OSError, StopIteration, ValueError):
+        pass
+    try:
+        import numba
+
+        jit = f", numba {numba.__version__}"
+    except ImportError:  # pragma: no cover - numba is a dependency
+        jit = ""
+    return f"{cpu}, {os.cpu_count()} cores{mem} ({platform.system()}; Python {platform.python_version()}{jit})"
 
 
-# ---------------------------------------------------------------------------------------------------------
-# the runs: (sub-folder, experiment, parameters at paper scale, overrides at quick scale)
-def _plan(paper: str) -> list[tuple[str, str, dict, dict]]:
-    if paper == "000":
-        yeast, mouse = str(_proteins("yeast_swissprot_1000.fasta")), str(_proteins("mouse_string_1000.fasta"))
-        sizes = "5,10,20,40,80"
-        quest = {"D": 8000, "test_size": 1000}
-        return [
-            ("composition-yeast", "condensation-composition", {"input": yeast, "k": 20, "length": "database"}, {}),
-            ("composition-mouse", "condensation-composition", {"input": mouse, "k": 20, "length": "database"}, {}),
-            ("cd-database", "condensation-cd", {"input": yeast, "group_sizes": sizes, "length": "database"},
-             {"group_sizes": "5,20"}),
-            ("cd-group", "condensation-cd", {"input": yeast, "group_sizes": sizes, "length": "group"},
-             {"group_sizes": "5,20"}),
-            ("ordering", "condensation-ordering", {"input": yeast, "group_sizes": sizes, "lengths": "database,group"},
-             {"group_sizes": "5,20", "pairs": 8}),
-            ("knn-I6", "condensation-knn", {**quest, "I": 6.0, "group_sizes": "5,10,20,40"},
-             {"D": 120, "test_size": 30, "group_sizes": "5,10"}),
-            ("knn-I4", "condensation-knn", {**quest, "I": 4.0, "group_sizes": "5,10,20,40"},
-             {"D": 120, "test_size": 30, "group_sizes": "5,10"}),
-            ("order", "condensation-order", {**quest, "k": 20, "orders": "2,3,4"},
-             {"D": 120, "test_size": 30, "k": 10}),
-            ("wavrule-I6", "condensation-knn", {**quest, "I": 6.0, "group_sizes": "5,10,20,40", "classifier": "wavrule"},
-             {"D": 120, "test_size": 30, "group_sizes": "5,10"}),
-            ("wavrule-I4", "condensation-knn", {**quest, "I": 4.0, "group_sizes": "5,10,20,40", "classifier": "wavrule"},
-             {"D": 120, "test_size": 30, "group_sizes": "5,10"}),
-            ("order-wavrule", "condensation-order", {**quest, "k": 20, "orders": "2,3,4", "classifier": "wavrule"},
-             {"D": 120, "test_size": 30, "k": 10}),
-            ("scaling", "condensation-scaling", {"k": 40}, {"lengths": "10,20,30", "sizes": "400,800,1600",
-                                                            "fixed_size": 400, "k": 10}),
-        ]
-    if paper == "002":
-        return [("mst-adult", "mst-adult", {}, {"rows": 2000, "k_values": ["3", "12", "21"], "qi_sizes": ["2", "5"]})]
-    if paper == "001":
-        return [("ra-adult", "ra-adult", {}, {"rows": 3000, "queries": 50, "bias_runs": 5})]
-    if paper == "004":
-        return [("cbmsa-hhp", "cbmsa-hhp", {}, {"sequences": ["150"], "k_values": ["5", "10", "20"],
-                                                 "c_values": ["0.5", "0.7", "0.9"]})]
-    raise ParameterError(f"unknown paper '{paper}' (known: {', '.join(PAPERS)}, all)", column="paper")
+class Context:
+    """What a paper module's row builders read: the runs' folders, parameters and CSVs, the mode, the machine,
+    and statistics computed once (``stat``)."""
+
+    def __init__(self, out: Path, paper: str, scale: str, machine: str):
+        from anonstudio.core.experiments import EXPERIMENTS
+
+        self.out, self.paper, self.quick, self.hardware = Path(out), paper, scale == "quick", machine
+        self._params = {}
+        for sub, name, params, quick, _ in _plan(paper):
+            chosen = {**params, **(quick if self.quick else {})}
+            self._params[sub] = (name, EXPERIMENTS[name].parameters.validate(chosen), chosen)
+        self.stats: dict = {}
+
+    def folder(self, sub: str) -> Path:
+        return self.out / self.paper / sub
+
+    def params(self, sub: str) -> dict:
+        """Every parameter the run used (defaults included), as validated."""
+        params = dict(self._params[sub][1])
+        extra = self.folder(sub) / "prepared.json"
+        if extra.is_file():
+            params.update(json.loads(extra.read_text(encoding="utf-8")))
+        return params
+
+    def csv(self, sub: str, name: str) -> pd.DataFrame:
+        path = self.folder(sub) / name
+        if not path.is_file():
+            raise InputError(f"no results of the run '{self.paper}/{sub}' (run reproduce without --report-only)",
+                             file=path)
+        return pd.read_csv(path)
+
+    def stat(self, name: str) -> float:
+        return float(self.stats[name])
+
+    def stat_dict(self, name: str) -> dict:
+        return self.stats[name]
+
+    def settings(self, sub: str) -> str:
+        """The run's parameters in one line (paths by file name; empty and zero 'rows' left out)."""
+        name = self._params[sub][0]
+        shown = {k: (Path(v).name if k in ("input", "hierarchies") and v else v) for k, v in self.params(sub).items()
+                 if v not in ("", None) and not (k == "rows" and v == 0)}
+        return f"`{name}` " + ", ".join(f"{k} = {','.join(v) if isinstance(v, list) else v}" for k, v in shown.items())
 
 
-def _settings(params: dict) -> str:
-    shown = {k: (Path(v).name if k == "input" else v) for k, v in params.items()}
-    return ", ".join(f"{k} = {','.join(v) if isinstance(v, list) else v}" for k, v in shown.items()) or "defaults"
-
-
-# ---------------------------------------------------------------------------------------------------------
-# 000
-def _rows_000(d: dict[str, Path], settings: dict[str, str]) -> list[Row]:
-    rows = []
-    comp = {name: pd.read_csv(d[f"composition-{name}"] / "condensation-composition.csv") for name in ("yeast", "mouse")}
-    cds = {name: float(f["CD"].iloc[0]) for name, f in comp.items()}
-    rows.append(Row("000", "Figs. 4–7 (composition)", "amino-acid frequencies of pseudo-data and original "
-                    "'approximately the same' (YST1, YST2, MS, HS)",
-                    ", ".join(f"{n}: CD = {v:.3f}" for n, v in cds.items()),
-                    f"{settings['composition-yeast']}; {settings['composition-mouse']}",
-                    _verdict(max(cds.values()) <= 0.05),
-                    "our two protein sets stand in for the paper's four (HS and a second yeast set are not in "
-                    "../shared/data)"))
-    cd = {m: pd.read_csv(d[f"cd-{m}"] / "condensation-cd.csv") for m in ("database", "group")}
-    db = cd["database"]
-    in_band = bool(db["CD"].between(0.01, 0.05).all())
-    rho = _rising(db["group_size"], db["CD"])
-    text = "; ".join(f"{m}: " + ", ".join(f"k={int(r.group_size)} {r.CD:.3f}" for r in f.itertuples()) for m, f in cd.items())
-    text += f" (database mode: rank correlation with k {rho:+.2f})"
-    why = []
-    if not in_band:
-        why.append(f"CD outside 1–5 % at {int((~db['CD'].between(0.01, 0.05)).sum())} of {len(db)} sizes")
-    if rho < 0.5:
-        why.append(f"CD does not clearly rise with k (rank correlation {rho:+.2f}; we ask ≥ 0.5): pseudo-strings "
-                   "follow each group's first-order composition, which averages to the whole set's at any k")
-    rows.append(Row("000", "Fig. 8 (CD vs group size)", "CD 'varied between 1 and 5 %, and typically increased "
-                    "with increasing group size'", text, settings["cd-database"],
-                    _verdict(in_band and rho >= 0.5), "; ".join(why) + ("; our default group-length mode shown beside "
-                                                                      "it" if why else f"CD within 1–5 % at every k and "
-                                                                      f"rising with k (rank correlation {rho:+.2f} ≥ 0.5)")))
-    o = pd.read_csv(d["ordering"] / "condensation-ordering.csv")
-    parts, ok, high, falls = [], False, False, False
-    for mode, f in o.groupby("length", sort=False):
-        f = f.sort_values("group_size")
-        parts.append(f"{mode}: " + ", ".join(f"k={int(r.group_size)} {r.distance_order_preserved:.2f}" for r in f.itertuples()))
-        if mode == "database":
-            v = f["distance_order_preserved"].to_numpy()
-            high, falls = bool(v.min() >= 0.7), bool(v[-1] < v[0])
-            ok = high and falls
-    why = []
-    if not high:
-        why.append("in the whole-database length mode every pseudo-string has the same length, and Needleman–Wunsch "
-                   "distances between proteins are dominated by length, so the inter-group order is near a coin toss "
-                   "(0.5); with each group's own length (our default) it is kept")
-    if not falls:
-        why.append("the fraction does not fall with k on our run")
-    rows.append(Row("000", "Fig. 9 (distance ordering vs group size)", "fraction of orderings preserved 'quite high "
-                    "in most cases, but reduces with increasing group size'", "; ".join(parts), settings["ordering"],
-                    _verdict(ok), "; ".join(why) or "at least 0.7 in the database mode, and lower at the largest k "
-                    "than at the smallest"))
-    for fig, name, data in (("Fig. 10", "knn-I6", "V20.I6"), ("Fig. 11", "knn-I4", "V20.I4")):
-        f = pd.read_csv(d[name] / "condensation-knn.csv")
-        gap = float((f["accuracy_original"] - f["accuracy_pseudo"]).max())
-        base = float(f["accuracy_original"].iloc[0])
-        shuffled = float(f["accuracy_original_shuffled"].iloc[0])
-        rows.append(Row("000", f"{fig} (k-NN accuracy, {data})", "pseudo-data accuracy 'within about 4 % of' the "
-                        "original's; falls for small groups, then flattens",
-                        f"original {base:.3f}; pseudo " + ", ".join(f"k={int(r.group_size)} {r.accuracy_pseudo:.3f}"
-                                                                   for r in f.itertuples()) + f"; largest gap {gap:.3f}; "
-                        f"originals with each string's items shuffled {shuffled:.3f}",
-                        settings[name], _verdict(gap <= 0.05),
-                        f"trained on the originals with the items of each string shuffled (composition kept, order "
-                        f"lost) the k-NN scores {shuffled:.3f}: its edge on the originals is the order of items (Quest "
-                        "patterns are runs, which Needleman–Wunsch alignment rewards), and condensation's group "
-                        "statistics keep composition and adjacent pairs, not runs; the gap narrows as strings per "
-                        "class grow (ours: D as set; the paper: 50,000)" + (" — within 5 points on this run" if gap <= 0.05
-                                                                              else "")))
-    for fig, name, data in (("Fig. 12", "wavrule-I6", "V20.I6"), ("Fig. 13", "wavrule-I4", "V20.I4")):
-        f = pd.read_csv(d[name] / "condensation-knn.csv")
-        gap = float((f["accuracy_original"] - f["accuracy_pseudo"]).max())
-        base = float(f["accuracy_original"].iloc[0])
-        rows.append(Row("000", f"{fig} (WavRule accuracy, {data})", "with WavRule 'the results are quite similar to "
-                        "the case of the nearest neighbor classifier': accuracy reduces slowly with the anonymity level",
-                        f"original {base:.3f}; pseudo " + ", ".join(f"k={int(r.group_size)} {r.accuracy_pseudo:.3f}"
-                                                                   for r in f.itertuples()) + f"; largest gap {gap:.3f}",
-                        settings[name], _verdict(gap <= 0.05),
-                        "WavRule as we read Aggarwal (KDD 2002): Haar items of where each symbol occurs at 3 "
-                        "resolutions, rules of one or two items (support ≥ 1 %, confidence ≥ 60 %), the best matching "
-                        "rule decides" + ("" if gap <= 0.05 else f"; the pseudo-trained rules lose up to {gap:.3f}")))
-    for label, name in (("NN columns", "order"), ("WavRule columns", "order-wavrule")):
-        t2 = pd.read_csv(d[name] / "condensation-order.csv")
-        spread = float(t2["accuracy_pseudo"].max() - t2["accuracy_pseudo"].min())
-        claim = ("accuracy at k = 20 about the same for orders 2, 3, 4 (85.1 / 85.1 / 84.9 on V20.I6.D100K)"
-                 if name == "order" else "WavRule accuracy at k = 20 about the same for orders 2, 3, 4 (all of "
-                 "Table 2's values lie in 84.7–85.3)")
-        rows.append(Row("000", f"Table 2 (orders 2–4, {label})", claim,
-                        ", ".join(f"order {int(r.order)}: {r.accuracy_pseudo:.3f} (CD {r.CD:.3f})" for r in t2.itertuples()),
-                        settings[name], _verdict(spread <= 0.02),
-                        f"accuracy spread across orders {spread:.3f} ≤ 0.02, our test of 'about the same'"
-                        if spread <= 0.02 else f"accuracy moves by {spread:.3f} across orders on our run "
-                        f"(order {int(t2['order'].iloc[0])}: {t2['accuracy_pseudo'].iloc[0]:.3f}, order "
-                        f"{int(t2['order'].iloc[-1])}: {t2['accuracy_pseudo'].iloc[-1]:.3f}; "
-                        f"{int(t2['test'].iloc[0]):,} test strings, one string is {1 / int(t2['test'].iloc[0]):.3f}); "
-                        "the paper's text says higher orders help 'but not by very much', its table moves ≤ 0.004"))
-    s = pd.read_csv(d["scaling"] / "condensation-scaling.csv")
-    by_t = s[s["varied"] == "length"].sort_values("T")
-    r2 = float(np.corrcoef(by_t["T"], by_t["seconds"])[0, 1] ** 2) if len(by_t) > 2 else float("nan")
-    rows.append(Row("000", "Fig. 14 (time vs string length)", "running time 'scaled linearly with increasing string "
-                    "size', a few seconds at D10K",
-                    ", ".join(f"T={int(r.T)} {r.seconds:.2f} s" for r in by_t.itertuples()) + f"; linear fit R² = {r2:.2f}",
-                    settings["scaling"], _verdict(r2 >= 0.9),
-                    f"straight-line fit R² = {r2:.2f} ≥ 0.9, our test of 'linearly'" if r2 >= 0.9 else "times too small and noisy for a straight line (kernel start-up, shared "
-                    "machine)"))
-    by_d = s[s["varied"] == "size"].sort_values("D")
-    slope = float(np.polyfit(np.log(by_d["D"]), np.log(by_d["seconds"].clip(lower=1e-6)), 1)[0]) if len(by_d) > 1 else 0.0
-    rows.append(Row("000", "Fig. 15 (time vs number of strings)", "running time 'scaled superlinearly with increasing "
-                    "number of strings'", ", ".join(f"D={int(r.D):,} {r.seconds:.2f} s" for r in by_d.itertuples())
-                    + f"; log-log slope {slope:.2f}", settings["scaling"], _verdict(slope > 1.05),
-                    f"log-log slope {slope:.2f} > 1.05, our test of 'superlinearly'" if slope > 1.05 else "near-linear on our run: groups are built within length segments, so "
-                    "distance work grows with segment sizes, not with D²"))
-    return rows
+def _build(ctx: Context) -> tuple[list[Claim], list[DataRow]]:
+    mod = MODULES[ctx.paper]
+    if hasattr(mod, "statistics"):
+        ctx.stats.update(mod.statistics(ctx))
+    claims = []
+    if ctx.paper == "002":
+        claims += mod.worked_examples()
+    claims += mod.claims(ctx)
+    return claims, mod.data_rows(ctx)
 
 
 # ---------------------------------------------------------------------------------------------------------
-# 002
-def _rows_002(d: dict[str, Path], settings: dict[str, str]) -> list[Row]:
-    """Figs. 7-9 with DM and CAVG as the paper prints Eqs. 8-9 (suppressed records one class; ``*_paper``
-    columns) where the results have them; ours (a suppressed record costs N) in the reason when they differ."""
-    f = pd.read_csv(d["mst-adult"] / "results.csv")
-    rows = []
-    names = {"GCP": ("Fig. 7", "'our approach produced less information loss when compared with Mondrian and "
-                     "k-member clustering'"),
-             "DM": ("Fig. 8", "'MST based partitioning algorithm gives better DM when compared with the remaining "
-                    "two algorithms'"),
-             "CAVG": ("Fig. 9", "'MST based partitioning algorithm achieves better CAVG' than Mondrian and k-member")}
-    top = f[f["qi_size"] == f["qi_size"].max()]  # the paper's full QI set: where class sizes matter most
-    size = top.groupby("method")["CAVG_paper" if "CAVG_paper" in f else "CAVG"].mean()
-    for metric, (fig, claim) in names.items():
-        column = f"{metric}_paper" if f"{metric}_paper" in f else metric
-        wide = f.pivot_table(index=["qi_size", "k"], columns="method", values=column)
-        others = [m for m in ("mondrian", "kmember") if m in wide.columns]
-        wins = int((wide["mst"] < wide[others].min(axis=1)).sum()) if others else 0
-        best = wide.idxmin(axis=1).value_counts()
-        last = wide.iloc[-1]
-        ours = (f"MST lowest at {wins} of {len(wide)} points; lowest most often: "
-                + ", ".join(f"{m} {n}" for m, n in best.items())
-                + f"; at QI size {wide.index[-1][0]}, k = {wide.index[-1][1]}: "
-                + ", ".join(f"{m} {v:.4g}" for m, v in last.items()))
-        reason = f"MST lowest at all {len(wide)} points"
-        if wins < len(wide):
-            reason = (f"MST's classes are larger: with {int(top['qi_size'].iloc[0])} QIs they average "
-                      f"{size.get('mst', float('nan')):.2f}·k records (CAVG, mean over k) against "
-                      + ", ".join(f"{m} {size[m]:.2f}·k" for m in size.index if m != "mst")
-                      + " — removing the longest tree edges leaves components well above k, and a larger class is "
-                      "generalized further. Measured on ARX's Adult "
-                      f"({int(f['records'].iloc[0]):,} records) with ARX's hierarchies and the paper's longest-edge "
-                      "cut; mean records suppressed per point: "
-                      + ", ".join(f"{m} {v:.0f}" for m, v in f.groupby("method")["suppressed"].mean().items()))
-        rows.append(Row("002", f"{fig} ({metric})", claim, ours,
-                        settings["mst-adult"] + ("; DM, CAVG as Eqs. 8-9 print them" if column != metric else ""),
-                        _verdict(wins == len(wide)), reason))
-    return rows
-
-
-# ---------------------------------------------------------------------------------------------------------
-# 001: the experiment already writes one row per claim
-def _rows_001(d: dict[str, Path], settings: dict[str, str]) -> list[Row]:
-    rows = []
-    for line in (d["ra-adult"] / "claims.md").read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-        if not line.startswith("| ") or len(cells) != 5 or cells[0] == "claim" or set(cells[0]) <= {"-", "|"}:
-            continue
-        claim, paper, ours, verdict, note = cells
-        figure, _, what = claim.partition(": ")
-        rows.append(Row("001", figure, f"{what} (paper: {paper})" if what else f"paper: {paper}", ours,
-                        settings["ra-adult"], verdict, note or "the comparison holds at every point shown"))
-    return rows
-
-
-# ---------------------------------------------------------------------------------------------------------
-# 004
-def _rows_004(d: dict[str, Path], settings: dict[str, str]) -> list[Row]:
-    f = pd.read_csv(d["cbmsa-hhp"] / "results.csv")
-    rows = []
-    for fig, sweep, claim in (("Fig. 2", "k", "IL increases with k for both algorithms; CBMSA's IL below the baseline's"),
-                              ("Fig. 3", "c", "IL decreases as c increases; CBMSA's IL below the baseline's")):
-        sub = f[f["sweep"] == sweep]
-        wide = sub.pivot_table(index=["dataset", sweep], columns="method", values="IL")
-        below = int((wide["cbmsa"] < wide["cbmsa-baseline"]).sum())
-        trends = []
-        for (name, method), grp in sub.groupby(["dataset", "method"], sort=False):
-            trends.append(_rising(grp[sweep], grp["IL"]) * (1 if sweep == "k" else -1))
-        trend_ok = bool(trends) and min(trends) > 0
-        worst = min(trends) * (1 if sweep == "k" else -1) if trends else float("nan")
-        ours = (f"CBMSA below the baseline at {below} of {len(wide)} points; rank correlation of IL with {sweep} "
-                f"{worst:+.2f} in the least {'rising' if sweep == 'k' else 'falling'} series (the claim needs "
-                f"{'> 0' if sweep == 'k' else '< 0'})")
-        reason = ""
-        if not trend_ok and sweep == "c":
-            reason = ("the bound c seldom binds on our generated visits (4 % HIV, 5 % Hepatitis carriers), so IL "
-                      "hardly changes with c")
-        elif below < len(wide):
-            reason = "greedy agglomeration minimizes each merge, not the total: see cbmsa-hhp/claims.md"
-        else:
-            trend = "rising with k" if sweep == "k" else "falling with c"
-            reason = f"CBMSA below the baseline at every point and IL {trend} in every series"
-        rows.append(Row("004", f"{fig} (IL vs {sweep})", claim, ours, settings["cbmsa-hhp"],
-                        _verdict(trend_ok and below == len(wide)), reason))
-    k = f[(f["sweep"] == "k") & (f["method"] == "cbmsa")]
-    times = k.groupby("dataset")["runtime_s"].max()
-    rows.append(Row("004", "Fig. 4 (running time vs k)", "CBMSA under 30 s at 1,000 sequences for every k; "
-                    "2,200–2,700 s at 10,000; the baseline very fast",
-                    ", ".join(f"{n}: at most {t:.1f} s" for n, t in times.items()), settings["cbmsa-hhp"],
-                    _verdict(bool((times < 2700).all())), "ours is compiled numba on 2 cores, theirs Java (2012)"))
-    return rows
-
-
-_ROWS = {"000": _rows_000, "002": _rows_002, "001": _rows_001, "004": _rows_004}
-_TITLES = {
-    "000": "Aggarwal & Yu, condensation-based anonymization of string data (DMKD 2008)",
-    "001": "Yang & Qiao, random anonymization (ESWA 2010)",
-    "002": "Ramana & Kumari, graph-based local recoding (MST)",
-    "004": "Sehatkar & Matwin, clustering-based multidimensional sequence anonymization (CBMSA)",
-}
-
-
-def reproduction_text(rows: list[Row], *, command: str, seconds: float) -> str:
+# the report
+def reproduction_text(sections: dict, *, command: str, seconds: float, machine: str, load: str, quick: bool) -> str:
+    """``REPRODUCTION.md`` from each paper's claims, comparability rows and runs."""
+    took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} minutes"
     lines = ["# Reproduction of the papers' experiments", "",
-             f"Generated by `{command}` in " + (f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} minutes")
-             + ". Each row is computed from the CSV in the "
-             "sub-folder named in its settings; *differs* gives the reason we found.", ""]
-    for paper in PAPERS:
-        mine = [r for r in rows if r.paper == paper]
-        if not mine:
-            continue
-        counts = {v: sum(r.verdict == v for r in mine) for v in VERDICTS}
-        lines += [f"## {paper}: {_TITLES[paper]}", "",
-                  f"{counts['reproduced']} reproduced, {counts['differs']} differ, {counts['not run']} not run.", "",
-                  "| figure / table | the paper's claim | ours | settings | verdict | reason |", "|---|---|---|---|---|---|"]
-        lines += [f"| {r.figure} | {r.claim} | {r.ours} | {r.settings} | **{r.verdict}** | {r.reason} |" for r in mine]
+             f"Generated by `{command}` in {took} on {machine}{load}. "
+             + ("**Quick mode**: every claim at reduced size (see each paper's runs); the full mode is the reference."
+                if quick else "Full mode: the paper's sizes as far as our data and time allow (said per row)."), "",
+             "Verdicts: **reproduced** — every part of the claim holds at every point the paper shows; **partly "
+             "reproduced** — some parts hold, or every part holds on fewer points than the paper's (which parts and how "
+             "many points is said beside it); **differs** — no part holds. A claim is split into the statements the "
+             "paper makes (a, b, …); each is checked by the test beside it on the numbers beside it. Metrics are "
+             "computed as the paper prints them, ours beside where they differ. Each reason is a measurement — a "
+             "control run or a statistic of the data — or says *not explained*.", "",
+             "| paper | claims: " + " / ".join(VERDICTS) + " | worked examples: " + " / ".join(VERDICTS) + " |",
+             "|---|---|---|"]
+    for paper, sec in sections.items():
+        c = counts([x for x in sec["claims"] if x.kind == "claim"])
+        e = counts([x for x in sec["claims"] if x.kind == "example"])
+        lines.append(f"| {paper} | " + " / ".join(str(c[v]) for v in VERDICTS) + " | "
+                     + (" / ".join(str(e[v]) for v in VERDICTS) if sum(e.values()) else "—") + " |")
+    lines.append("")
+    for paper, sec in sections.items():
+        mod = MODULES[paper]
+        claims = [c for c in sec["claims"] if c.kind == "claim"]
+        examples = [c for c in sec["claims"] if c.kind == "example"]
+        c = counts(claims)
+        lines += [f"## {paper}: {mod.TITLE}", "",
+                  f"Claims: {c['reproduced']} reproduced, {c['partly reproduced']} partly reproduced, "
+                  f"{c['differs']} differ" + ("; worked examples: " + ", ".join(
+                      f"{n} {v}" for v, n in counts(examples).items() if n) if examples else "") + ".", "",
+                  "### The data: the paper's beside ours", "",
+                  "| | the paper | ours | differs | what we did |", "|---|---|---|---|---|"]
+        lines += [f"| {cell(r.item)} | {cell(r.theirs)} | {cell(r.ours)} | {cell(r.differs)} | {cell(r.action)} |"
+                  for r in sec["data"]]
+        lines.append("")
+        if examples:
+            lines += ["### Worked examples", ""] + claims_table(examples) + [""]
+            for ex in examples:
+                if ex.detail:
+                    lines += [f"**{ex.figure}.** " + ex.detail[0], *ex.detail[1:], ""]
+        lines += ["### Claims", ""] + claims_table(claims) + [""]
+        lines += ["### Runs", "", "| sub-folder | settings | wall time | CPU time |", "|---|---|---|---|"]
+        for r in sec["runs"]:
+            lines.append(f"| `{paper}/{r['sub']}` | {cell(r['settings'])} | {r['seconds']:.0f} s | {r['cpu']:.0f} s |")
         lines.append("")
     return "\n".join(lines)
 
 
-def _runs(plan: list, p: str, out: Path, scale: str):
-    """``(sub-folder, experiment, parameters, folder, settings text)`` of each run of paper ``p``; the settings
-    name every parameter the run used (the experiment's defaults included), not "defaults"."""
-    from anonstudio.core.experiments import EXPERIMENTS
-
-    for sub, name, params, quick in plan:
-        chosen = {**params, **(quick if scale == "quick" else {})}
-        full = EXPERIMENTS[name].parameters.validate(chosen)
-        shown = {k: v for k, v in full.items() if v not in ("", None) and not (k == "rows" and v == 0)}
-        yield sub, name, chosen, out / p / sub, f"`{p}/{sub}`: " + _settings(shown)
-
-
-def rows_from(out: Path, paper: str = "all", scale: str = "paper") -> list[Row]:
-    """The rows of ``REPRODUCTION.md`` from the sub-folders of an earlier run into ``out`` (nothing is rerun)."""
-    rows = []
-    for p in (list(PAPERS) if paper == "all" else [paper]):
-        runs = list(_runs(_plan(p), p, Path(out), scale))
-        rows += _ROWS[p]({r[0]: r[3] for r in runs}, {r[0]: r[4] for r in runs})
-    return rows
-
-
-def write_report(out: Path, rows: list[Row], *, command: str, seconds: float) -> list[Path]:
+def write_report(out: Path, sections: dict, info: dict) -> list[Path]:
+    """``REPRODUCTION.md``, ``reproduction.csv`` (one row per part of a claim) and ``comparability.csv``."""
     from anonstudio.core.io import atomic_write
 
-    md, csv = Path(out) / "REPRODUCTION.md", Path(out) / "reproduction.csv"
+    out = Path(out)
+    md, csv, data = out / "REPRODUCTION.md", out / "reproduction.csv", out / "comparability.csv"
     with atomic_write(md) as fh:
-        fh.write(reproduction_text(rows, command=command, seconds=seconds))
+        fh.write(reproduction_text(sections, command=info["command"], seconds=info["seconds"],
+                                   machine=info["hardware"], load=info.get("load", ""), quick=info["quick"]))
+    parts = []
+    for paper, sec in sections.items():
+        for c in sec["claims"]:
+            for i, p in enumerate(c.parts):
+                parts.append({"paper": paper, "figure": c.figure, "kind": c.kind, "verdict": c.verdict,
+                              "which": c.which(), "part": LETTERS[i], "says": p.says, "ours": p.ours, "test": p.test,
+                              "result": p.result, "holds": p.holds,
+                              "points_checked": p.points[0] if p.points else "",
+                              "points_paper": p.points[1] if p.points else "", "reason": p.reason,
+                              "runs": " ".join(f"{paper}/{r}" for r in c.runs)})
     with atomic_write(csv) as fh:
-        pd.DataFrame([r.__dict__ for r in rows]).to_csv(fh, index=False)
-    return [md, csv]
+        pd.DataFrame(parts).to_csv(fh, index=False)
+    with atomic_write(data) as fh:
+        pd.DataFrame([asdict(r) for sec in sections.values() for r in sec["data"]]).to_csv(fh, index=False)
+    return [md, csv, data]
 
 
-def run_reproduce(out: Path, *, paper: str = "all", scale: str = "paper",
+# ---------------------------------------------------------------------------------------------------------
+# running
+def _load() -> str:
+    try:
+        one, _, _ = os.getloadavg()
+        return f", load average {one:.1f} at the start"
+    except (OSError, AttributeError):
+        return ""
+
+
+def run_reproduce(out: Path, *, paper: str = "all", scale: str = "paper", report_only: bool = False,
                   progress: ProgressCallback | None = None) -> list[Path]:
-    """Run the papers' experiments and write ``REPRODUCTION.md`` and ``reproduction.csv`` (returned first,
-    then every figure written)."""
+    """Run the papers' experiments and write ``REPRODUCTION.md``, ``reproduction.csv`` and ``comparability.csv``
+    (returned first, then every figure written)."""
     from anonstudio.core.experiments import EXPERIMENTS
 
     papers = list(PAPERS) if paper == "all" else [paper]
     plans = {p: _plan(p) for p in papers}  # every unknown paper or missing file before anything runs
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    total = sum(len(v) for v in plans.values())
-    done, figures = 0, []
-    for p, plan in plans.items():
-        for sub, name, chosen, where, _ in _runs(plan, p, out, scale):
-            cmd = EXPERIMENTS[name]
-            step = subrange(progress, done / total, (done + 1) / total)
-            report(step, 0.0, f"paper {p}: {name} ({sub})")
-            paths = cmd.run(where, progress=step, **cmd.parameters.validate(chosen))
-            figures += [Path(x) for x in paths if Path(x).suffix == ".png"]
-            done += 1
-    rows = rows_from(out, paper, scale)
-    paths = write_report(out, rows, command=f"anonstudio experiment reproduce --paper {paper} --scale {scale}",
-                         seconds=time.perf_counter() - start)
+    info_path = out / RUN_INFO
+    command = f"anonstudio experiment reproduce --paper {paper}" + (" --quick" if scale == "quick" else "")
+    figures: list[Path] = []
+    if report_only:
+        if not info_path.is_file():
+            raise InputError("no earlier run of reproduce in this folder (run it without --report-only first)",
+                             file=info_path)
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+        if info["quick"] != (scale == "quick"):
+            raise ParameterError(f"the runs in {out} are {'quick' if info['quick'] else 'full'}-mode runs: give the "
+                                 "same --scale", column="scale")
+        missing = [p for p in papers if p not in info["papers"]]
+        if missing:
+            raise InputError(f"paper {', '.join(missing)} was not run in this folder", file=info_path)
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        machine, load = hardware(), _load()
+        start = time.perf_counter()
+        total = sum(len(v) for v in plans.values())
+        done, runs = 0, {}
+        for p, plan in plans.items():
+            runs[p] = []
+            for sub, name, params, quick, prepare in plan:
+                cmd = EXPERIMENTS[name]
+                chosen = {**params, **(quick if scale == "quick" else {})}
+                where = out / p / sub
+                if prepare is not None:
+                    where.mkdir(parents=True, exist_ok=True)
+                    extra = prepare(where, cmd.parameters.validate(chosen))
+                    chosen = {**chosen, **extra}
+                    from anonstudio.core.io import atomic_write
+
+                    with atomic_write(where / "prepared.json") as fh:
+                        json.dump(extra, fh)
+                step = subrange(progress, done / total, (done + 1) / total)
+                report(step, 0.0, f"paper {p}: {name} ({sub})")
+                t0, c0 = time.perf_counter(), time.process_time()
+                paths = cmd.run(where, progress=step, **cmd.parameters.validate(chosen))
+                runs[p].append({"sub": sub, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0})
+                figures += [Path(x) for x in paths if Path(x).suffix == ".png"]
+                done += 1
+        info = {"command": command, "seconds": time.perf_counter() - start, "hardware": machine, "load": load,
+                "quick": scale == "quick", "papers": papers, "runs": runs}
+        from anonstudio.core.io import atomic_write
+
+        with atomic_write(info_path) as fh:
+            json.dump(info, fh, indent=1)
+    report(progress, 0.97, "writing the report")
+    sections = {}
+    for p in papers:
+        ctx = Context(out, p, scale, info["hardware"])
+        claims, data = _build(ctx)
+        sections[p] = {"claims": claims, "data": data,
+                       "runs": [{**r, "settings": ctx.settings(r["sub"])} for r in info["runs"][p]]}
+    paths = write_report(out, sections, info)
+    if report_only:
+        figures = sorted(out.glob("*/*/*.png"))
     report(progress, 1.0, f"wrote {paths[0]}")
     return [*paths, *figures]
 
 
-def _command(out, *, paper, scale, progress=None):
-    return run_reproduce(out, paper=paper, scale=scale, progress=progress)
+def _command(out, *, paper, scale, report_only=False, progress=None):
+    return run_reproduce(out, paper=paper, scale=scale, report_only=report_only, progress=progress)
 
 
 REPRODUCE = Command(
     name="reproduce",
-    help="every figure and table of a paper with its settings, and REPRODUCTION.md (claim, ours, verdict per row)",
+    help="every figure, table and worked example of a paper with its settings, and REPRODUCTION.md (the data "
+         "beside the paper's, each claim part by part: reproduced / partly reproduced / differs, with reasons)",
     parameters=ParamSet((
         Param("paper", "choice", "all", help="which paper: 000, 001, 002, 004 or all",
               choices=("all", *sorted(PAPERS))),
-        Param("scale", "choice", "paper", help="paper: the sizes in the module docstring (about 20 minutes for all); "
-              "quick: small inputs, seconds", choices=("paper", "quick")),
+        Param("scale", "choice", "paper", help="paper: the papers' sizes as far as our data and time allow (the "
+              "reference; tens of minutes for all on two cores); quick: every claim at reduced size (under three "
+              "minutes on two cores)", choices=("paper", "quick"), shortcuts=("quick",)),
+        Param("report_only", "bool", False, help="write the report again from the runs already in the output "
+              "folder (nothing is rerun)"),
     )),
     func=_command,
 )

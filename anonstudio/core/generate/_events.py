@@ -14,8 +14,8 @@ sequence (3, 5, 10) and the number of QIs per event (2, 3, 4). This module gener
   later visit the patient moves with probability 0.1, mostly within the same area (004: "ZIP code … is
   often updated at every visit");
 - ``Disease``: 4 % of patients carry HIV and 5 % Hepatitis (the highly sensitive values of 004's
-  examples), shown in about a third of their visits (at least one visit each, unless a patient carrying
-  both has a single visit); other visits draw from ten common
+  examples; ``carriers`` sets other shares), shown in about a third of their visits (at least one visit
+  each, unless a patient carrying both has a single visit); other visits draw from ten common
   diagnoses;
 - ``LOS``: geometric with a disease-dependent mean (flu ≈ 2 days, cancer ≈ 12), capped at 90 days.
 
@@ -50,7 +50,6 @@ ZIP_CODES = tuple(f"{a}{s}" for a in _ZIP_AREAS for s in _ZIP_SUFFIXES)
 _MEAN_GAP_DAYS = 120.0
 _P_MOVE = 0.1
 _P_MOVE_SAME_AREA = 0.7
-_P_CARRIER = (0.04, 0.05)
 _P_SHOW = 0.35
 
 
@@ -64,6 +63,7 @@ def hhp_events(
     mean_events: float = 5.0,
     n_qis: int = 4,
     seed: int | np.random.Generator = 0,
+    carriers: tuple[float, float] = (0.04, 0.05),
 ) -> pd.DataFrame:
     """HHP-like event sequences in long form (one row per visit).
 
@@ -78,6 +78,8 @@ def hhp_events(
         ``AdmYr, ZIP, DSFC, LOS``.
     seed:
         Seed of the numpy generator; the same seed gives the same data.
+    carriers:
+        Shares of patients carrying HIV and Hepatitis (each in [0, 1]).
 
     Returns
     -------
@@ -92,6 +94,10 @@ def hhp_events(
         raise ParameterError(f"the mean number of events must be at least 1, got {mean_events:g}", column="mean_events")
     if not 1 <= int(n_qis) <= len(EVENT_QIS):
         raise ParameterError(f"the number of QIs must be between 1 and {len(EVENT_QIS)}, got {n_qis}", column="qis")
+    carriers = tuple(float(x) for x in carriers)
+    if len(carriers) != len(HIGHLY_SENSITIVE) or not all(0.0 <= x <= 1.0 for x in carriers):
+        raise ParameterError(f"carrier shares must be {len(HIGHLY_SENSITIVE)} numbers in [0, 1] "
+                             f"({', '.join(HIGHLY_SENSITIVE)}), got {carriers}", column="carriers")
     rng = make_rng(seed)
 
     m = 1 + rng.poisson(mean_events - 1.0, n)
@@ -134,7 +140,7 @@ def hhp_events(
     # Disease: carriers of HIV / Hepatitis show it in some visits (at least one), others common diagnoses
     common = 2 + rng.choice(len(_COMMON_WEIGHTS), size=total, p=_COMMON_WEIGHTS / _COMMON_WEIGHTS.sum())
     disease = common
-    for code, p_carrier in enumerate(_P_CARRIER):
+    for code, p_carrier in enumerate(carriers):
         carrier = rng.random(n) < p_carrier
         shown = (rng.random(total) < _P_SHOW) & carrier[pid]
         forced = offsets[:-1] + np.floor(rng.random(n) * m).astype(np.int64)

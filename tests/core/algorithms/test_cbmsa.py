@@ -12,52 +12,25 @@ import pytest
 from anonstudio.core.algorithms.cbmsa import CBMSA, CBMSABaseline, cost_state, encode_events
 from anonstudio.core.data import EventLog
 from anonstudio.core.errors import ParameterError
-from anonstudio.core.generate._common import interval_rows
+from anonstudio.core.experiments._paper_examples import P004_QIS, P004_TABLE_1, p004_hierarchies, p004_log
 from anonstudio.core.generate._events import event_hierarchies, hhp_events
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.kernels import _cbmsa as kern
 from anonstudio.core.privacy import verify_kc_privacy
 from anonstudio.core.progress import Cancelled
 
-#: 004 Table 1: visits of ten patients of a hospital
-TABLE_1 = """PID,VID,AdmYr,ZIP,DSFC,LOS,Disease
-1,1,2009,56117,0,3,Hepatitis
-2,1,2007,56103,0,2,Infection
-3,1,2008,56942,0,1,Fever
-3,2,2010,56942,0,30,Infection
-4,1,2008,56107,0,2,Fever
-4,2,2010,56107,0,35,Flu
-5,1,2009,56117,0,3,Fever
-6,1,2009,56103,0,3,Flu
-6,2,2009,56103,10,1,Fever
-6,3,2010,56230,0,2,HIV
-7,1,2008,56072,0,2,Flu
-8,1,2007,56361,0,30,Hepatitis
-8,2,2011,56107,0,3,HIV
-9,1,2007,56230,0,35,Flu
-9,2,2011,56107,0,3,HIV
-10,1,2009,56072,0,2,Flu
-10,2,2009,56103,13,35,Fever
-10,3,2010,56043,0,30,Infection
-"""
-QIS = ["AdmYr", "ZIP", "DSFC", "LOS"]
+#: 004 Table 1: visits of ten patients of a hospital (the engine's copy of the paper's worked example)
+TABLE_1 = P004_TABLE_1
+QIS = list(P004_QIS)
 
 
 def table1_hierarchies() -> dict[str, Hierarchy]:
-    """The hierarchies of 004 Fig. 1: years → 2-year → 4-year ranges, DSFC and LOS in weeks → wider week
-    bands, ZIP by masking one digit per level."""
-    zips = sorted(set(pd.read_csv(io.StringIO(TABLE_1), dtype=str)["ZIP"]))
-    return {
-        "AdmYr": Hierarchy("AdmYr", interval_rows(range(2007, 2015), (2, 4), start=2007, style="arx")),
-        "ZIP": Hierarchy("ZIP", [[z, z[:4] + "*", z[:3] + "**", z[:2] + "***", "*"] for z in zips]),
-        "DSFC": Hierarchy("DSFC", interval_rows(range(0, 365), (7, 28, 84), style="arx")),
-        "LOS": Hierarchy("LOS", interval_rows(range(0, 91), (7, 14, 28), style="arx")),
-    }
+    """Our reading of 004 Fig. 1 (the engine's, shared with ``experiment reproduce``)."""
+    return p004_hierarchies()
 
 
 def table1() -> EventLog:
-    df = pd.read_csv(io.StringIO(TABLE_1), dtype=str)
-    return EventLog(df, "PID", "VID", QIS, "Disease")
+    return p004_log()
 
 
 def hhp(n: int, seed: int = 1, n_qis: int = 3) -> tuple[EventLog, dict]:

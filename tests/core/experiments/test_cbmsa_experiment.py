@@ -51,3 +51,23 @@ def test_experiment_bad_options_exit_2(tmp_path, capsys):
     assert "larger than the smallest data set (30 sequences)" in capsys.readouterr().err
     assert main(["experiment", "cbmsa-hhp", "--out", str(tmp_path / "o"), "--c-values", "1.5"]) == 2
     assert "c_values" in capsys.readouterr().err
+
+
+def test_several_data_sets_are_averaged_with_ils_both_ways_and_cpu_time(tmp_path):
+    """``--datasets 2``: two generated data sets (seeds 1, 2), described in datasets.csv; claims.md takes IL as
+    Eq. 1 prints it (removed sequences left out: never above ours) on the mean of the two; the method's CPU time
+    is recorded for Fig. 4's ratios."""
+    out = tmp_path / "out"
+    assert main(["experiment", "cbmsa-hhp", "--out", str(out), "--sequences", "60", "--k-values", "5,20",
+                 "--c-values", "0.5", "--datasets", "2", "--carriers", "0.3,0.2", "--quiet"]) == 0
+    frame = pd.read_csv(out / "results.csv")
+    assert sorted(frame["data_seed"].unique()) == [1, 2] and len(frame) == 2 * (2 + 1) * 2
+    assert (frame["IL_paper"] <= frame["IL"] + 1e-12).all() and (frame["cpu_s"] >= 0).all()
+    removed = frame["removed_sequences"] > 0
+    assert (frame.loc[removed, "IL_paper"] < frame.loc[removed, "IL"]).all()
+    data = pd.read_csv(out / "datasets.csv")
+    assert list(data["data_seed"]) == [1, 2] and (data["sequences"] == 60).all()
+    assert data["share_highly_sensitive"].between(0.25, 0.75).all()  # carriers raised to 30 % and 20 %
+    claims = (out / "claims.md").read_text()
+    assert "| Data_60_5_3 | k | 5 | 0.7 | 2 |" in claims and "of 2 |" in claims
+    assert main(["experiment", "cbmsa-hhp", "--out", str(tmp_path / "o"), "--carriers", "0.3"]) == 2

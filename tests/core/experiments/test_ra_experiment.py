@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -48,8 +50,11 @@ def test_experiment_writes_every_figure_and_the_claims(run):
     pa, best = anonymity["value"].iloc[:2]
     assert pa == pytest.approx(best, rel=1e-9)  # Pa at entropy weights = Σ e^H (Proposition 7)
     claims = (run / "claims.md").read_text()
-    assert "| 34 |" in claims and "our Adult has no relationship" in claims
-    assert "claims reproduced.**" in claims and claims.count("\n| ") == 9
+    assert "reached 34'" in claims and "our Adult has no relationship" in claims
+    # one line per part of a claim (8 claims, 16 parts), a three-way verdict per claim, the counts at the end
+    assert claims.count("\n| ") == 1 + 16 and claims.count("| **") == 8
+    assert re.search(r"\*\*\d of 8 claims reproduced, \d partly, \d differ\.\*\*", claims)
+    assert "**partly reproduced** (holds on 1 of 3 l values)" in claims  # Fig. 7: Anatomy only at l = 5
     for name in FIGURES:
         assert (run / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
 
@@ -58,17 +63,24 @@ def test_experiment_writes_every_figure_and_the_claims(run):
 def test_a_flat_line_is_not_a_fall_and_nothing_compared_proves_nothing(run):
     """All-zero recovery by rule length must not count as 'shorter rules recovered better', and Fig. 7 with no
     eligible Anatomy must not count as 'RA beats Anatomy'."""
+    from anonstudio.core.experiments._repro_001 import claims_from
+
     q, r, b, a = (pd.read_csv(run / f) for f in ("queries.csv", "rules.csv", "bias.csv", "anonymity.csv"))
-    kw = dict(notes=[], best_l=7, l6a=10, a6a=7, m=8, base_rules=14)
+    stats = {"records": 3000, "qis": 8, "ages": 67, "top_occupation": 0.134, "top_occupation_name": "x",
+             "occupation_diversity": 10.0}
     flat = r.copy()
     flat.loc[:, [c for c in r.columns if c.startswith("percent")]] = 0.0
     flat = flat[~((flat["figure"].astype(str) == "7") & (flat["method"] == "anatomy"))]
-    text = claims_text(q, flat, b, a, **kw)
-    row = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| Fig.")}
-    assert row["| Fig. 8b: shorter rules recovered more accurately (k = 5)"].endswith("| differs | few rules per "
-                                                                                     "length at the paper's thresholds: one rule is 7-33 points |")
-    assert "| differs |" in row["| Fig. 8a: fewer original rules recovered as k grows"]
-    assert "| differs |" in row["| Fig. 7: more rules recovered from RA than from the permuted data"]
+    claims = {c.figure.split(" (")[0]: c for c in claims_from(q, flat, b, a, stats)}
+    eight_b = claims["Fig. 8b"]
+    assert eight_b.verdict == "differs" and [p.result for p in eight_b.parts] == ["fails", "fails"]
+    # nothing recovered at any length: the reason says so instead of blaming the few rules, and is not explained
+    assert re.search(r"none of the \d+ rules is recovered at k = 5 \(Fig\. 8a at this k: 0 %\)", eight_b.parts[0].reason)
+    assert eight_b.parts[0].reason.endswith("not explained") and "one rule moves a bar" not in eight_b.parts[0].reason
+    assert claims["Fig. 8a"].parts[0].result == "fails"
+    assert claims["Fig. 7"].verdict == "differs" and claims["Fig. 7"].parts[0].points == (0, 3)
+    text = claims_text(q, flat, b, a, notes=[], stats=stats)
+    assert "| Fig. 8b (rules by length, k = 5) | a |" in text and "**differs**" in text
 
 
 def test_experiment_bad_options_exit_2(tmp_path, capsys):

@@ -100,7 +100,8 @@ def worked_example() -> Claim:
         paper_suppressed += int(one.metrics["suppressed_events"])
     paper_il /= n
     m, mm = ours.report["metrics"], merged.report["metrics"]
-    fmt = lambda cs: ", ".join("{" + ",".join(sorted(c, key=int)) + "}" for c in cs)
+    def fmt(cs):
+        return ", ".join("{" + ",".join(sorted(c, key=int)) + "}" for c in cs)
     return Claim("004", "Table 1 → Table 2 ((2, 0.5)-privacy, HIV highly sensitive)", [
         Part("Table 2 'satisfying (2, 0.5)-privacy'",
              f"ours: the verifier {'passes' if ours.verification.passed else 'fails'}; the paper's Table 2: "
@@ -207,7 +208,8 @@ def _sweep_claim(ctx, fig: str, sub: str, sweep: str) -> Claim:
     def ends(m):
         s = paper[paper["method"] == m].sort_values(sweep)
         lo, hi = s.iloc[0], s.iloc[-1]
-        spread = lambda r: f" ({r['min']:.2f}–{r['max']:.2f})" if r["size"] > 1 else ""
+        def spread(r):
+            return f" ({r['min']:.2f}–{r['max']:.2f})" if r["size"] > 1 else ""
         return (f"{m}: {sweep}={lo[sweep]:g} {lo['mean']:.3f}{spread(lo)}, {sweep}={hi[sweep]:g} "
                 f"{hi['mean']:.3f}{spread(hi)}")
 

@@ -76,6 +76,19 @@ MEANINGS = {
                                 "is best)",
     "distance_order_pairs": "group pairs compared for the distance order",
     "exact_copies": "pseudo-strings equal to an input (must be 0)",
+    "near_copy_identity": "the near-copy rule's identity: a window this close to a stretch of 1..k-1 inputs is refused",
+    "near_copy_length": "the near-copy rule's window (symbols)",
+    "near_copy_strings_drawn": "pseudo-strings drawn with a near-copy of fewer than k inputs (repaired)",
+    "near_copy_symbols_redrawn": "symbols redrawn to repair them",
+    # the suppression budget and local recoding (issue 31)
+    "suppressed_outliers": "records the suppression budget published fully suppressed because that cost less "
+                           "than generalizing their class (within max_suppression)",
+    "classes_peeled": "local: classes taken whole from the lattice's best transformations",
+    "transformations_peeled": "local: lattice transformations the peeling visited",
+    "lattice": "local: transformations in the generalization lattice",
+    "classes_specialized": "local: classes split again along the hierarchies into classes of at least k",
+    "pairs_resplit": "local: pairs of classes whose records were re-split together",
+    "leftovers": "local: records no class took, placed in their nearest class",
 }
 
 #: what each figure of the verifier's ``details`` means (the Summary's "What the verifier checked")
@@ -127,6 +140,10 @@ CHECKED = {
     "longest_shared_record": "the pseudo-string with the longest shared run",
     "rare_fragment_strings": "pseudo-strings with a run of max fragment symbols held by 1..k-1 inputs (must be 0)",
     "longest_rare_fragment": "the longest such run (below max fragment)",
+    "near_copy_identity": "the near-copy rule's identity",
+    "near_copy_length": "the near-copy rule's window (symbols)",
+    "near_copy_strings": "pseudo-strings with a near-copy of a stretch held by 1..k-1 inputs (must be 0)",
+    "near_copy_windows": "windows of those pseudo-strings that are near-copies",
 }
 
 #: where one of the verifier's figures means something else under a model (keyed by the model's name)

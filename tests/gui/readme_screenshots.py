@@ -39,6 +39,10 @@ SOURCES: dict[str, tuple[str, str]] = {
     "experiments-ra.png": ("experiments_ra_adult.png", "tests/gui/test_experiments_window.py"),
     "experiments-cbmsa.png": ("experiments_cbmsa_hhp.png", "tests/gui/test_experiments_window.py"),
     "history-compare.png": ("history_compare.png", "tests/gui/test_history.py"),
+    "layout-1280x720-setup.png": ("layout_1280x720_setup.png", "tests/gui/test_layout.py"),
+    "layout-1280x720-result.png": ("layout_1280x720_result.png", "tests/gui/test_layout.py"),
+    "layout-1920x1080-setup.png": ("layout_1920x1080_setup.png", "tests/gui/test_layout.py"),
+    "layout-1920x1080-compare.png": ("layout_1920x1080_compare.png", "tests/gui/test_layout.py"),
 }
 
 

@@ -114,7 +114,7 @@ def test_cancel_inside_the_mondrian_kernel_returns_at_once_and_keeps_the_previou
     assert previous is not None and len(window.state.history) == 1 and window.act_export_data.isEnabled()
     summary = window.panes["Summary"].text()
 
-    kernel = _mondrian.mondrian_partition_until
+    kernel = _mondrian.mondrian_partition_rules
     flags: list = []
     stops: list[tuple[int, int, int]] = []
 
@@ -131,7 +131,7 @@ def test_cancel_inside_the_mondrian_kernel_returns_at_once_and_keeps_the_previou
         stops.append((int(flag[0]), int(flag[1]), len(labels)))
         return labels
 
-    monkeypatch.setattr(_mondrian, "mondrian_partition_until", watched)
+    monkeypatch.setattr(_mondrian, "mondrian_partition_rules", watched)
     finished: list = []
     window.runFinished.connect(finished.append)
     window.start_run("mondrian", {"k": 10})

@@ -91,7 +91,7 @@ def test_jobs_and_projects_travel(window, qtbot, settings, messages, monkeypatch
     assert again.act_export_data.isEnabled()
     assert "verified" in again.verdict_label.text()
     summary = again.panes["Summary"].text()
-    assert "verified" in summary and "Records" in summary
+    assert "verified" in summary and "Counts" in summary
     # export from the reopened project publishes the re-verified release again
     messages.answer = QMessageBox.StandardButton.Yes
     again_out = tree / "out" / "again.csv"

@@ -66,7 +66,7 @@ def registered(method: str | type[Algorithm] | None, *, name: str | None = None)
     key = name or (method.name if isinstance(method, type) else None)
     if key is None:
         raise ValueError("registered() needs a name")
-    before = _REGISTRY.get(key)
+    saved = dict(_REGISTRY)  # entries and their order (a kind's main method first: the workbench lists it first)
     if method is None:
         _REGISTRY.pop(key, None)
     else:
@@ -74,10 +74,8 @@ def registered(method: str | type[Algorithm] | None, *, name: str | None = None)
     try:
         yield key
     finally:
-        if before is None:
-            _REGISTRY.pop(key, None)
-        else:
-            _REGISTRY[key] = before
+        _REGISTRY.clear()
+        _REGISTRY.update(saved)
 
 
 def names() -> list[str]:

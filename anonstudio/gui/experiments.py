@@ -98,6 +98,7 @@ class ExperimentsWindow(QDialog):
         self.runner = TaskRunner(self)
         self.worker: RunWorker | None = None
         self.paths: list[Path] = []
+        self.last_error_box: QMessageBox | None = None  # the last unexpected failure's dialog (tests)
         self._fasta = str(fasta) if fasta else ""
         self._outputs: dict[str, str] = {}
         self._values: dict[str, dict[str, Any]] = {}
@@ -254,7 +255,14 @@ class ExperimentsWindow(QDialog):
         self.worker = None
         self.status.setText("The experiment failed.")
         self._update_buttons()
-        QMessageBox.critical(self, "The experiment failed", error_text(exc))
+        from anonstudio.core.error_log import is_unexpected
+
+        if is_unexpected(exc):  # a bug of ours: a sentence, the log file, the traceback behind "Show Details…"
+            from anonstudio.gui.dialogs import unexpected_error_box
+
+            self.last_error_box = unexpected_error_box(self, "The experiment failed", exc, context="paper experiment")
+        else:
+            QMessageBox.critical(self, "The experiment failed", error_text(exc))
         self.experimentFinished.emit(exc)
 
     @Slot()

@@ -96,6 +96,34 @@ def test_a_missing_input_file_is_one_dialog_and_writes_nothing(window, qtbot, tm
     assert exp.run_button.isEnabled()
 
 
+def test_an_unexpected_failure_is_a_sentence_with_details_and_is_logged(window, qtbot, tmp_path, messages,
+                                                                       monkeypatch):
+    """Issue 30 item 2: a bug inside an experiment reaches the user as the workbench's own error dialog (a sentence,
+    the log file, the traceback behind "Show Details…"), never as the raw exception."""
+    log = tmp_path / "errors.log"
+    monkeypatch.setenv("ANONSTUDIO_ERROR_LOG", str(log))
+    exp = _open(window, qtbot)
+    _type(exp, "condensation-cd", input=str(DEMO_FASTA), group_sizes="5")
+    exp.output.setText(str(tmp_path / "out"))
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("an internal invariant broke")
+
+    import dataclasses
+
+    monkeypatch.setitem(exp.experiments, "condensation-cd",
+                        dataclasses.replace(exp.experiments["condensation-cd"], func=broken))
+    result = _run(exp, qtbot)
+    assert isinstance(result, ZeroDivisionError)
+    box = exp.last_error_box
+    assert box is not None and box.isVisible() and not messages.texts("critical")
+    assert "ZeroDivisionError" not in box.text() and "not in your data or settings" in box.text()
+    assert "ZeroDivisionError: an internal invariant broke" in box.detailedText()
+    assert "ZeroDivisionError" in log.read_text(encoding="utf-8") and str(log) in box.informativeText()
+    box.close()
+    assert exp.run_button.isEnabled()
+
+
 def test_a_nonsense_parameter_is_refused_before_running(window, qtbot, tmp_path, messages):
     exp = _open(window, qtbot)
     _type(exp, "condensation-composition", input=str(DEMO_FASTA), k=1)

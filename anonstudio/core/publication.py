@@ -163,7 +163,7 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
     if not outcome.model:
         raise PrivacyError("this outcome carries no privacy model to re-check its release against: run it again")
     # published as a pair: everything written under hidden names, re-verified as written, then renamed
-    with io.Publication(*targets.values()) as pub:  # folder locks, staging, journal, swap, the report last
+    with io.Publication(*targets.values(), protect=[*(reads or {}).values(), *_sources(outcome.data)]) as pub:  # folder locks, staging, journal, swap, the report last
         rep["notes"].extend(pub.recovered)  # what an earlier, interrupted run left was recovered
         staged = pub.stage(output_path)
         io.write_output(output, staged)
@@ -189,3 +189,11 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
         done = pub.commit(last=report_path)
     releases.record_release(outcome.data, rep, outcome.hierarchies, output_path, release_log)
     return done
+
+
+def _sources(data: Any) -> list[Path]:
+    """The files ``data`` was read from (a recovery in the output's folder never touches them)."""
+    source = getattr(data, "source", None)
+    if source is None:
+        return []
+    return [Path(s) for s in (source if isinstance(source, (list, tuple)) else [source]) if s]

@@ -98,6 +98,13 @@ class Hierarchy:
             row = [str(c).strip() for c in row]
             if any(c == "" for c in row):
                 raise HierarchyError("empty label in hierarchy row", file=self.source, line=line, column=attribute)
+            for label in row[1:]:
+                hidden = _hidden_character(label)
+                if hidden is not None:
+                    raise HierarchyError(
+                        f"label {label!r} holds an invisible character ({hidden}): a published label must read as "
+                        "it is written (such characters can carry data past a reader)",
+                        file=self.source, line=line, column=attribute)
             if len(row) < depth:
                 if len(row) == 1:
                     row = row * depth
@@ -331,3 +338,19 @@ class Hierarchy:
 
     def __repr__(self) -> str:
         return f"Hierarchy({self.attribute!r}, leaves={len(self.leaves)}, height={self.height})"
+
+
+def _hidden_character(label: str) -> str | None:
+    """The first character of a generalization label a reader cannot see — control and format characters (a
+    zero-width space, a direction mark), private-use and unassigned code points, line and paragraph separators,
+    and spaces other than the plain one — named as ``U+200B ZERO WIDTH SPACE``; ``None`` when there is none. A
+    hunt after issue 28 appended zero-width characters to the labels of a hierarchy file so that each published
+    label carried the original values of its records, and re-derivation (which uses the job's hierarchies)
+    passed it: a label must be what it shows."""
+    import unicodedata
+
+    for ch in label:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp") or (cat == "Zs" and ch != " "):
+            return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
+    return None

@@ -370,15 +370,46 @@ def _finish(entries: list[dict[str, Any]], journal: Path) -> None:
     _fsync_folder(journal.parent)
 
 
-def _recover_journal(journal: Path) -> str:
-    """Roll the publication ``journal`` describes forward (its swap had finished) or back; returns a sentence."""
+def _checked_entries(journal: Path, entries: Any, protect: Iterable[str | Path] = ()) -> list[dict[str, Any]]:
+    """The journal's entries if each names only what a publication of this folder writes: a target in the
+    journal's own folder (absolute path, not hidden, none of the files the caller reads, ``protect``), and staged
+    and backup files there with the staging prefix. A journal is a file anyone who delivers a folder can write;
+    recovery renames and deletes what it names, so anything else is refused and nothing is touched."""
+    folder = os.path.realpath(journal.parent)
+    kept = {os.path.realpath(p) for p in protect if p is not None}
+    if not isinstance(entries, list) or not entries:
+        raise ValueError("it lists no files")
+    for e in entries:
+        if not isinstance(e, dict) or not isinstance(e.get("target"), str) or not isinstance(e.get("staged"), str) \
+                or not (e.get("backup") is None or isinstance(e.get("backup"), str)):
+            raise ValueError("an entry is not a target with its staged and backup files")
+        for key in ("target", "staged", "backup"):
+            value = e.get(key)
+            if value is None:
+                continue
+            if "\0" in value or not os.path.isabs(value) or \
+                    os.path.realpath(os.path.dirname(os.path.normpath(value))) != folder:
+                raise ValueError(f"its {key} {value!r} is not a file of this folder")
+            name = os.path.basename(value)
+            if key == "target" and (name.startswith(".") or os.path.realpath(value) in kept):
+                raise ValueError(f"its target {name!r} is not a file a publication here writes")
+            if key != "target" and not name.startswith(STAGING_PREFIX):
+                raise ValueError(f"its {key} {name!r} is not a staging file")
+    return entries
+
+
+def _recover_journal(journal: Path, protect: Iterable[str | Path] = ()) -> str:
+    """Roll the publication ``journal`` describes forward (its swap had finished) or back; returns a sentence.
+    A journal naming anything a publication of its folder does not write (:func:`_checked_entries`) is refused:
+    nothing is renamed or deleted."""
     try:
         data = _read_journal(journal)
-        entries = data["entries"]
+        entries = _checked_entries(journal, data["entries"], protect)
         names = ", ".join(Path(e["target"]).name for e in entries)
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise OutputError(f"the publication journal {journal.name} cannot be read ({exc}): the files it names may be "
-                          "a mix of two releases; check them, then delete the journal", file=journal) from None
+        raise OutputError(f"the publication journal {journal.name} cannot be used ({exc}): nothing was renamed or "
+                          "deleted; the files it names may be a mix of two releases, or someone else wrote it — "
+                          "check the folder, then delete the journal", file=journal) from None
     try:
         if all(_ident_of(e["target"]) == e["new"] for e in entries):
             _finish(entries, journal)
@@ -394,8 +425,9 @@ def _recover_journal(journal: Path) -> str:
     return f"an interrupted publication was rolled back from its journal: {names} are the previous release again"
 
 
-def _recover_folder(folder: Path) -> list[str]:
-    """With ``folder``'s exclusive lock held: recover its journals, then remove stale staging files."""
+def _recover_folder(folder: Path, protect: Iterable[str | Path] = ()) -> list[str]:
+    """With ``folder``'s exclusive lock held: recover its journals (never touching ``protect``, the files the
+    caller reads), then remove stale staging files."""
     try:
         journals = sorted(e.name for e in os.scandir(folder)
                           if e.name.startswith(JOURNAL_PREFIX) and e.name.endswith(".json"))
@@ -406,17 +438,18 @@ def _recover_folder(folder: Path) -> list[str]:
         with _GUARD:
             mine = os.path.abspath(folder / name) in _OWN_JOURNALS
         if not mine:  # (a publication of this very process, on another thread, is not ours to touch)
-            done.append(_recover_journal(folder / name))
+            done.append(_recover_journal(folder / name, protect))
     remove_stale_parts(folder, every=True)
     return done
 
 
-def recover(*paths: str | Path | None, wait: float = LOCK_WAIT_SECONDS) -> list[str]:
+def recover(*paths: str | Path | None, wait: float = LOCK_WAIT_SECONDS, protect: Iterable[str | Path] = ()) -> list[str]:
     """Recover the folders of ``paths`` (outputs, reports, files opened in the workbench): roll every interrupted
     publication there forward or back from its journal and remove stale staging files, holding each folder's
-    lock. Returns a sentence per publication recovered. Folders that do not exist are skipped."""
+    lock. Returns a sentence per publication recovered. Folders that do not exist are skipped. A journal that
+    names ``protect`` (what the caller reads: a job's inputs) or anything outside its folder is refused."""
     folders = [Path(p).parent for p in paths if p is not None]
-    with Publication(*[f / "x" for f in folders if f.is_dir()], wait=wait, create=False) as pub:
+    with Publication(*[f / "x" for f in folders if f.is_dir()], wait=wait, create=False, protect=protect) as pub:
         return list(pub.recovered)
 
 
@@ -432,8 +465,10 @@ class Publication:
     ``with`` block without committing removes everything staged and publishes nothing.
     """
 
-    def __init__(self, *targets: str | Path | None, wait: float = LOCK_WAIT_SECONDS, create: bool = True) -> None:
+    def __init__(self, *targets: str | Path | None, wait: float = LOCK_WAIT_SECONDS, create: bool = True,
+                 protect: Iterable[str | Path] = ()) -> None:
         self._declared = [Path(t) for t in targets if t is not None]
+        self._protect = [p for p in protect if p is not None]  # files the caller reads: never a recovery's target
         self._staged: list[tuple[Path, Path]] = []
         self._locks: dict[str, int | None] = {}
         self._wait = wait
@@ -458,7 +493,7 @@ class Publication:
             self._locks[key] = fd
             with _GUARD:
                 _PUBLISHING[key] = _PUBLISHING.get(key, 0) + 1
-            self.recovered += _recover_folder(folder)
+            self.recovered += _recover_folder(folder, self._protect)
 
     def _release(self) -> None:
         for key, fd in self._locks.items():

@@ -360,7 +360,7 @@ def verify_job(job: Job, *, rederive: bool = True) -> Verification:
     from anonstudio.core.rederive import unkept_seed
 
     # a publication interrupted there (kill -9 during its swap) is rolled forward or back first
-    recovered = io.recover(job.output_path, job.report_path)
+    recovered = io.recover(job.output_path, job.report_path, protect=job.reads().values())
     data = load_data(job.input)
     hierarchies, _ = load_hierarchies(job.hierarchies, data, source=job.file,
                                       required=algorithms.get(job.algorithm).needs_hierarchies)

@@ -55,3 +55,15 @@ def test_a_mislabelling_hierarchy_in_a_job_is_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "sex.csv:1" in err and "label 'Female' means two different things" in err
     assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u200c\u200d", "\u2060", "\u202e", "\u00a0", "\x07", "\ue000"])
+def test_a_label_with_a_character_no_reader_sees_is_refused(hidden):
+    """Hunt after issue 28: zero-width characters appended to a hierarchy's labels carried each class's original
+    values through a release that `verify` re-derived and passed. A generalization label must read as written."""
+    from anonstudio.core.errors import HierarchyError
+    from anonstudio.core.hierarchy import Hierarchy
+
+    with pytest.raises(HierarchyError, match=r"h/age.csv:2.*holds an invisible character \(U\+"):
+        Hierarchy("age", [["44", "40-49", "*"], ["45", f"40{hidden}-49", "*"]], source="h/age.csv")
+    Hierarchy("age", [["44", "40 – 49 years", "*"], ["45", "40 – 49 years", "*"]])  # visible letters are fine

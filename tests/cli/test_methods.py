@@ -39,7 +39,7 @@ def test_every_method_declares_its_facts(capsys):
         assert f["input"] in ("table", "events", "fasta")
     # the pipeline's keys are the method's declaration: a method that suppresses nothing lists no budget
     suppressing = {n for n, f in facts.items() if [p["name"] for p in f["pipeline_parameters"]] == ["max_suppression"]}
-    assert suppressing == {"mst", "mondrian", "kmember", "global"}
+    assert suppressing == {"mst", "mondrian", "kmember", "local", "global"}
     assert all(not facts[n]["pipeline_parameters"] for n in set(facts) - suppressing)
 
 

@@ -275,7 +275,7 @@ def test_a_failure_before_the_journal_changes_nothing(tmp_path, monkeypatch):
 
 def test_a_damaged_journal_is_one_clear_error(tmp_path):
     (tmp_path / f"{JOURNAL_PREFIX}999999999.deadbeef.json").write_text("{not json")
-    with pytest.raises(OutputError, match="cannot be read") as err:
+    with pytest.raises(OutputError, match="cannot be used") as err:
         recover(tmp_path / "out.csv")
     assert JOURNAL_PREFIX in str(err.value)
 

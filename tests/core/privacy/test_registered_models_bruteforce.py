@@ -85,9 +85,13 @@ def _agree(model, table, definition, exempt=False):
 def test_recursive_cl_diversity(table, c, l):
     def holds(rows, values, q):
         counts = sorted((values.count(v) for v in set(values) if v is not None), reverse=True)
-        return len(counts) >= l and Fraction(counts[0]) < Fraction(c) * sum(counts[l - 1:])
+        return len(counts) >= l and Fraction(counts[0]) < Fraction(str(c)) * sum(counts[l - 1:])
 
     _agree(privacy.MODELS["recursive-cl-diversity"](c=c, l=l), table, holds)
+
+
+# A parameter is read as the decimal the user typed (t = 0.3 is 3/10, not the binary float just below it): the
+# verifier's 1e-12 tolerance passes a class exactly at its limit, and so does this reference.
 
 
 def _emd_equal(p, q):
@@ -129,7 +133,7 @@ def test_t_closeness(table, t, distance):
 
     def holds(rows, values, q):
         p = _dist(values)
-        return not p or emd(p, q) <= Fraction(t)
+        return not p or emd(p, q) <= Fraction(str(t))
 
     _agree(privacy.MODELS["t-closeness"](t=t, distance=distance), table, holds)
 
@@ -149,7 +153,7 @@ def test_beta_likeness(table, beta, kind):
     def holds(rows, values, q):
         for v, pv in _dist(values).items():
             limit = beta if kind == "basic" else min(beta, -math.log(q[v]))
-            if pv > q[v] and (pv - q[v]) / q[v] > Fraction(limit):
+            if pv > q[v] and (pv - q[v]) / q[v] > Fraction(str(limit)):
                 return False
         return True
 
@@ -162,7 +166,7 @@ def test_alpha_k_anonymity(table, alpha, k, value):
     def holds(rows, values, q):
         shares = _dist(values)
         limited = [shares.get(value, 0)] if value else list(shares.values())
-        return len(rows) >= k and all(s <= Fraction(alpha) for s in limited)
+        return len(rows) >= k and all(s <= Fraction(str(alpha)) for s in limited)
 
     _agree(privacy.MODELS["alpha-k-anonymity"](alpha=alpha, k=k, value=value), table, holds)
 
@@ -177,7 +181,7 @@ def _fewest_removed(table, removable_order, threshold, measure):
         if label is not None:
             removed.append(left.pop(label)[0])
         records = sum(len(r) for r in left.values())
-        if not records or measure(left, records) <= Fraction(threshold):
+        if not records or measure(left, records) <= Fraction(str(threshold)):
             return set(removed)
     return set(removed)
 
@@ -238,7 +242,7 @@ def test_delta_presence(table, pop, lo, hi):
     want = set()
     for label, r in _classes(table, exempt_suppressed=True).items():
         covered = _covered(label, pop)
-        if covered < len(r) or not Fraction(lo) <= Fraction(len(r), covered) <= Fraction(hi):
+        if covered < len(r) or not Fraction(str(lo)) <= Fraction(len(r), covered) <= Fraction(str(hi)):
             want.add(r[0])
     assert passed == (not want)
     _same(named, want)

@@ -235,3 +235,13 @@ def test_a_method_that_suppresses_nothing_takes_no_suppression_budget(tmp_path):
     with pytest.raises(AnonStudioError, match="unknown parameter 'max_suppression' for method 'anatomy'"):
         jobs.load_job(job)
     assert algorithms.get("mondrian").label("cut") != algorithms.get("mst").label("cut") == "Edge removal"
+
+
+def test_an_exported_report_never_holds_the_seed(tmp_path):
+    """Export report… writes what a publication writes: RA's seed (the key of its draws) stays in the job."""
+    demo = prepare_demo(tmp_path / "demo")
+    ws = Workspace.from_job(demo / "table-ra.toml")
+    assert ws.params.get("seed")  # the demo job keeps one
+    ws.run()
+    assert "seed" not in ws.report_for_export()["parameters"]
+    assert ws.outcome.report["parameters"]["seed"] == ws.params["seed"]  # the workspace still knows what it ran

@@ -582,6 +582,8 @@ class Workspace:
         if rep is None:
             return None
         out: dict[str, Any] = copy.deepcopy(to_jsonable(rep))
+        if isinstance(out.get("parameters"), dict):  # as a publication writes it: never the seed (kept in the job)
+            out["parameters"].pop("seed", None)
         for side in ("input", "output"):
             if isinstance(out.get(side), dict) and out[side].get("path"):
                 out[side]["path"] = Path(str(out[side]["path"])).name

@@ -29,6 +29,7 @@ generalized to the root (non-uniform entropy leaves them out: they hold no origi
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -71,7 +72,7 @@ def attribute_values(cost: np.ndarray, maximum: np.ndarray) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
-class QualityModel:
+class QualityModel(ABC):
     """A quality model: ``name`` (the job's ``quality`` value), ``title``, ``definition`` (the report's sentence),
     ``reference`` and whether per-attribute ``weights`` apply. Lower values are better for every model here."""
 
@@ -95,10 +96,10 @@ class AdditiveModel(QualityModel):
     #: a record with a missing value in the attribute costs as much as its root (True) or is left out (False)
     missing_counts: ClassVar[bool] = True
 
+    @abstractmethod
     def node_terms(self, hierarchy, leaf_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(node_term float64[n_nodes], leaf_term float64[n_leaves])`` of the hierarchy; ``leaf_counts`` holds
         the records (every quasi-identifier present) per leaf, in leaf order."""
-        raise NotImplementedError
 
     def aggregate(self, x: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """The model's value from the per-attribute values ``x[..., d]`` (any leading shape: one transformation
@@ -199,19 +200,21 @@ class ClassModel(QualityModel):
     additive = False
     uses_weights = False
 
+    @abstractmethod
     def value(self, s: ClassSummary) -> float:
-        raise NotImplementedError
+        """The model's value of a transformation's classes."""
 
+    @abstractmethod
     def normalized(self, s: ClassSummary) -> float:
-        raise NotImplementedError
+        """That value on 0–1."""
 
+    @abstractmethod
     def bound(self, floor: ClassSummary) -> float:
         """A lower bound of a transformation's value, valid for every generalization of it too, from ``floor``:
         its classes before suppression as the least any generalization can reach — ``kept_sumsq`` is
         ``Σ |E| · max(|E|, k)`` (a record's class only grows, and a kept class holds k records, a suppressed
         record costs n ≥ k), ``kept_classes`` the most classes a generalization can keep (no more than these,
         nor than records / k), ``suppressed`` the records suppressed anyway."""
-        raise NotImplementedError
 
 
 class Discernibility(ClassModel):

@@ -80,7 +80,7 @@ def _table_base(name: str, method: str = "mondrian", params: str = "k = 3\nmax_s
     keep = [head.index(c) for c in ("age", "sex", "education", "occupation")]
     lines = [";".join(r[j] for j in keep) for r in rows[:41]]
     (folder / "t.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (folder / "sex.csv").write_text("Male;*\nFemale;*\n", encoding="utf-8")
+    (folder / "sex.csv").write_text("Female;*\nMale;*\n", encoding="utf-8")  # generated here, in our own order
     (folder / "job.toml").write_text(TABLE_JOB.format(method=method, params=params, out=out), encoding="utf-8")
     _run(folder)
     return folder

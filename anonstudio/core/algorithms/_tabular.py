@@ -372,9 +372,15 @@ class GeneralizingMethod(Algorithm):
         return [{"name": m.name, **m.params} for m in self._extra]
 
     def privacy_model(self) -> dict:
+        """k-anonymity with ``k``, l-diversity when ``l`` is set, and the models named under ``models`` (with the
+        sensitive column they judge)."""
         model = {"model": "k-anonymity", "k": self.params["k"]}
         if self.params.get("l") is not None:
             model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
+        if self.extra_models():
+            model["models"] = self.model_specs()
+            if self._sensitive is not None:
+                model["sensitive"] = self._sensitive
         return model
 
     def encoded(self, data: Table, hierarchies: dict) -> tuple:

@@ -646,16 +646,6 @@ class GlobalRecoding(GeneralizingMethod):
         lattice.with_models(self.extra_models(), totals, texts, hierarchies.get(column) if column else None,
                             population)
 
-    def privacy_model(self) -> dict:
-        model = {"model": "k-anonymity", "k": self.params["k"]}
-        if self.params.get("l") is not None:
-            model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
-        if self.extra_models():
-            model["models"] = self.model_specs()
-            if self._sensitive is not None:
-                model["sensitive"] = self._sensitive
-        return model
-
 
 def population_leaves(population, packed, data) -> np.ndarray:
     """Each population record's leaf index in each quasi-identifier's hierarchy (``int64[P, d]``); a population

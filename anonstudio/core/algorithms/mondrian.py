@@ -231,16 +231,6 @@ class Mondrian(GeneralizingMethod):
         return self.finish(data, packed, idx, sub, final, missing,
                            metrics={"partitions": n_groups, "suppressed_outliers": outliers}, notes=budget_notes)
 
-    def privacy_model(self) -> dict:
-        model = {"model": "k-anonymity", "k": self.params["k"]}
-        if self.params.get("l") is not None:
-            model.update({"l": self.params["l"], "l_kind": self.params["l_kind"], "sensitive": self._sensitive})
-        if self.extra_models():
-            model["models"] = self.model_specs()
-            if self._sensitive is not None:
-                model["sensitive"] = self._sensitive
-        return model
-
 
 
 #: top-level parts per worker the Dask engine aims for (more parts even out the workers' loads)

@@ -67,7 +67,16 @@ class AnonStudioError(Exception):
 
     def __str__(self) -> str:
         where = self.location()
-        return f"{where}: {self.message}" if where else self.message
+        return one_line(f"{where}: {self.message}" if where else self.message)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character (a newline, a carriage return, a tab, an escape) written as its
+    escape, ``\\n``: an error is one line on stderr and one sentence in a dialog, whatever a key, a file name or
+    a value quoted in it holds."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 class InputError(AnonStudioError):

@@ -1,20 +1,21 @@
 """Background work for the workbench — the only module that creates threads.
 
 A task is a plain, Qt-free function taking a ``progress(fraction, message)`` callback (STYLE.md #3), for
-example :func:`anonstudio.core.jobs.run`. :class:`RunWorker` runs it on a :class:`QThread` (Qt's
-worker-object pattern, STYLE.md #4): the callback forwards progress as a signal and raises
+example :func:`anonstudio.core.jobs.run`. :class:`RunWorker` runs it on a :class:`QThread` (STYLE.md #4):
+the callback forwards progress as a signal and raises
 :class:`~anonstudio.core.progress.Cancelled` once :meth:`RunWorker.cancel` was called, which stops the
 engine at its next chunk. Exactly one of ``finished(result)``, ``failed(exception)`` or ``cancelled()``
-is emitted per run; then the worker moves itself back to the GUI thread (it is freed there, never on the
-worker thread: see :meth:`RunWorker.run`) and its thread quits and is deleted.
+is emitted per run; then its thread ends and is deleted. The worker object lives on the GUI thread the whole
+time (only its ``run`` executes on the worker thread: see :class:`_TaskThread`), so it is freed there.
 
 :class:`SweepWorker` runs one task per parameter point and emits ``point(dict)`` as each one arrives.
 
 Use :func:`start` (or :meth:`TaskRunner.start`) rather than building workers by hand::
 
     runner = TaskRunner(parent)
-    worker = runner.start(jobs.run, data, hierarchies, algorithm)
-    worker.finished.connect(show)            # progress / failed / cancelled likewise
+    worker = RunWorker(jobs.run, data, hierarchies, algorithm)
+    worker.finished.connect(show)            # progress / failed / cancelled likewise: BEFORE the start,
+    runner.start_worker(worker)              # or a short task may end before its receivers are connected
     ...
     runner.shutdown()                        # on close: cancel, quit(), wait()
 
@@ -158,12 +159,6 @@ class RunWorker(QObject):
             self.failed.emit(exc)
         else:
             self.finished.emit(result)
-        # Hand the worker back to the GUI thread so that it is destroyed there. Destroying it here (a
-        # deleteLater on this thread) takes Qt's connection locks and then waits for the GIL, while the GUI
-        # thread, holding the GIL, may wait for the same lock in a disconnect: a deadlock seen in CI.
-        app = QCoreApplication.instance()
-        if app is not None:
-            self.moveToThread(app.thread())
         self.done.emit()
 
 
@@ -220,6 +215,24 @@ class SweepWorker(RunWorker):
         return rows
 
 
+class _TaskThread(QThread):
+    """A thread whose ``run`` is one worker's :meth:`RunWorker.run`, then ends (no event loop).
+
+    The worker object never changes thread: it is created, connected and freed on the GUI thread, and only
+    its ``run`` executes here; the signals it emits from here reach GUI-thread receivers queued (Qt picks the
+    connection type by the receiver's thread at emit time). Moving it to the thread and back, as the
+    worker-object pattern does, made the worker thread take Qt's thread-affinity locks while holding the
+    interpreter lock, and the GUI thread, holding a Qt lock, wait for the interpreter lock: the workbench froze
+    for good (seen under gdb in a thread named ``anonstudio-ReadWorker``)."""
+
+    def __init__(self, worker: RunWorker) -> None:
+        super().__init__()
+        self._worker = worker
+
+    def run(self) -> None:
+        self._worker.run()
+
+
 class TaskRunner(QObject):
     """Owns the threads of running workers and stops them on close.
 
@@ -244,12 +257,10 @@ class TaskRunner(QObject):
         return next(iter(self._threads), None)
 
     def start_worker(self, worker: RunWorker) -> RunWorker:
-        """Move ``worker`` to a new thread and start it."""
-        thread = QThread()
+        """Run ``worker`` on a new thread (the worker object itself stays on the GUI thread: see
+        :class:`_TaskThread`)."""
+        thread = _TaskThread(worker)
         thread.setObjectName(f"anonstudio-{type(worker).__name__}")
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.done.connect(thread.quit)  # the worker itself is freed on the GUI thread (see RunWorker.run)
         thread.finished.connect(self._forget)  # queued to this (GUI) thread
         self._threads[worker] = thread
         thread.start()

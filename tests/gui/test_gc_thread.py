@@ -54,3 +54,46 @@ def test_the_application_freezes_the_preloaded_modules_out_of_the_collector_and_
             assert (gc.get_freeze_count() > 0) is asked
     finally:
         gc.unfreeze()
+
+
+def test_a_worker_object_never_changes_thread_and_hundreds_of_back_to_back_tasks_finish(qtbot):
+    """The worker object stays on the GUI thread (only its run executes on the task's thread): moving it there
+    and back made the task thread take Qt's affinity locks while holding the interpreter lock, and the
+    workbench froze for good. Hundreds of short tasks, each started as the last one ends, all deliver their
+    result to a GUI-thread receiver and leave no thread behind."""
+    from PySide6.QtCore import QObject, QThread, Slot
+
+    from anonstudio.gui.workers import RunWorker, TaskRunner
+
+    make_application()
+    runner = TaskRunner()
+    gui_thread = QThread.currentThread()
+    threads_seen: list[bool] = []
+
+    class Receiver(QObject):
+        def __init__(self):
+            super().__init__()
+            self.results: list[int] = []
+
+        @Slot(object)
+        def got(self, value):
+            self.results.append(value)
+            if len(self.results) < 300:
+                start(len(self.results))
+
+    receiver = Receiver()
+
+    def task(i, progress):
+        progress(0.5, "half")
+        return i
+
+    def start(i):
+        worker = RunWorker(task, i)
+        worker.finished.connect(receiver.got)  # before the start: a task this short may end at once
+        runner.start_worker(worker)
+        threads_seen.append(worker.thread() is gui_thread)
+
+    start(0)
+    qtbot.waitUntil(lambda: len(receiver.results) == 300 and not runner.busy, timeout=60_000)
+    assert receiver.results == list(range(300))
+    assert all(threads_seen)

@@ -22,28 +22,14 @@ import pytest
 
 from anonstudio.core.errors import ResourceError, environment_error
 
+from tests.cli._small_job import JOB, write_small_job
+
 ROOT = Path(__file__).resolve().parents[2]
-JOB = """[input]
-path = "t.csv"
-quasi_identifiers = ["sex", "age"]
-[hierarchies]
-sex = "sex.csv"
-[algorithm]
-name = "mondrian"
-k = {k}
-[output]
-path = "out/o.csv"
-report = "out/o.json"
-"""
 
 
 @pytest.fixture()
 def job(tmp_path) -> Path:
-    from anonstudio.core.generate import adult_like_table
-
-    adult_like_table(400, seed=2)[["sex", "age", "race"]].to_csv(tmp_path / "t.csv", index=False)
-    (tmp_path / "sex.csv").write_text("Male;*\nFemale;*\n")
-    (tmp_path / "job.toml").write_text(JOB.format(k=5))
+    write_small_job(tmp_path, 400)
     return tmp_path
 
 

@@ -16,31 +16,17 @@ from anonstudio.core import jobs
 from anonstudio.core.errors import OutputError
 from anonstudio.core.io import JOURNAL_PREFIX
 
+from tests.cli._small_job import JOB, write_small_job
+
 ROOT = Path(__file__).resolve().parents[2]
-JOB = """[input]
-path = "t.csv"
-quasi_identifiers = ["sex", "age"]
-[hierarchies]
-sex = "sex.csv"
-[algorithm]
-name = "mondrian"
-k = {k}
-[output]
-path = "out/o.csv"
-report = "out/o.json"
-"""
 
 
 @pytest.fixture()
 def interrupted(tmp_path, monkeypatch) -> Path:
     """A folder whose release k = 5 was being replaced by k = 9 when the disk failed twice: the report's rename
     and then its restore failed, so the journal is left, the report is missing and the output is the old one."""
-    from anonstudio.core.generate import adult_like_table
-
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    adult_like_table(300, seed=2)[["sex", "age", "race"]].to_csv(tmp_path / "t.csv", index=False)
-    (tmp_path / "sex.csv").write_text("Male;*\nFemale;*\n")
-    (tmp_path / "job.toml").write_text(JOB.format(k=5))
+    write_small_job(tmp_path, 300)
     (tmp_path / "job9.toml").write_text(JOB.format(k=9))
     jobs.run_job(jobs.load_job(tmp_path / "job.toml"))
     old = (tmp_path / "out" / "o.csv").read_bytes()

@@ -20,23 +20,10 @@ from anonstudio.core.io import read_table
 from anonstudio.core.metrics import table_risk
 from anonstudio.core.metrics._risk import Histogram, resolve_population, risk_figures
 
+from tests.benchmarks.bench_risk_vs_arx import flat_ours as flat  # our figures under the recording's names
+
 RECORDED = json.loads((Path(__file__).with_name("arx_risk_figures.json")).read_text(encoding="utf-8"))
 TOLERANCE = 1e-6
-
-
-def flat(r: dict) -> dict[str, object]:
-    """Our figures under the names the recording uses (the benchmark's ``flat_ours``)."""
-    out: dict[str, object] = {f"prosecutor.{k}": v for k, v in r["prosecutor"].items()}
-    out["prosecutor.average (summary)"] = r["prosecutor"]["average"]
-    out.update({f"journalist.{k}": v for k, v in r["journalist"].items() if k != "records_at_highest"})
-    out["marketer.average"] = r["marketer"]["average"]
-    out["sample_uniques"] = r["sample_uniques"]
-    for name, e in r["population_uniques"].items():
-        out[f"population_uniques.{name}"] = e["share"]
-    out["population_uniques.dankar.model"] = r["population_uniques"]["dankar"]["model"]
-    for upper, share in zip(r["distribution"]["upper"], r["distribution"]["records"]):
-        out[f"distribution[{upper:g}]"] = share
-    return out
 
 
 def assert_equal_to_arx(ours: dict, arx: dict, *, skip=()) -> None:

@@ -144,6 +144,10 @@ class SafePub(GeneralizingMethod):
     ))
     #: suppression is part of the mechanism (every class smaller than k), not a budget
     pipeline_parameters = ParamSet()
+    #: rows in the input's order would name each published record's person
+    random_row_order = True
+    #: a column published unchanged would show the values of records never sampled
+    quasi_identifiers_only = True
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

@@ -169,7 +169,7 @@ class SafePub(GeneralizingMethod):
 
         return sampling_probability(self.epsilon_anon)
 
-    def k_for(self, records: int, data: Table | None = None) -> int:
+    def k_for(self, records: int) -> int:
         """The smallest k the theorem allows (:func:`~anonstudio.core.privacy._safepub.minimal_k`); a
         :class:`ParameterError` when it exceeds the ``records`` a class can hold."""
         from anonstudio.core.privacy._safepub import minimal_k
@@ -178,7 +178,7 @@ class SafePub(GeneralizingMethod):
         if k is None:
             raise ParameterError(f"δ = {self.params['delta']:g} at ε − ε_search = {self.epsilon_anon:g} needs "
                                  f"classes of more records than the input's {records}: raise delta or epsilon",
-                                 file=getattr(data, "source", None), key="algorithm.delta")
+                                 key="algorithm.delta")
         return k
 
     def effective_seed(self) -> int:
@@ -220,7 +220,7 @@ class SafePub(GeneralizingMethod):
         leaf_nodes, missing = encode_quasi_identifiers(data, packed)
         qis, hs = packed.attributes, packed.hierarchies
         n, d = data.n_rows, len(qis)
-        k = self._k = self.k_for(int((~missing).sum()), data)
+        k = self._k = self.k_for(int((~missing).sum()))
         low, high = self._level_limits(qis, hs)
         size = int(np.prod(high - low + 1))
         if size > MAX_TRANSFORMATIONS:

@@ -4,9 +4,9 @@ full-domain generalization lattice and k-anonymization with suppression (``safep
 R. Bild, K. A. Kuhn, F. Prasser: SafePub: A Truthful Data Anonymization Algorithm With Strong Privacy Guarantees.
 PoPETs 2018(1):67-87 (DOI 10.1515/popets-2018-0004). A run, with ε = ε_anon + ε_search:
 
-1. **Sampling** (§4): each record is kept independently with probability β = 1 − e^(−ε_anon)
+1. **Sampling**: each record is kept independently with probability β = 1 − e^(−ε_anon)
    (:func:`~anonstudio.core.privacy._safepub.sampling_probability`); the others are never published.
-2. **Search** (§4, the exponential mechanism of McSherry & Talwar, FOCS 2007): a walk over the lattice of
+2. **Search** (the exponential mechanism of McSherry & Talwar, FOCS 2007): a walk over the lattice of
    full-domain transformations (one hierarchy level per quasi-identifier, within ``min_level`` / ``max_level``),
    starting at the most general transformation, for ``steps`` steps each spending ε_search / steps. A step draws
    the next transformation from the candidates with probability ∝ exp(ε_step · u(g) / 2) — u is a score of
@@ -18,7 +18,7 @@ PoPETs 2018(1):67-87 (DOI 10.1515/popets-2018-0004). A run, with ε = ε_anon + 
    mechanism; here every choice the output depends on is a draw of the mechanism, so the search is
    ε_search-DP by sequential composition alone (Dwork & Roth 2014, Theorem 3.16) — at a cost in utility
    (README, Measured).
-3. **k-anonymization** (§2.3, Li, Qardaji & Su's "strongly-safe" k-anonymization): the sample generalized by
+3. **k-anonymization** (Li, Qardaji & Su's "strongly-safe" k-anonymization): the sample generalized by
    the drawn transformation, every record of a class smaller than k suppressed, k the smallest with
    d(k, β, ε_anon) ≤ δ (:func:`~anonstudio.core.privacy._safepub.minimal_k`, Li et al. Theorem 5).
 
@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or 
 
     from anonstudio.core.data import Table
 
-#: the score functions the search may maximize (each of sensitivity at most 1, SafePub §5)
+#: the score functions the search may maximize (each of sensitivity at most 1, SafePub's section 5; ARX's score functions)
 SCORES = ("loss", "dm")
 #: the most steps a search may take (each evaluates up to d new transformations)
 MAX_STEPS = 100_000
@@ -61,7 +61,7 @@ SEED = Param("seed", "int", None, "random seed of the sampling and the search: u
 
 def exponential_probabilities(scores: np.ndarray, epsilon: float) -> np.ndarray:
     """The exponential mechanism's distribution over candidates of sensitivity-1 ``scores`` at budget ``epsilon``:
-    P(g) = exp(ε u(g) / 2) / Σ exp(ε u(g') / 2) (McSherry & Talwar 2007; SafePub §4), computed shifted by the
+    P(g) = exp(ε u(g) / 2) / Σ exp(ε u(g') / 2) (McSherry & Talwar 2007, as ARX's ExponentialMechanism weighs them), computed shifted by the
     largest exponent so no term overflows."""
     import numpy as np
 
@@ -79,7 +79,7 @@ def exponential_choice(scores: np.ndarray, epsilon: float, rng: np.random.Genera
 
 
 def loss_score(cell_cost: float, suppressed: int, d: int, k: int) -> float:
-    """SafePub's granularity score (§5, "loss" here: ARX's Loss score) with Iyengar's cell cost: minus the sample's
+    """SafePub's loss score (section 5; ARX's Loss score, normalized as ARX's) with Iyengar's cell cost: minus the sample's
     cost — each kept cell (leaves under its published node − 1) / (leaves of the hierarchy − 1), each suppressed
     record d — divided by d · max(k − 1, 1).
 
@@ -91,7 +91,7 @@ def loss_score(cell_cost: float, suppressed: int, d: int, k: int) -> float:
 
 
 def discernibility_score(sum_squares: float, suppressed: int, n: int, k: int) -> float:
-    """SafePub's discernibility score (§5.2): −(Σ_kept |E|² + n · suppressed) / (n · (k² / (k − 1) + 1)) (5n for
+    """SafePub's discernibility score (section 5.2, as ARX's MetricSDNMDiscernability cites it): −(Σ_kept |E|² + n · suppressed) / (n · (k² / (k − 1) + 1)) (5n for
     k = 1), n the input's records.
 
     Sensitivity ≤ 1 (re-derived here; the normalizer is the paper's and ARX's): adding t changes t's class and the

@@ -4,7 +4,9 @@ release of it can be given.
 R. Bild, K. A. Kuhn, F. Prasser: SafePub: A Truthful Data Anonymization Algorithm With Strong Privacy Guarantees.
 PoPETs 2018(1):67-87 (DOI 10.1515/popets-2018-0004), resting on N. Li, W. Qardaji, D. Su: On sampling,
 anonymization, and differential privacy or, k-anonymization meets differential privacy. ASIACCS 2012
-(arXiv:1101.2604), Theorem 5 there, restated by SafePub (§2.3, the theorem its k comes from):
+(arXiv:1101.2604), Theorem 5 there, restated by SafePub as the theorem its k comes from (SafePub's section
+numbers are not cited: its full text was not at hand; the mechanism was read from its abstract and ARX's public
+source):
 
     Any *strongly-safe* k-anonymization algorithm — one whose generalization scheme does not depend on the data
     and which suppresses every record of a class smaller than k — run on a sample that keeps each record
@@ -17,7 +19,7 @@ anonymization, and differential privacy or, k-anonymization meets differential p
 SafePub takes β = 1 − e^(−ε_anon) (so ε_anon = −ln(1 − β), the smallest ε the theorem allows; then
 γ = 1 − e^(−2 ε_anon)) and the smallest k with d(k, β, ε_anon) ≤ δ (:func:`minimal_k`). The generalization scheme
 is chosen by the exponential mechanism with ε_search instead of being fixed in advance, so the whole run is
-(ε_anon + ε_search, δ)-DP by sequential composition (SafePub §4).
+(ε_anon + ε_search, δ)-DP by sequential composition (Dwork & Roth 2014, Theorem 3.16).
 
 What a verifier can check of such a release from the input, the output and the hierarchies
 (:func:`verify_safepub`): every published class holds at least k records (k recomputed here from ε_anon and δ,
@@ -42,12 +44,12 @@ if TYPE_CHECKING:
 
 
 def sampling_probability(epsilon_anon: float) -> float:
-    """β = 1 − e^(−ε_anon): each record is kept with this probability (SafePub §4, ε_anon = −ln(1 − β))."""
+    """β = 1 − e^(−ε_anon): each record is kept with this probability (SafePub; ε_anon = −ln(1 − β), the least ε Li et al.'s theorem allows)."""
     return float(-math.expm1(-float(epsilon_anon)))
 
 
 def gamma_of(epsilon: float, beta: float) -> float:
-    """γ = (e^ε − 1 + β) / e^ε (Li et al. Theorem 5; SafePub §2.3)."""
+    """γ = (e^ε − 1 + β) / e^ε (Li et al. Theorem 5)."""
     return float((math.expm1(epsilon) + beta) / math.exp(epsilon))
 
 

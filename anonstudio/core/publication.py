@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anonstudio.core import io
+from anonstudio.core import algorithms, io
 from anonstudio.core.data import EventLog, Table
-from anonstudio.core.errors import PrivacyError
+from anonstudio.core.errors import ParameterError, PrivacyError
+from anonstudio.core.publication_rules import SHUFFLE_REQUIRED
 from anonstudio.core.io._canonical import permutation
 
 #: tables published in the input's row order
@@ -138,6 +139,10 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
             io.check_target(target, label)
     output = outcome.result.output
     rep = outcome.report
+    method = rep.get("algorithm")
+    if not shuffle_rows and isinstance(method, str) and method in algorithms.names() \
+            and algorithms.get(method).random_row_order:
+        raise ParameterError(SHUFFLE_REQUIRED.format(method=method), key="output.shuffle_rows")
     warnings = publication_warnings(rep, output, shuffle_rows=shuffle_rows, shuffle_seed=shuffle_seed)
     warnings = [w for w in warnings if not w.startswith(releases.EARLIER)]  # the log is read again below
     notes = [n for n in rep.get("notes", []) if not n.startswith(("rows were published in a random order",

@@ -27,8 +27,8 @@ _REGISTRY: dict[str, str | type[Algorithm]] = {}
 
 #: every method name the contract knows; those not in the registry answer "not available yet".
 CONTRACT_NAMES = (
-    "condensation", "ra", "ra-enhanced", "mst", "mondrian", "kmember", "local", "global", "anatomy", "cbmsa",
-    "cbmsa-baseline",
+    "condensation", "ra", "ra-enhanced", "mst", "mondrian", "kmember", "local", "global", "safepub", "anatomy",
+    "cbmsa", "cbmsa-baseline",
 )
 
 
@@ -111,6 +111,7 @@ register("anonstudio.core.algorithms.mondrian:Mondrian", name="mondrian")
 register("anonstudio.core.algorithms.kmember:KMember", name="kmember")
 register("anonstudio.core.algorithms.local_recoding:LocalRecoding", name="local")
 register("anonstudio.core.algorithms.global_recoding:GlobalRecoding", name="global")
+register("anonstudio.core.algorithms.safepub:SafePub", name="safepub")
 register("anonstudio.core.algorithms.ra:RandomAnonymization", name="ra")
 register("anonstudio.core.algorithms.ra:EnhancedRandomAnonymization", name="ra-enhanced")
 register("anonstudio.core.algorithms.anatomy:Anatomy", name="anatomy")

@@ -101,6 +101,12 @@ class Algorithm(ABC):
     #: the engines a single job of this method runs on (``[execution] engine``): "local", and "dask" for the
     #: methods whose ``run`` takes ``executor=`` and splits its work into tasks with the same output
     engines: ClassVar[tuple[str, ...]] = ("local",)
+    #: whether the guarantee needs the rows published in a random order (``output.shuffle_rows``): a job or an
+    #: export without it is refused (SafePub: in the input's order a row's position names its record)
+    random_row_order: ClassVar[bool] = False
+    #: whether every column it publishes must be a quasi-identifier (other columns identifying, left out): a
+    #: column published unchanged would break its guarantee (SafePub: it shows records that were never sampled)
+    quasi_identifiers_only: ClassVar[bool] = False
 
     @classmethod
     def facts(cls) -> dict[str, Any]:

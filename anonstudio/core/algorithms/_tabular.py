@@ -477,16 +477,17 @@ class GeneralizingMethod(Algorithm):
         return result
 
 
-def table_metrics_for(algorithm, data: Table, result, hierarchies: dict) -> dict:
+def table_metrics_for(algorithm, data: Table, result, hierarchies: dict, *, k: int | None = None) -> dict:
     """The report metrics of a tabular method, computed from its input, its output table and the hierarchies
     only: 002's figures (:func:`~anonstudio.core.metrics.table_metrics`) and, under ``quality``, every quality
     model of :mod:`anonstudio.core.metrics._quality` with its definition (at the method's attribute weights,
-    if it takes some)."""
+    if it takes some). ``k``: the class size the figures are judged at, when the method derives it (SafePub)."""
     from anonstudio.core.metrics import equivalence_classes, release_quality, table_metrics
 
     qis = data.quasi_identifiers
     classes, suppressed = equivalence_classes(result.output, qis, hierarchies)
-    metrics = table_metrics(result.output, qis, hierarchies, k=algorithm.params["k"], classes=classes,
+    metrics = table_metrics(result.output, qis, hierarchies, k=algorithm.params["k"] if k is None else k,
+                            classes=classes,
                             suppressed=suppressed)
     weights = algorithm.params.get("weights")
     metrics["quality"] = release_quality(data, result.output, qis, hierarchies,

@@ -22,6 +22,7 @@ from anonstudio.core.errors import AnonStudioError, JobError
 from anonstudio.core.execution import Execution
 from anonstudio.core.io import FORMATS, format_of, to_jsonable
 from anonstudio.core.params import SEED
+from anonstudio.core.publication_rules import SHUFFLE_REQUIRED
 
 _INPUT_KEYS = {
     "path", "format", "quasi_identifiers", "sensitive", "identifying", "sequence_id", "event_order",
@@ -326,6 +327,8 @@ def parse_job(raw: dict[str, Any], *, base: Path, file: Path | None = None) -> J
     if shuffle and fmt == "fasta":
         raise err("output.shuffle_rows is for tables and event logs (pseudo-strings carry no input order)",
                   "output.shuffle_rows")
+    if not shuffle and name in algorithms.names() and algorithms.get(name).random_row_order:
+        raise err(SHUFFLE_REQUIRED.format(method=name), "output.shuffle_rows")
     for key in ("path", "report", "release_log"):
         if key in out:
             check_target_text(out[key], f"output.{key}", err)

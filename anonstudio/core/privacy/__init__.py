@@ -133,6 +133,8 @@ def models_of(spec: dict[str, Any]) -> list[PrivacyModel]:
         return [FrequencyLDiversity(l=_need(spec, "l"))]
     if name == "random-anonymization":
         return []  # RA's guarantee is a bound on redraws (001 §3), checked by its own verifier
+    if name == "safepub":
+        return []  # (ε, δ)-DP by sampling and k-anonymization: its own verifier recomputes k (._safepub)
     raise NotAvailableError(f"no independent verifier for privacy model '{name}' (known: {', '.join(SPECS)})")
 
 
@@ -267,10 +269,19 @@ def _random(spec: dict[str, Any], models: list[PrivacyModel], original: Any, out
         weights=spec.get("weights"), draws=spec.get("draws", "independent"))
 
 
+def _safepub(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+             executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
+    from anonstudio.core.privacy._safepub import verify_safepub
+
+    if not isinstance(original, Table):
+        raise TypeError(f"SafePub releases are verified on tables, got {type(original).__name__}")
+    return verify_safepub(spec, original, output if isinstance(output, Table) else frame_of(output), hierarchies)
+
+
 #: The verifier of each declared spec: it checks that the release is faithful to the input and judges it
 #: with the models :func:`models_of` builds from the spec.
 SPECS: dict[str, Callable[..., Verification]] = {"k-anonymity": _table, "(k,c)-privacy": _events, "pseudo-strings": _strings, "anatomy": _anatomy,
-         "random-anonymization": _random}
+         "random-anonymization": _random, "safepub": _safepub}
 
 #: The side outputs (published beside the output, ``<stem>.<name><ext>``) each spec's verifier checks.
 SIDE_OUTPUTS: dict[str, tuple[str, ...]] = {"anatomy": ("sensitive",)}
@@ -292,6 +303,9 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
       within ``⌊(1 − identity)·length⌋`` edits of a stretch of fewer than ``k`` inputs).
     - ``"anatomy"``: ``l`` (frequency l-diversity); optional ``quasi_identifiers``, ``sensitive``,
       ``group_column``.
+    - ``"safepub"``: ``epsilon_anon``, ``delta`` (k is recomputed from them), optional ``k`` (the method's claim,
+      which must agree), ``quasi_identifiers``, ``seed`` (:mod:`._safepub`: k-anonymity with suppression,
+      full-domain generalization, only quasi-identifiers published).
     - ``"random-anonymization"``: ``max_changed``; optional ``quasi_identifiers``, ``levels``, ``weights``
       (the job's chance of each quasi-identifier being redrawn: ``"entropy"``, ``"uniform"`` or a mapping;
       with ``max_changed = k > 1`` only ``"uniform"``, enhanced RA's k of m) and ``draws`` (``"independent"``

@@ -340,7 +340,7 @@ def verify_release(spec: dict[str, Any], original: Any, output_path: str | Path,
         return Verification(False, _kind(spec), canonical.details, canonical.problems)
     model = verify_output(spec, original, output, hierarchies, executor=executor, side_outputs=sides)
     parts = [canonical, model]
-    if _kind(spec) == "random-anonymization":  # RA's draws are keyed by its seed: a guessable one undoes them
+    if _kind(spec) in ("random-anonymization", "safepub"):  # draws keyed by the seed: a guessable one undoes them
         parts.insert(1, guessable_seed(spec.get("seed"), model.model))
     verdict = combine(parts, model.model)  # the file's form first: it is what was tampered with
     verdict.details["canonical_form"] = canonical.passed

@@ -89,6 +89,12 @@ MEANINGS = {
     "classes_specialized": "local: classes split again along the hierarchies into classes of at least k",
     "pairs_resplit": "local: pairs of classes whose records were re-split together",
     "leftovers": "local: records no class took, placed in their nearest class",
+    # differential privacy (SafePub, issue 32 item 2)
+    "k": "safepub: the smallest class size the bound of ε − ε_search and δ allows (Li et al. Theorem 5)",
+    "sampling_probability": "safepub: β = 1 − e^−(ε − ε_search), each record's chance of being sampled",
+    "sampled_records": "safepub: records the random sample kept (the others are rows of '*')",
+    "published_records": "safepub: sampled records in classes of at least k, the ones published",
+    "epsilon_anon": "safepub: ε − ε_search, the budget the sampling and k-anonymity spend",
 }
 
 #: what each figure of the verifier's ``details`` means (the Summary's "What the verifier checked")
@@ -105,6 +111,10 @@ CHECKED = {
     "largest_class": "records in the largest class",
     "suppressed": "records published fully suppressed ('*' in every quasi-identifier)",
     "max_suppression": "the share of records that may be fully suppressed",
+    "epsilon_anon": "safepub: ε − ε_search, from which the verifier recomputes k",
+    "delta": "safepub: the δ k was recomputed for",
+    "sampling_probability": "safepub: β, each record's chance of being sampled (not checkable from a release)",
+    "levels": "safepub: per quasi-identifier, the hierarchy levels every published cell fits (full-domain)",
     "classes_below_k": "classes smaller than k (must be 0)",
     "records_in_small_classes": "records in classes smaller than k (must be 0)",
     "invalid_cells": "quasi-identifier cells that generalize no input value (must be 0)",

@@ -137,7 +137,9 @@ class _Field:
         self.editor: QtWidgets.QWidget
         #: an optional parameter without a default: left empty, it is not set at all (e.g. Mondrian's l)
         self.optional = p.default is None and not p.required
-        if p.kind in ("int", "float") and not p.required and not self.optional:
+        # a float whose default a 4-decimal spin box would round (SafePub's δ = 1e-6 became 0) is typed as text
+        fine = p.kind == "float" and isinstance(p.default, (int, float)) and round(float(p.default), 4) != p.default
+        if p.kind in ("int", "float") and not p.required and not self.optional and not fine:
             if p.kind == "int":
                 w = QtWidgets.QSpinBox()
                 w.setRange(-_INT_LIMIT, _INT_LIMIT)

@@ -245,3 +245,17 @@ def test_an_exported_report_never_holds_the_seed(tmp_path):
     ws.run()
     assert "seed" not in ws.report_for_export()["parameters"]
     assert ws.outcome.report["parameters"]["seed"] == ws.params["seed"]  # the workspace still knows what it ran
+
+
+def test_choosing_safepub_turns_row_shuffling_on_as_its_guarantee_needs(tmp_path):
+    """An export of a safepub release in the input's order is refused; the workspace turns shuffling on when the
+    method is chosen (the workbench's checkbox follows), and leaves it on when another method is chosen."""
+    demo = prepare_demo(tmp_path / "demo")
+    ws = Workspace.from_job(demo / "table-mondrian.toml")
+    assert not ws.release.shuffle_rows
+    seen = []
+    ws.subscribe(seen.append)
+    ws.set_method("safepub", {"epsilon": 1.0, "delta": 1e-2})
+    assert ws.release.shuffle_rows and "release" in seen  # what the checkbox listens to
+    ws.set_method("mondrian", {"k": 5})
+    assert ws.release.shuffle_rows  # the user's release choice is not taken back

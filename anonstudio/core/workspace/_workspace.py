@@ -432,6 +432,19 @@ class Workspace:
             self._invalidate("parameters changed since this run")
             self._changed("outcome")
         self._changed("method")
+        if not self.release.shuffle_rows and self._needs_random_row_order(method):
+            # its guarantee needs a random row order (SafePub): on by itself, as a job without it is refused
+            self.set_release(shuffle_rows=True)
+
+    @staticmethod
+    def _needs_random_row_order(method: str | None) -> bool:
+        from anonstudio.core import algorithms
+        from anonstudio.core.errors import AnonStudioError
+
+        try:
+            return method is not None and bool(algorithms.get(method).random_row_order)
+        except AnonStudioError:
+            return False
 
     def _outcome_matches(self, method: str | None, params: dict[str, Any]) -> bool:
         """Whether the shown outcome was produced with ``method`` and ``params``."""

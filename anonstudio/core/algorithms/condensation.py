@@ -407,10 +407,12 @@ def generate_group(tpl: Templates, members: np.ndarray, order: int, n_symbols: i
 
 
 def _draw_group(tpl: Templates, members: np.ndarray, order: int, n_symbols: int, rng: np.random.Generator,
-                dtype, originals: set) -> tuple[list[np.ndarray], int] | None:
-    """``n(G)`` pseudo-strings of the group, each drawn again while it equals an input string; ``None`` when a
-    string keeps reproducing an input (the group's statistics leave no other choice)."""
-    rows = list(generate_group(tpl, members, order, n_symbols, len(members), rng, dtype))
+                dtype, originals: set, count: int | None = None) -> tuple[list[np.ndarray], int] | None:
+    """``count`` (default: one per member) pseudo-strings of the group, each drawn again while it equals an
+    input string; ``None`` when a string keeps reproducing an input (the group's statistics leave no other
+    choice)."""
+    rows = list(generate_group(tpl, members, order, n_symbols, len(members) if count is None else int(count), rng,
+                               dtype))
     redraws = 0
     for r in range(len(rows)):
         tries = 0
@@ -653,7 +655,11 @@ class Condensation(Algorithm):
 
     Output headers are ``pseudo_<n> segment=<s> group=<g>``; ``output.extra["groups"]`` holds the group of each
     pseudo-string and ``Result.groups`` the group of each input string (-1: suppressed by HomogenizeLength, or
-    in a group whose every draw reproduces an input, e.g. ``k`` identical strings).
+    in a group whose every draw reproduces an input).
+
+    Identical input strings count once (issue 28), as in the verifier's fragment and near-copy rules: lengths
+    are segmented, groups formed and statistics taken over the distinct strings, so every group holds at least
+    ``k`` distinct strings, and a group publishes one pseudo-string per record it holds (copies included).
 
     Parameters
     ----------
@@ -702,7 +708,8 @@ class Condensation(Algorithm):
               "length": "Pseudo-string length", "max_fragment": "Longest fragment shared with few inputs",
               "near_copy_identity": "Near-copy identity (share)", "near_copy_length": "Near-copy window (symbols)"}
     parameters = ParamSet((
-        Param("k", "int", 20, "anonymity level: every group holds at least k strings (§2, §4)", low=2),
+        Param("k", "int", 20, "anonymity level: every group holds at least k distinct strings (§2, §4; identical "
+              "strings count once)", low=2),
         Param("epsilon", "float", 1.5, "length similarity: a segment's lengths lie in [l, (1+ε) l] (Def. 2.1)",
               low=0.0, low_open=True),
         Param("order", "int", 2, "order of the statistics used to generate pseudo-strings (§4.3: 2, §4.6: s)",
@@ -749,17 +756,27 @@ class Condensation(Algorithm):
             raise ParameterError("the input holds no strings", file=src)
         if k > n:
             raise ParameterError(f"k = {k} is larger than the number of strings ({n})", file=src, key="algorithm.k")
+        # Groups are formed over the distinct contents (identical strings count once, as in the verifier's
+        # fragment and near-copy rules: issue 28) and each content's statistics weigh once; a group publishes
+        # one pseudo-string per record it holds. Without this, ten copies of one protein form a group of
+        # their own whose pseudo-strings, each far enough from it, vote it back position by position.
+        contents, _, content_of = data.distinct()
+        copies = np.bincount(content_of, minlength=len(contents))
+        if k > len(contents):
+            raise PrivacyError(
+                f"the input holds {len(contents)} distinct strings ({n} records; identical strings count once), "
+                f"fewer than k = {k}: no group of k distinct strings can form (lower k)", file=src)
         rng = np.random.default_rng(self.params["seed"])
         n_symbols = len(data.alphabet)
-        lengths = data.lengths
+        lengths = contents.lengths
         length_mode = self.params["length"]
         report(progress, 0.0, "segmenting by length")
         segs = {m: homogenize_length(lengths, k, eps, m) for m in ("greedy", "optimal")}
         seg = segs[self.params["segmentation"]]
         if seg.count == 0:
             raise PrivacyError(
-                f"no length range [l, (1+ε)·l] with ε = {eps:g} holds k = {k} strings: every string would be "
-                "suppressed (raise epsilon or lower k)", file=src)
+                f"no length range [l, (1+ε)·l] with ε = {eps:g} holds k = {k} distinct strings: every string would "
+                "be suppressed (raise epsilon or lower k)", file=src)
         report(progress, 0.01, "noting the input strings")
         originals = {data.codes_of(i).tobytes() for i in range(n)}
         if self.params["max_fragment"]:
@@ -770,7 +787,7 @@ class Condensation(Algorithm):
 
             FragmentIndex.of(data, prefetch=True)
         database_length = template_length(lengths[seg.segment >= 0])
-        groups = np.full(n, -1, np.int64)
+        groups = np.full(len(contents), -1, np.int64)  # per distinct content
         out_codes: list[np.ndarray] = []
         out_groups: list[int] = []
         out_segments: list[int] = []
@@ -786,7 +803,7 @@ class Condensation(Algorithm):
             sub = subrange(progress, 0.02 + 0.95 * done_len / total_len, 0.02 + 0.95 * (done_len + seg_len) / total_len)
             done_len += seg_len
             report(sub, 0.0, f"segment {s + 1}/{seg.count}: templates")
-            tpl = convert_length(data, strings)
+            tpl = convert_length(contents, strings)
             grouping = create_groups(tpl, k, n_symbols, rng, subrange(sub, 0.05, 0.9))
             report(sub, 0.9, f"segment {s + 1}/{seg.count}: generating pseudo-strings")
             ptr, mem = _kernels().group_members(grouping.labels, grouping.count)
@@ -797,13 +814,14 @@ class Condensation(Algorithm):
                     report(sub, 0.9 + 0.1 * g / grouping.count,
                            f"segment {s + 1}/{seg.count}: generating pseudo-strings, group {g}/{grouping.count}")
                 members = mem[ptr[g] : ptr[g + 1]]
-                gen_tpl, gen_rows = generation_templates(data, tpl, members, length_mode, database_length)
-                rows = _draw_group(gen_tpl, gen_rows, order, n_symbols, rng, data.codes.dtype, originals)
+                gen_tpl, gen_rows = generation_templates(contents, tpl, members, length_mode, database_length)
+                records = int(copies[strings[members]].sum())  # one pseudo-string per record, copies included
+                rows = _draw_group(gen_tpl, gen_rows, order, n_symbols, rng, data.codes.dtype, originals, records)
                 if rows is None:
-                    # every draw reproduces an input (e.g. k identical strings): the group cannot be condensed
+                    # every draw reproduces an input (short strings over few symbols): the group cannot be condensed
                     groups[strings[members]] = -1
                     uncondensable += 1
-                    uncondensable_strings += len(members)
+                    uncondensable_strings += records
                     continue
                 redraws += rows[1]
                 generated_lengths.append(gen_tpl.length)
@@ -815,7 +833,8 @@ class Condensation(Algorithm):
                     out_segments.append(s)
                 kept_groups += 1
             seg_info.append({
-                "segment": s, "strings": int(len(strings)), "min_length": seg.ranges[s][0],
+                "segment": s, "strings": int(copies[strings].sum()), "distinct_strings": int(len(strings)),
+                "min_length": seg.ranges[s][0],
                 "max_length": seg.ranges[s][1], "template_length": tpl.length, "groups": kept_groups,
                 "generated_lengths": ([min(generated_lengths), max(generated_lengths)] if generated_lengths
                                       else []),
@@ -829,10 +848,16 @@ class Condensation(Algorithm):
             raise PrivacyError("no group could be condensed: every pseudo-string drawn equals an input string",
                                file=src)
         report(progress, 0.95, "removing rare fragments and near-copies")
-        fix = enforce_content_rules(data, out_codes, out_groups, groups, k, self.params["max_fragment"],
+        # the group of each record (copies share their content's); compositions count each content once
+        record_groups = groups[content_of]
+        first_copy = np.zeros(n, bool)
+        first_copy[np.unique(content_of, return_index=True)[1]] = True
+        fix = enforce_content_rules(data, out_codes, out_groups, np.where(first_copy, record_groups, -1), k,
+                                    self.params["max_fragment"],
                                     self.params["near_copy_identity"], self.params["near_copy_length"], rng,
                                     originals, progress=subrange(progress, 0.95, 0.995))
-        suppressed = seg.suppressed + uncondensable_strings
+        suppressed_by_segmentation = int(copies[seg.segment < 0].sum())
+        suppressed = suppressed_by_segmentation + uncondensable_strings
         ids = [f"pseudo_{i + 1}" for i in range(m)]
         # segments numbered 0, 1, … in order among those published (a segment whose groups were all suppressed
         # leaves no gap): the header's numbers are fixed by the grouping, the only form the verifier accepts
@@ -847,7 +872,8 @@ class Condensation(Algorithm):
         report(progress, 1.0, "condensation done")
         notes = []
         if seg.suppressed:
-            notes.append(f"{seg.suppressed} strings fit no length segment of ≥ {k} strings within (1+ε) and were "
+            notes.append(f"{suppressed_by_segmentation} strings fit no length segment of ≥ {k} distinct strings within "
+                         "(1+ε) and were "
                          f"suppressed ({self.params['segmentation']} segmentation)")
         if fix["fragment_strings"]:
             notes.append(f"{fix['fragment_strings']} pseudo-strings were drawn with a fragment of ≥ "
@@ -864,11 +890,11 @@ class Condensation(Algorithm):
                          "pseudo-string they could generate equals an input string")
         return Result(
             output=output,
-            groups=groups,
+            groups=record_groups,
             suppressed=suppressed,
             metrics={
                 "segments": seg.count,
-                "suppressed_by_segmentation": {name: sg.suppressed for name, sg in segs.items()},
+                "suppressed_by_segmentation": {name: int(copies[sg.segment < 0].sum()) for name, sg in segs.items()},
                 "redrawn_pseudo_strings": redraws,
                 "uncondensable_groups": uncondensable,
                 "uncondensable_strings": uncondensable_strings,
@@ -880,7 +906,7 @@ class Condensation(Algorithm):
                 "near_copy_strings_drawn": fix["near_copy_strings"],
                 "near_copy_symbols_redrawn": fix["near_copy_symbols"],
             },
-            details={"segments": seg_info, "segment_of_input": seg.segment},
+            details={"segments": seg_info, "segment_of_input": seg.segment[content_of]},
             notes=notes,
         )
 

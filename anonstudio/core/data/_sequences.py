@@ -131,6 +131,31 @@ class SequenceSet:
         sep = "" if self.alphabet.single_letter else " "
         return sep.join(self.symbols_of(i))
 
+    def distinct(self) -> tuple[SequenceSet, np.ndarray, np.ndarray]:
+        """``(contents, first, content_of)``: each distinct sequence once, in order of first appearance, with the
+        id, header and label of its first record (``self`` itself when no sequence repeats); ``first[d]``, the
+        record content ``d`` first appears as; ``content_of[i]``, the content of record ``i``. Identical
+        sequences are one person's content however many records repeat it (issue 28: the fragment and near-copy
+        rules and condensation's groups count contents, not records)."""
+        n = len(self)
+        seen: dict[bytes, int] = {}
+        content_of = np.empty(n, np.int64)
+        offsets = self.offsets.tolist()
+        for i in range(n):
+            content_of[i] = seen.setdefault(self.codes[offsets[i]:offsets[i + 1]].tobytes(), len(seen))
+        first = np.unique(content_of, return_index=True)[1].astype(np.int64)  # content d is numbered d
+        if len(first) == n:
+            return self, np.arange(n, dtype=np.int64), content_of
+        lengths = np.diff(self.offsets)[first]
+        sub_offsets = np.zeros(len(first) + 1, np.int64)
+        np.cumsum(lengths, out=sub_offsets[1:])
+        keep = np.zeros(n, bool)
+        keep[first] = True
+        codes = self.codes[np.repeat(keep, np.diff(self.offsets))]
+        labels = None if self.labels is None else [self.labels[i] for i in first.tolist()]
+        return (SequenceSet([self.ids[i] for i in first.tolist()], [self.headers[i] for i in first.tolist()], codes,
+                            sub_offsets, self.alphabet, labels, self.source), first.astype(np.int64), content_of)
+
     def strings(self) -> list[str]:
         """Every sequence as text (:meth:`sequence`); single-letter alphabets are decoded in one step."""
         symbols = self.alphabet.symbols

@@ -243,13 +243,14 @@ class CondensedGroups(KAnonymity):
 class FragmentRule(PrivacyModel):
     """The fragment rule for pseudo-strings (our k-anonymous reading of "no identifying fragment copied", see
     :func:`~anonstudio.core.privacy.verify_pseudo_strings`): no published string contains a substring of
-    ``max_fragment`` or more symbols held by at least one but fewer than ``k`` input strings. Each published
-    string is its own class; :attr:`ClassStats.fragment` is its longest such substring."""
+    ``max_fragment`` or more symbols held by at least one but fewer than ``k`` distinct input strings (identical
+    inputs count once). Each published string is its own class; :attr:`ClassStats.fragment` is its longest such
+    substring."""
 
     name = "fragment rule"
     needs = frozenset({FRAGMENTS})
     parameters = ParamSet((
-        Param("k", "int", 2, "a fragment must be held by at least k input strings", low=1),
+        Param("k", "int", 2, "a fragment must be held by at least k distinct input strings", low=1),
         Param("max_fragment", "int", 20, "length, in symbols, from which a shared fragment counts", low=1,
               high=MAX_FRAGMENT),
     ))
@@ -262,20 +263,21 @@ class FragmentRule(PrivacyModel):
 
     def measure(self, stats, i, of=""):
         return (f"a fragment of {int(stats.fragment[i])} symbols that occurs in only {int(stats.holders[i])} input "
-                f"string(s), fewer than k = {self.params['k']} (max_fragment = {self.params['max_fragment']})")
+                f"string(s), fewer than k = {self.params['k']} (max_fragment = {self.params['max_fragment']}; identical "
+                "input strings count once)")
 
 
 class NearCopyRule(PrivacyModel):
     """The near-copy rule for pseudo-strings (:mod:`anonstudio.core.privacy._near_copies`): no window of
     ``near_copy_length`` symbols of a published string (read forwards or backwards) lies within
     ``⌊(1 − near_copy_identity)·near_copy_length⌋`` edits of a stretch of at least one but fewer than ``k``
-    input strings. Each published string is its own class; :attr:`ClassStats.near_window` is its first such
+    distinct input strings (identical inputs count once). Each published string is its own class; :attr:`ClassStats.near_window` is its first such
     window."""
 
     name = "near-copy rule"
     needs = frozenset({NEAR_COPIES})
     parameters = ParamSet((
-        Param("k", "int", 2, "a window must be held by at least k input strings", low=1),
+        Param("k", "int", 2, "a window must be held by at least k distinct input strings", low=1),
         Param("near_copy_identity", "float", 0.9, "identity from which a window is a near-copy of an input",
               low=0.5, high=1.0),
         Param("near_copy_length", "int", 60, "length, in symbols, of the windows compared", low=1, high=64),
@@ -290,7 +292,7 @@ class NearCopyRule(PrivacyModel):
     def measure(self, stats, i, of=""):
         return (f"a window of {self.params['near_copy_length']} symbols held by only {int(stats.near_holders[i])} "
                 f"input string(s) at identity ≥ {self.params['near_copy_identity']:g}, fewer than "
-                f"k = {self.params['k']}")
+                f"k = {self.params['k']} (identical input strings count once)")
 
 
 class KCPrivacy(PrivacyModel):

@@ -7,7 +7,8 @@ at identity instead: a *window* is ``near_copy_length`` = L consecutive symbols 
 *holds* it when some stretch of that input is within ``e = ⌊(1 − near_copy_identity)·L⌋`` edits of it
 (substitutions, insertions and deletions, unit cost: identity ``1 − edits/L``). A window held by at least one
 but fewer than ``k`` inputs narrows a reader down to fewer than k records, as a rare fragment does; one held by
-``k`` or more names none of them. Pseudo-strings shorter than L have no window. The search is exact (seeds
+``k`` or more names none of them. Inputs are counted as distinct contents: identical records (natural duplicates,
+or an attacker's copies of a target in a second input file) hold a window once. Pseudo-strings shorter than L have no window. The search is exact (seeds
 that no window within ``e`` edits can miss, then Myers' bit-vector alignment of each window the seeds point at:
 :mod:`anonstudio.core.kernels._nearcopy`); pseudo-strings are also read reversed (DNA: complemented and
 reverse-complemented too) by the verifier.
@@ -47,23 +48,26 @@ def allowed_edits(length: int, identity: float) -> int:
 class NearCopyIndex:
     """The inputs' grams of ``q`` symbols, sorted with their places, for the near-copy search; built from the
     inputs only, once per input set and gram length (cached while the input object lives), shared by the
-    method and the verifier."""
+    method and the verifier. Built over the inputs' distinct contents: a window near ten copies of one sequence
+    is near one input (holders count contents, not records); a scan names each content by its first record."""
 
     def __init__(self, original: SequenceSet, q: int) -> None:
         from anonstudio.core.kernels._nearcopy import DIRECTORY_BITS, gram_keys, key_layout
         from anonstudio.core.kernels._substring import window_directory
 
         self.original = original
-        codes = original.codes.astype(np.int64)
+        # the inputs' distinct contents (identical sequences count once: issue 28), each named by its first record
+        contents, self.record_of, _ = original.distinct()
+        codes = contents.codes.astype(np.int64)
         held = np.flatnonzero(np.bincount(codes, minlength=len(original.alphabet))) if len(codes) else np.zeros(0, int)
         #: rank of each alphabet code among the symbols the inputs hold; -1: no input holds it
         self.rank = np.full(len(original.alphabet), -1, np.int32)
         self.rank[held] = np.arange(len(held), dtype=np.int32)
         self.n = max(len(held), 1)
         self.text = self.rank[codes] if len(codes) else np.zeros(0, np.int32)
-        self.starts = original.offsets[:-1].astype(np.int64)
-        self.ends = original.offsets[1:].astype(np.int64)
-        self.doc_of = np.repeat(np.arange(len(original), dtype=np.int32), np.diff(original.offsets))
+        self.starts = contents.offsets[:-1].astype(np.int64)
+        self.ends = contents.offsets[1:].astype(np.int64)
+        self.doc_of = np.repeat(np.arange(len(contents), dtype=np.int32), np.diff(contents.offsets))
         self.bits, self.pos_bits, q_max = key_layout(self.n, len(self.text))
         self.q = min(int(q), q_max)
         self.keys = gram_keys(self.text, self.starts, self.ends, self.q, self.bits, self.pos_bits)
@@ -154,7 +158,11 @@ class NearCopyIndex:
                                                              k, True)
         names = ("window", "holders", "input", "edits", "windows", "nearest_edits", "nearest_input", "nearest_window",
                  "hits", "aligned", "marked", "reused", "last", "first")
-        return {name: rows[:, c] for c, name in enumerate(names)}
+        found = {name: rows[:, c] for c, name in enumerate(names)}
+        for name in ("input", "nearest_input"):  # contents -> the input record each first appears as
+            doc = found[name]
+            found[name] = np.where(doc >= 0, self.record_of[np.clip(doc, 0, max(len(self.record_of) - 1, 0))], doc)
+        return found
 
     @staticmethod
     def _subset(codes: np.ndarray, offsets: np.ndarray, which: list[int]) -> tuple[np.ndarray, np.ndarray]:

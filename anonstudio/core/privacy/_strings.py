@@ -175,6 +175,11 @@ class FragmentIndex:
 
     Scans are kept per query string content (exact bytes), so the verifier's scan of what a run published
     costs a look-up for every string the run itself scanned unchanged.
+
+    Inputs are counted as distinct contents (:meth:`~anonstudio.core.data.SequenceSet.distinct`): identical
+    input sequences are indexed once, so a fragment held only by copies of one sequence is held by one input,
+    however many records (or files) repeat it — else an attacker's ten copies of a target would make its
+    fragments look common (issue 28).
     """
 
     #: the automaton of a subset of inputs is built while they hold less than this share of all symbols
@@ -192,10 +197,13 @@ class FragmentIndex:
         import threading
 
         self.original = original
+        # the inputs' distinct contents: a fragment is held by as many inputs as distinct sequences hold it (ten
+        # copies of one protein are one protein: issue 28), so everything below is built over them
+        contents = original.distinct()[0]
         n_symbols = len(original.alphabet)
         self.sigma = n_symbols + 1
-        self._codes32 = original.codes.astype(np.int32)
-        self._offsets = original.offsets.astype(np.int64)
+        self._codes32 = contents.codes.astype(np.int32)
+        self._offsets = contents.offsets.astype(np.int64)
         self._text, self._starts, self._ends = _separated(self._codes32, self._offsets, self.sigma - 1)
         # k-mer side: input symbols are 1..n, 0 pads past an input's end, n + 1 ("never") stands for a query
         # symbol absent from the inputs and pads past a query's end, so neither matches anything

@@ -64,6 +64,43 @@ def test_a_human_like_set_at_k5_is_published_verified():
     assert any("read forwards or backwards" in note for note in outcome.result.notes)
 
 
+def _consensus_identity(strings: list[str], target: str) -> float:
+    """Share of ``target``'s residues the position-by-position majority of ``strings`` rebuilds (aligned
+    matches, as the hunt measured them)."""
+    import difflib
+    from collections import Counter
+
+    width = max(map(len, strings))
+    consensus = "".join(Counter(s[i] for s in strings if i < len(s)).most_common(1)[0][0] for i in range(width))
+    blocks = difflib.SequenceMatcher(None, consensus, target, autojunk=False).get_matching_blocks()
+    return sum(b.size for b in blocks) / len(target)
+
+
+@pytest.mark.parametrize("k", [5, 10])
+def test_copies_of_one_protein_count_once_in_the_groups(k):
+    """The hunt's attack (a second input file holding ten copies of one target protein): the copies formed groups
+    of their own whose pseudo-strings, each far from the target, voted it back position by position (74 of 78
+    residues at k = 10) while the rules counted eleven inputs. Groups now hold k distinct strings, each content's
+    statistics weigh once, and every record still gets a pseudo-string."""
+    ids, seqs = protein_like(40, seed=5, mean_length=80, min_length=70, max_length=90)
+    target = seqs[0]
+    data = SequenceSet.from_strings(seqs + [target] * 10, ids=ids + [f"ref{i + 1}" for i in range(10)],
+                                    alphabet="protein-20")
+    method = get("condensation")(k=k, seed=1, epsilon=1.5)
+    outcome = jobs.run(data, {}, method)
+    assert outcome.verification.passed
+    groups = outcome.result.groups
+    assert len(outcome.result.output) == len(data) - outcome.result.suppressed
+    mine = groups[0]
+    assert mine >= 0 and (groups[40:] == mine).all()  # the copies stay with their content
+    members = np.flatnonzero(groups == mine)
+    assert len({data.sequence(int(i)) for i in members}) >= k  # k distinct strings, not k records
+    published = outcome.result.output
+    drawn = [published.sequence(j) for j in np.flatnonzero(published.extra["groups"] == mine)]
+    assert len(drawn) == len(members)
+    assert _consensus_identity(drawn, target) < 0.6  # chance level (about 0.4), not the target
+
+
 @st.composite
 def _repetitive_sets(draw):
     n = draw(st.integers(12, 40))

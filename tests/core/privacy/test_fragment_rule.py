@@ -19,11 +19,12 @@ from anonstudio.core.privacy import FragmentIndex, verify_pseudo_strings
 
 
 def _brute(inputs: list[str], query: str, L: int, k: int) -> int:
-    """Longest substring of ``query`` of length ≥ L held by 1..k-1 inputs (0 if none)."""
+    """Longest substring of ``query`` of length ≥ L held by 1..k-1 distinct inputs (0 if none): identical
+    inputs count once (issue 28)."""
     best = 0
     for i in range(len(query)):
         for j in range(i + L, len(query) + 1):
-            held = sum(query[i:j] in s for s in inputs)
+            held = sum(query[i:j] in s for s in set(inputs))
             if 1 <= held < k:
                 best = max(best, j - i)
     return best

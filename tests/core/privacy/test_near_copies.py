@@ -77,7 +77,7 @@ def test_the_scan_finds_every_window_a_plain_dynamic_programme_finds(case):
     scan = index.scan(codes, offsets, length, identity, k)
     exact = index.scan(codes, offsets, length, identity, k, exact=True)
     for i, query in enumerate(queries):
-        held = _brute(inputs, query, length, edits)
+        held = _brute(list(dict.fromkeys(inputs)), query, length, edits)  # identical inputs count once
         failing = [x for x, h in enumerate(held) if 1 <= h < k]
         assert scan["windows"][i] == len(failing)
         assert (scan["first"][i], scan["last"][i]) == ((failing[0], failing[-1]) if failing else (-1, -1))

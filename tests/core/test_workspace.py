@@ -38,7 +38,8 @@ def test_the_suite_never_touches_the_users_release_log():
 
 #: every registered method on the demo's data: (demo job, the method set in the workspace or None for the job's)
 DEMO = [("table-mst.toml", None), ("table-mondrian.toml", None), ("table-kmember.toml", None),
-        ("table-global.toml", None), ("table-global.toml", ("local", {"k": 5})), ("table-anatomy.toml", None), ("table-ra.toml", None),
+        ("table-global.toml", None), ("table-global.toml", ("local", {"k": 5})), ("table-safepub.toml", None),
+        ("table-anatomy.toml", None), ("table-ra.toml", None),
         ("table-ra.toml", ("ra-enhanced", {"attributes_per_record": 2, "seed": 2**62 + 1})),
         ("events-cbmsa.toml", None), ("events-cbmsa.toml", ("cbmsa-baseline", {"k": 5, "c": 0.7, "seed": 1,
                                                                               "highly_sensitive": ["HIV"]})),

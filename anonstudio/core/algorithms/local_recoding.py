@@ -51,6 +51,8 @@ MAX_TRANSFORMATIONS = 1_000_000
 #: rounds of pairwise re-splitting at most, and the partners tried per class in a round
 MAX_ROUNDS = 8
 PARTNERS = 2
+#: a round that lowers the loss by less than this share of what the rounds before it saved is the last
+MIN_ROUND_GAIN = 0.02
 #: seconds of kernel work between two progress reports (a cancel is honoured at the next report)
 _REPORT_EVERY = 0.1
 
@@ -202,19 +204,30 @@ class LocalRecoding(GeneralizingMethod):
                                   costs.node_cost, sens, class_sens, n_sens if log_l > 0 else 0, log_l, True)
         # pairs of classes whose union costs least re-split together, while that lowers the cost
         scratch = np.full(n, -1, dtype=np.int64)
-        attr_lo = np.asarray(packed.offsets[:-1], dtype=np.int64)
-        attr_hi = np.asarray(packed.offsets[1:], dtype=np.int64)
+        node_rank = depth_first_ranks(packed.node_anc, packed.node_level)
         dirty = np.ones(max(n, 1), dtype=np.bool_)
-        pairs_resplit, rounds = 0, 0
+        reach = np.full(max(n, 1), np.inf)
+        pairs_resplit, rounds, saved_total = 0, 0, 0.0
         while rounds < MAX_ROUNDS:
-            n_final, done_pairs, _ = resplit_pairs(sub, final, n_final, packed.node_anc, packed.node_level,
-                                                   costs.node_cost, attr_lo, attr_hi, sens, n_sens, k, min_distinct,
-                                                   log_l, fan, PARTNERS, scratch, dirty)
+            n_final, done_pairs, saved = resplit_pairs(sub, final, n_final, packed.node_anc, packed.node_level,
+                                                   costs.node_cost, node_rank, sens, n_sens, k, min_distinct,
+                                                   log_l, fan, PARTNERS, scratch, dirty, reach)
             rounds += 1
             pairs_resplit += done_pairs
             report(progress, 0.85 + 0.1 * rounds / MAX_ROUNDS, f"re-split {pairs_resplit:,} pairs of classes")
-            if not done_pairs:
+            saved_total += saved
+            if not done_pairs or saved < MIN_ROUND_GAIN * saved_total:
                 break
+        # classes that publish the same cells are one class (the re-split makes none; leftovers joining may)
+        merged = 0
+        if n_final:
+            nodes = class_lca(sub, final, n_final, packed.node_anc, packed.node_level)
+            _, first_class, same = np.unique(nodes, axis=0, return_index=True, return_inverse=True)
+            if len(first_class) < n_final:
+                merged = n_final - len(first_class)
+                _, canon = np.unique(first_class[same.ravel()], return_inverse=True)
+                final = np.where(final >= 0, canon.ravel()[np.maximum(final, 0)], -1).astype(np.int64)
+                n_final = len(first_class)
         report(progress, 0.95, "suppression budget")
         spent = self.spend_suppression(data, packed, sub, final, sens, n_sens, limits, costs, missing,
                                        np.concatenate([sens_all[missing], sens[final < 0]]), already=lost)
@@ -224,6 +237,9 @@ class LocalRecoding(GeneralizingMethod):
             f"{n_specialized:,} classes; re-splitting {pairs_resplit:,} pairs of classes together in {rounds} "
             f"round(s) left {n_final:,}",
         ]
+        if merged:
+            notes.append(f"{merged:,} class{'es' if merged != 1 else ''} published the same cells as another and "
+                         "joined it")
         if len(transformations) < lattice - 1:
             notes.append(f"the lattice has {lattice:,} transformations: only the {len(transformations):,} cheapest "
                          "were peeled; the records none of them published joined classes")
@@ -239,6 +255,20 @@ class LocalRecoding(GeneralizingMethod):
                                     "pairs_resplit": pairs_resplit, "leftovers": int(len(leftovers)),
                                     "suppressed_outliers": spent.suppressed, "quality_model": costs.model},
                            notes=notes + costs.notes + spent.notes)
+
+
+def depth_first_ranks(node_anc, node_level) -> np.ndarray:
+    """Each packed node's place in a depth-first walk of its hierarchy (a node before its descendants, the
+    subtrees of one node together): the nodes sorted by their ancestors from the root down."""
+    import numpy as np
+
+    height = node_anc.shape[1]
+    above = np.arange(height)[None, :] >= np.asarray(node_level)[:, None]
+    path = np.where(above, node_anc, -1)  # levels below a node: -1, so it sorts before its descendants
+    order = np.lexsort([path[:, j] for j in range(height)])  # the last key (the root) is the primary one
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(len(order))
+    return ranks
 
 
 def max_fan_out(packed) -> int:

@@ -202,6 +202,9 @@ class LocalRecoding(GeneralizingMethod):
             report(progress, 0.8, f"{len(leftovers):,} records join classes")
             lost = join_leftovers(sub, leftovers, final, nodes, sizes, n_final, packed.node_anc, packed.node_level,
                                   costs.node_cost, sens, class_sens, n_sens if log_l > 0 else 0, log_l, True)
+        # classes that publish the same cells are one class (leftovers joining may make such), before the
+        # re-split (which makes none: it measures each class's discernibility) and after it
+        final, n_final, merged = merge_same_cells(sub, final, n_final, packed)
         # pairs of classes whose union costs least re-split together, while that lowers the cost
         scratch = np.full(n, -1, dtype=np.int64)
         node_rank = depth_first_ranks(packed.node_anc, packed.node_level)
@@ -218,16 +221,8 @@ class LocalRecoding(GeneralizingMethod):
             saved_total += saved
             if not done_pairs or saved < MIN_ROUND_GAIN * saved_total:
                 break
-        # classes that publish the same cells are one class (the re-split makes none; leftovers joining may)
-        merged = 0
-        if n_final:
-            nodes = class_lca(sub, final, n_final, packed.node_anc, packed.node_level)
-            _, first_class, same = np.unique(nodes, axis=0, return_index=True, return_inverse=True)
-            if len(first_class) < n_final:
-                merged = n_final - len(first_class)
-                _, canon = np.unique(first_class[same.ravel()], return_inverse=True)
-                final = np.where(final >= 0, canon.ravel()[np.maximum(final, 0)], -1).astype(np.int64)
-                n_final = len(first_class)
+        final, n_final, merged_after = merge_same_cells(sub, final, n_final, packed)
+        merged += merged_after
         report(progress, 0.95, "suppression budget")
         spent = self.spend_suppression(data, packed, sub, final, sens, n_sens, limits, costs, missing,
                                        np.concatenate([sens_all[missing], sens[final < 0]]), already=lost)
@@ -255,6 +250,24 @@ class LocalRecoding(GeneralizingMethod):
                                     "pairs_resplit": pairs_resplit, "leftovers": int(len(leftovers)),
                                     "suppressed_outliers": spent.suppressed, "quality_model": costs.model},
                            notes=notes + costs.notes + spent.notes)
+
+
+def merge_same_cells(sub: np.ndarray, labels: np.ndarray, n_classes: int, packed) -> tuple[np.ndarray, int, int]:
+    """Classes (``labels`` per record, -1 none) whose records' lowest common ancestors are the same cells joined
+    into one, numbered by their first class. Returns ``(labels, classes, classes merged away)``."""
+    import numpy as np
+
+    from anonstudio.core.kernels._generalize import class_lca
+
+    if not n_classes:
+        return labels, n_classes, 0
+    nodes = class_lca(sub, labels, n_classes, packed.node_anc, packed.node_level)
+    _, first_class, same = np.unique(nodes, axis=0, return_index=True, return_inverse=True)
+    if len(first_class) == n_classes:
+        return labels, n_classes, 0
+    _, canon = np.unique(first_class[same.ravel()], return_inverse=True)
+    out = np.where(labels >= 0, canon.ravel()[np.maximum(labels, 0)], -1).astype(np.int64)
+    return out, len(first_class), n_classes - len(first_class)
 
 
 def depth_first_ranks(node_anc, node_level) -> np.ndarray:

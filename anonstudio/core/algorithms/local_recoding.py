@@ -23,7 +23,13 @@ single transformation, then refines what it publishes:
    relaxed partitioning), until no split keeps every part within the limits.
 3. **Leftovers**: records no transformation below the root published join, one at a time, the class whose cost
    grows least (Byun, Kamra, Bertino & Li, DASFAA 2007), keeping entropy l-diversity when it is asked.
-4. **Suppression budget** (:mod:`anonstudio.core.algorithms._suppression`): within ``max_suppression``, the
+4. **Re-split** (:func:`~anonstudio.core.kernels._local.resplit_pairs`). Classes publishing the same cells are
+   merged; then, in rounds, each class and the overlapping classes whose union with it costs least are
+   specialized anew together, and the parts replace the two only if the loss drops, the discernibility (Σ size²,
+   DM without suppression) does not rise and no part publishes cells another class publishes — so the pass never
+   raises NCP-like loss or DM. Rounds stop when one saves less than ``MIN_ROUND_GAIN`` of what the rounds before
+   it saved, or after ``MAX_ROUNDS``.
+5. **Suppression budget** (:mod:`anonstudio.core.algorithms._suppression`): within ``max_suppression``, the
    outliers whose suppression lowers the loss most are suppressed, as for every generalizing method.
 
 The quality model (``quality``, with ``weights``) sets the cell costs of every step; for the class models (dm,

@@ -13,6 +13,8 @@
   2006). A class splits on an attribute into the children of its lowest common ancestor; children that cannot
   stand alone are pooled at the ancestor, and a pool too small borrows the records cheapest to move from the
   children that have more than they need.
+- :func:`resplit_pairs`: pairs of overlapping classes specialized anew together, the parts kept only if they lower
+  the loss without raising Σ size² or publishing another class's cells.
 - :func:`join_leftovers`: records no class took join, one at a time, the class whose cost grows least (Byun,
   Kamra, Bertino & Li, DASFAA 2007, the last step of greedy k-member clustering).
 

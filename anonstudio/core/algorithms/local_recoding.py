@@ -23,7 +23,13 @@ single transformation, then refines what it publishes:
    relaxed partitioning), until no split keeps every part within the limits.
 3. **Leftovers**: records no transformation below the root published join, one at a time, the class whose cost
    grows least (Byun, Kamra, Bertino & Li, DASFAA 2007), keeping entropy l-diversity when it is asked.
-4. **Suppression budget** (:mod:`anonstudio.core.algorithms._suppression`): within ``max_suppression``, the
+4. **Re-split** (:func:`~anonstudio.core.kernels._local.resplit_pairs`). Classes publishing the same cells are
+   merged; then, in rounds, each class and the overlapping classes whose union with it costs least are
+   specialized anew together, and the parts replace the two only if the loss drops, the discernibility (Σ size²,
+   DM without suppression) does not rise and no part publishes cells another class publishes — so the pass never
+   raises NCP-like loss or DM. Rounds stop when one saves less than ``MIN_ROUND_GAIN`` of what the rounds before
+   it saved, or after ``MAX_ROUNDS``.
+5. **Suppression budget** (:mod:`anonstudio.core.algorithms._suppression`): within ``max_suppression``, the
    outliers whose suppression lowers the loss most are suppressed, as for every generalizing method.
 
 The quality model (``quality``, with ``weights``) sets the cell costs of every step; for the class models (dm,
@@ -51,6 +57,8 @@ MAX_TRANSFORMATIONS = 1_000_000
 #: rounds of pairwise re-splitting at most, and the partners tried per class in a round
 MAX_ROUNDS = 8
 PARTNERS = 2
+#: a round that lowers the loss by less than this share of what the rounds before it saved is the last
+MIN_ROUND_GAIN = 0.02
 #: seconds of kernel work between two progress reports (a cancel is honoured at the next report)
 _REPORT_EVERY = 0.1
 
@@ -200,21 +208,27 @@ class LocalRecoding(GeneralizingMethod):
             report(progress, 0.8, f"{len(leftovers):,} records join classes")
             lost = join_leftovers(sub, leftovers, final, nodes, sizes, n_final, packed.node_anc, packed.node_level,
                                   costs.node_cost, sens, class_sens, n_sens if log_l > 0 else 0, log_l, True)
+        # classes that publish the same cells are one class (leftovers joining may make such), before the
+        # re-split (which makes none: it measures each class's discernibility) and after it
+        final, n_final, merged = merge_same_cells(sub, final, n_final, packed)
         # pairs of classes whose union costs least re-split together, while that lowers the cost
         scratch = np.full(n, -1, dtype=np.int64)
-        attr_lo = np.asarray(packed.offsets[:-1], dtype=np.int64)
-        attr_hi = np.asarray(packed.offsets[1:], dtype=np.int64)
+        node_rank = depth_first_ranks(packed.node_anc, packed.node_level)
         dirty = np.ones(max(n, 1), dtype=np.bool_)
-        pairs_resplit, rounds = 0, 0
+        reach = np.full(max(n, 1), np.inf)
+        pairs_resplit, rounds, saved_total = 0, 0, 0.0
         while rounds < MAX_ROUNDS:
-            n_final, done_pairs, _ = resplit_pairs(sub, final, n_final, packed.node_anc, packed.node_level,
-                                                   costs.node_cost, attr_lo, attr_hi, sens, n_sens, k, min_distinct,
-                                                   log_l, fan, PARTNERS, scratch, dirty)
+            n_final, done_pairs, saved = resplit_pairs(sub, final, n_final, packed.node_anc, packed.node_level,
+                                                   costs.node_cost, node_rank, sens, n_sens, k, min_distinct,
+                                                   log_l, fan, PARTNERS, scratch, dirty, reach)
             rounds += 1
             pairs_resplit += done_pairs
             report(progress, 0.85 + 0.1 * rounds / MAX_ROUNDS, f"re-split {pairs_resplit:,} pairs of classes")
-            if not done_pairs:
+            saved_total += saved
+            if not done_pairs or saved < MIN_ROUND_GAIN * saved_total:
                 break
+        final, n_final, merged_after = merge_same_cells(sub, final, n_final, packed)
+        merged += merged_after
         report(progress, 0.95, "suppression budget")
         spent = self.spend_suppression(data, packed, sub, final, sens, n_sens, limits, costs, missing,
                                        np.concatenate([sens_all[missing], sens[final < 0]]), already=lost)
@@ -224,6 +238,9 @@ class LocalRecoding(GeneralizingMethod):
             f"{n_specialized:,} classes; re-splitting {pairs_resplit:,} pairs of classes together in {rounds} "
             f"round(s) left {n_final:,}",
         ]
+        if merged:
+            notes.append(f"{merged:,} class{'es' if merged != 1 else ''} published the same cells as another and "
+                         "joined it")
         if len(transformations) < lattice - 1:
             notes.append(f"the lattice has {lattice:,} transformations: only the {len(transformations):,} cheapest "
                          "were peeled; the records none of them published joined classes")
@@ -239,6 +256,38 @@ class LocalRecoding(GeneralizingMethod):
                                     "pairs_resplit": pairs_resplit, "leftovers": int(len(leftovers)),
                                     "suppressed_outliers": spent.suppressed, "quality_model": costs.model},
                            notes=notes + costs.notes + spent.notes)
+
+
+def merge_same_cells(sub: np.ndarray, labels: np.ndarray, n_classes: int, packed) -> tuple[np.ndarray, int, int]:
+    """Classes (``labels`` per record, -1 none) whose records' lowest common ancestors are the same cells joined
+    into one, numbered by their first class. Returns ``(labels, classes, classes merged away)``."""
+    import numpy as np
+
+    from anonstudio.core.kernels._generalize import class_lca
+
+    if not n_classes:
+        return labels, n_classes, 0
+    nodes = class_lca(sub, labels, n_classes, packed.node_anc, packed.node_level)
+    _, first_class, same = np.unique(nodes, axis=0, return_index=True, return_inverse=True)
+    if len(first_class) == n_classes:
+        return labels, n_classes, 0
+    _, canon = np.unique(first_class[same.ravel()], return_inverse=True)
+    out = np.where(labels >= 0, canon.ravel()[np.maximum(labels, 0)], -1).astype(np.int64)
+    return out, len(first_class), n_classes - len(first_class)
+
+
+def depth_first_ranks(node_anc, node_level) -> np.ndarray:
+    """Each packed node's place in a depth-first walk of its hierarchy (a node before its descendants, the
+    subtrees of one node together): the nodes sorted by their ancestors from the root down."""
+    import numpy as np
+
+    height = node_anc.shape[1]
+    above = np.arange(height)[None, :] >= np.asarray(node_level)[:, None]
+    path = np.where(above, node_anc, -1)  # levels below a node: -1, so it sorts before its descendants
+    order = np.lexsort([path[:, j] for j in range(height)])  # the last key (the root) is the primary one
+    ranks = np.empty(len(order), dtype=np.int64)
+    ranks[order] = np.arange(len(order))
+    return ranks
 
 
 def max_fan_out(packed) -> int:

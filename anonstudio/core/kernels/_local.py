@@ -13,6 +13,8 @@
   2006). A class splits on an attribute into the children of its lowest common ancestor; children that cannot
   stand alone are pooled at the ancestor, and a pool too small borrows the records cheapest to move from the
   children that have more than they need.
+- :func:`resplit_pairs`: pairs of overlapping classes specialized anew together, the parts kept only if they lower
+  the loss without raising Σ size² or publishing another class's cells.
 - :func:`join_leftovers`: records no class took join, one at a time, the class whose cost grows least (Byun,
   Kamra, Bertino & Li, DASFAA 2007, the last step of greedy k-member clustering).
 
@@ -27,7 +29,10 @@ from __future__ import annotations
 import numpy as np
 
 from anonstudio.core.kernels._generalize import lca_node
-from anonstudio.core.kernels._jit import njit
+from numba import types
+from numba.typed import Dict
+
+from anonstudio.core.kernels._jit import njit, prange
 
 
 @njit(cache=True, nogil=True)
@@ -189,28 +194,6 @@ def peel(tuple_leaf, tuple_count, tuple_sens, node_anc, transformations, k, n_se
 # ---------------------------------------------------------------------------------------------------------
 # relaxed top-down specialization
 @njit(cache=True, nogil=True)
-def _part_cost(leaf, perm, s, e, part, p, node_anc, node_level, node_cost, g):
-    """Records of ``perm[s:e]`` in part ``p`` (``part`` indexed from ``s``): count and cost at their LCA."""
-    d = leaf.shape[1]
-    m = 0
-    for t in range(s, e):
-        if part[t - s] != p:
-            continue
-        r = perm[t]
-        if m == 0:
-            for b in range(d):
-                g[b] = leaf[r, b]
-        else:
-            for b in range(d):
-                g[b] = lca_node(g[b], leaf[r, b], node_anc, node_level)
-        m += 1
-    c = 0.0
-    for b in range(d):
-        c += node_cost[g[b]]
-    return m, m * c
-
-
-@njit(cache=True, nogil=True)
 def _part_diverse(sens, perm, s, e, part, p, counts, buf, min_distinct, log_l):
     m = 0
     for t in range(s, e):
@@ -222,7 +205,7 @@ def _part_diverse(sens, perm, s, e, part, p, counts, buf, min_distinct, log_l):
 
 @njit(cache=True, nogil=True)
 def _split(leaf, perm, s, e, a, lev, node_anc, node_level, node_cost, sens, k, min_distinct, log_l, slot_of,
-           child, cnt, part, key, cand, counts, buf, g):
+           child, cnt, part, key, cand, counts, buf, g, gp, pc):
     """Split records ``perm[s:e]`` on attribute ``a`` into the children (at level ``lev``) of their LCA: a child
     with enough records (and diverse) is a part of its own, the others are pooled, and a pool too small takes,
     from children with records to spare, those that widen it least (relaxed partitioning). ``part[t - s]``
@@ -302,16 +285,29 @@ def _split(leaf, perm, s, e, a, lev, node_anc, node_level, node_cost, sens, k, m
             parts += 1
     if parts < 2:
         return 0, 0.0, 0.0
+    # every part's LCA in one pass over the records (``gp[p]``, ``pc[p]`` records)
+    for p in range(ns + 1):
+        pc[p] = 0
+    for t in range(s, e):
+        p = part[t - s]
+        r = perm[t]
+        if pc[p] == 0:
+            for b in range(d):
+                gp[p, b] = leaf[r, b]
+        else:
+            for b in range(d):
+                gp[p, b] = lca_node(gp[p, b], leaf[r, b], node_anc, node_level)
+        pc[p] += 1
     cost = 0.0
     sq = 0.0
     for p in range(ns + 1):
-        if p < ns and cnt[p] == 0:
+        if pc[p] == 0:
             continue
-        if p == ns and pooled == 0:
-            continue
-        m, c = _part_cost(leaf, perm, s, e, part, p, node_anc, node_level, node_cost, g)
-        cost += c
-        sq += float(m) * m
+        c = 0.0
+        for b in range(d):
+            c += node_cost[gp[p, b]]
+        cost += pc[p] * c
+        sq += float(pc[p]) * pc[p]
     return parts, cost, sq
 
 
@@ -322,32 +318,41 @@ def specialize(leaf, perm, seg_start, seg_end, node_anc, node_level, node_cost, 
     the split of least cost (ties: the smaller Σ size², then the first attribute), until no split keeps every
     part within the limits. ``labels[r]`` receives the final class of every record of the segments; ``perm`` is
     reordered within each segment. Returns the number of classes."""
-    d = leaf.shape[1]
-    nn = node_level.shape[0]
     longest = 1
     total = 0
     for i in range(len(seg_start)):
         longest = max(longest, seg_end[i] - seg_start[i])
         total += seg_end[i] - seg_start[i]
-    stack_s = np.empty(total + len(seg_start) + 1, dtype=np.int64)
-    stack_e = np.empty(total + len(seg_start) + 1, dtype=np.int64)
+    ws = _workspace(leaf.shape[1], node_level.shape[0], n_sens, max_fan, longest, total + len(seg_start) + 1)
+    return _specialize(leaf, perm, seg_start, seg_end, node_anc, node_level, node_cost, sens, k, min_distinct, log_l,
+                       max_fan, labels, ws)
+
+
+@njit(cache=True, nogil=True)
+def _workspace(d, nn, n_sens, max_fan, longest, stack):
+    """Scratch arrays of :func:`_specialize` for segments of at most ``longest`` records (``stack``: segments
+    pending at most), allocated once per caller."""
+    return (np.empty(stack, dtype=np.int64), np.empty(stack, dtype=np.int64), np.full(nn, -1, dtype=np.int64),
+            np.empty(max_fan + 1, dtype=np.int64), np.zeros(max_fan + 1, dtype=np.int64),
+            np.empty(longest, dtype=np.int64), np.empty(longest), np.empty(longest, dtype=np.int64),
+            np.zeros(max(n_sens, 1), dtype=np.int64), np.empty(longest, dtype=np.int64), np.empty(d, dtype=np.int32),
+            np.empty(d, dtype=np.int32), np.empty(longest, dtype=np.int64), np.zeros(max_fan + 3, dtype=np.int64),
+            np.empty((max_fan + 2, d), dtype=np.int32), np.zeros(max_fan + 2, dtype=np.int64),
+            np.empty(longest, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _specialize(leaf, perm, seg_start, seg_end, node_anc, node_level, node_cost, sens, k, min_distinct, log_l,
+                max_fan, labels, ws):
+    """:func:`specialize` with the scratch arrays ``ws`` of :func:`_workspace`."""
+    d = leaf.shape[1]
+    (stack_s, stack_e, slot_of, child, cnt, part, key, cand, counts, buf, g, lca, tmp, pstart, gp, pc,
+     best_part) = ws
     top = 0
     for i in range(len(seg_start) - 1, -1, -1):
         stack_s[top] = seg_start[i]
         stack_e[top] = seg_end[i]
         top += 1
-    slot_of = np.full(nn, -1, dtype=np.int64)
-    child = np.empty(max_fan + 1, dtype=np.int64)
-    cnt = np.zeros(max_fan + 1, dtype=np.int64)
-    part = np.empty(longest, dtype=np.int64)
-    key = np.empty(longest)
-    cand = np.empty(longest, dtype=np.int64)
-    counts = np.zeros(max(n_sens, 1), dtype=np.int64)
-    buf = np.empty(longest, dtype=np.int64)
-    g = np.empty(d, dtype=np.int32)
-    lca = np.empty(d, dtype=np.int32)
-    tmp = np.empty(longest, dtype=np.int64)
-    pstart = np.zeros(max_fan + 3, dtype=np.int64)
     n_classes = 0
     while top > 0:
         top -= 1
@@ -367,26 +372,26 @@ def specialize(leaf, perm, seg_start, seg_end, node_anc, node_level, node_cost, 
                 if lev == 0:
                     continue
                 parts, cost, sq = _split(leaf, perm, s, e, a, lev - 1, node_anc, node_level, node_cost, sens, k,
-                                         min_distinct, log_l, slot_of, child, cnt, part, key, cand, counts, buf, g)
+                                         min_distinct, log_l, slot_of, child, cnt, part, key, cand, counts, buf, g,
+                                         gp, pc)
                 if parts < 2:
                     continue
                 if cost < best_cost - 1e-9 or (cost <= best_cost + 1e-9 and sq < best_sq):
                     best = a
                     best_cost = cost
                     best_sq = sq
+                    for t in range(e - s):
+                        best_part[t] = part[t]
         if best < 0:
             for t in range(s, e):
                 labels[perm[t]] = n_classes
             n_classes += 1
             continue
-        lev = node_level[lca[best]]
-        _split(leaf, perm, s, e, best, lev - 1, node_anc, node_level, node_cost, sens, k, min_distinct, log_l,
-               slot_of, child, cnt, part, key, cand, counts, buf, g)
         # order the segment by part (a stable counting sort) and push the parts
         parts_n = max_fan + 2
         pstart[: parts_n + 1] = 0
         for t in range(s, e):
-            pstart[part[t - s] + 1] += 1
+            pstart[best_part[t - s] + 1] += 1
         for p in range(parts_n):
             pstart[p + 1] += pstart[p]
         for p in range(parts_n - 1, -1, -1):
@@ -395,7 +400,7 @@ def specialize(leaf, perm, seg_start, seg_end, node_anc, node_level, node_cost, 
                 stack_e[top] = s + pstart[p + 1]
                 top += 1
         for t in range(s, e):
-            p = part[t - s]
+            p = best_part[t - s]
             tmp[pstart[p]] = perm[t]
             pstart[p] += 1
         for t in range(s, e):
@@ -474,19 +479,36 @@ def _stays_diverse(class_sens, c, v, n_sens, log_l):
 
 # ---------------------------------------------------------------------------------------------------------
 # pairwise re-splitting
+#: cheapest unions kept per class beyond the partners tried (for the classes touched before its turn)
+LIST_SPARE = 4
+#: changed classes x classes x attributes up to which a changed class weighs every class as a partner; beyond, the
+#: WINDOW classes either side of it in each attribute's order (:func:`window_orders`)
+EXACT_WORK = 8_000_000
+WINDOW = 8
+
+
 @njit(cache=True, nogil=True)
-def resplit_pairs(leaf, labels, n_classes, node_anc, node_level, node_cost, attr_lo, attr_hi, sens, n_sens, k,
-                  min_distinct, log_l, max_fan, partners, scratch, dirty):
+def resplit_pairs(leaf, labels, n_classes, node_anc, node_level, node_cost, node_rank, sens, n_sens, k,
+                  min_distinct, log_l, max_fan, partners, scratch, dirty, reach):
     """One round of pairwise re-splitting: for every class ``A`` (in order) not touched yet this round, the
     ``partners`` classes ``B`` whose union with ``A`` costs least more than the two apart are tried in turn: the
     records of ``A ∪ B`` are specialized top-down anew (:func:`specialize`) and, if the parts cost less than
-    ``A`` and ``B``, replace them (the first part keeps ``A``'s id, the second ``B``'s, the others get new ids).
-    Both are then left alone until the next round. ``labels[r]``: class of record ``r`` (-1: none; updated);
-    ``attr_lo``/``attr_hi``: each attribute's packed node range (the union's cost is looked up in a table built
-    per class); ``scratch``: an int64 array of ``len(labels)``. ``dirty[c]``: class ``c`` changed since it was
-    last tried (every class, the first round): a pair of two classes that did not is not tried again (it was,
-    and failed); on return it marks the classes this round made. Returns ``(classes, pairs re-split, cost
-    saved)``."""
+    ``A`` and ``B`` and their discernibility (Σ size²) is not larger, replace them (the first part keeps ``A``'s
+    id, the second ``B``'s, the others get new ids). Both are then left alone until the next round. So a round
+    never raises the loss or the discernibility of the classes (the privacy limits hold: every part meets them).
+
+    Partners: only classes whose cells overlap ``A``'s (on every attribute one class's node is an ancestor of
+    the other's, or equal), since two classes apart on an attribute split apart again; among them every class
+    while ``changed classes · classes · attributes <= EXACT_WORK``, beyond that the classes near ``A`` in each attribute's order
+    (:func:`window_orders`, ``node_rank``: a node's depth-first place). The cheapest unions of every class are
+    listed at the round's start in parallel (:func:`_partner_lists`).
+
+    ``labels[r]``: class of record ``r`` (-1: none; updated); ``scratch``: an int64 array of ``len(labels)``.
+    ``dirty[c]``: class ``c`` changed since it was last tried (every class, the first round); on return it marks
+    the classes this round made. A class that did not change tries only the classes that did, and only those
+    whose union with it costs no more than its ``partners``-th cheapest union the last time it looked at every
+    class (``reach[c]``, kept between rounds; its other pairs were tried and failed). Returns ``(classes, pairs
+    re-split, cost saved)``."""
     n, d = leaf.shape
     size = np.zeros(n_classes, dtype=np.int64)
     nodes = np.empty((n_classes, d), dtype=np.int32)
@@ -524,48 +546,60 @@ def resplit_pairs(leaf, labels, n_classes, node_anc, node_level, node_cost, attr
     was_dirty = dirty[:n_classes].copy()
     dirty[:] = False
     changed = np.flatnonzero(was_dirty)
-    delta = np.empty(n_classes)
-    tbl = np.empty(node_cost.shape[0])
     best = np.empty(max(partners, 1), dtype=np.int64)
     seg_s = np.zeros(1, dtype=np.int64)
     seg_e = np.zeros(1, dtype=np.int64)
     perm = np.empty(n, dtype=np.int64)
+    longest = 1
+    for c in range(n_classes):
+        longest = max(longest, size[c])
+    ws = _workspace(d, node_level.shape[0], n_sens, max_fan, 2 * longest, 2 * longest + 2)
+    part_nodes = np.empty((2 * longest, d), dtype=np.int32)
+    part_size = np.zeros(2 * longest, dtype=np.int64)
     total = n_classes
     done = 0
     saved = 0.0
+    # the published tuple of every class, by its hash (the first class of a tuple; see _clashes)
+    registry = Dict.empty(key_type=types.int64, value_type=types.int64)
+    for c in range(n_classes):
+        if size[c] > 0:
+            h = _hash(nodes[c], d)
+            if h not in registry:
+                registry[h] = c
+    # every class's cheapest unions at the round's start (in parallel); a class whose list runs out of untouched
+    # classes before it has its ``partners`` looks again over every class (the same choice, later)
+    n_list = partners + LIST_SPARE
+    lists = np.full((n_classes, n_list), -1, dtype=np.int64)
+    lists_delta = np.full((n_classes, n_list), np.inf)
+    window = 0 if len(changed) * n_classes * d <= EXACT_WORK else WINDOW
+    if window > 0:
+        orders, ranks = window_orders(nodes, node_rank)
+    else:
+        orders = np.zeros((0, 0), dtype=np.int64)
+        ranks = np.zeros((0, 0), dtype=np.int64)
+    _partner_lists(nodes, size, cost, node_anc, node_level, node_cost, was_dirty, changed, orders, ranks, window,
+                   touched, lists, lists_delta)
+    for a_cls in range(n_classes):
+        if was_dirty[a_cls]:
+            reach[a_cls] = lists_delta[a_cls, partners - 1] if partners > 0 else -np.inf
+    list_delta = np.empty(max(partners, 1))
     for a_cls in range(n_classes):
         if touched[a_cls] or size[a_cls] == 0:
             continue
-        for b in range(d):
-            x = nodes[a_cls, b]
-            for y in range(attr_lo[b], attr_hi[b]):
-                tbl[y] = node_cost[lca_node(x, y, node_anc, node_level)]
-        # a class that did not change tries only the classes that did (its other pairs were tried and failed)
-        delta[:] = np.inf
-        n_cand = n_classes if was_dirty[a_cls] else len(changed)
-        for i in range(n_cand):
-            c = i if was_dirty[a_cls] else changed[i]
-            if c == a_cls or touched[c] or size[c] == 0:
-                continue
-            u = 0.0
-            for b in range(d):
-                u += tbl[nodes[c, b]]
-            delta[c] = (size[a_cls] + size[c]) * u - size[a_cls] * cost[a_cls] - size[c] * cost[c]
-        # the ``partners`` cheapest unions (ties: the lower class)
         found = 0
-        for j in range(partners):
-            pick = -1
-            for i in range(n_cand):
-                c = i if was_dirty[a_cls] else changed[i]
-                if delta[c] == np.inf:
-                    continue
-                if pick < 0 or delta[c] < delta[pick]:
-                    pick = c
-            if pick < 0:
+        for j in range(n_list):
+            c = lists[a_cls, j]
+            if c < 0 or found == partners or (not was_dirty[a_cls] and lists_delta[a_cls, j] > reach[a_cls]):
                 break
-            best[found] = pick
-            found += 1
-            delta[pick] = np.inf
+            if not touched[c]:
+                best[found] = c
+                found += 1
+        if found < partners and lists[a_cls, n_list - 1] >= 0 and (
+                was_dirty[a_cls] or lists_delta[a_cls, n_list - 1] <= reach[a_cls]):
+            found = _cheapest_unions(a_cls, nodes, size, cost, node_anc, node_level, node_cost, was_dirty[a_cls],
+                                     changed, orders, ranks, window, touched, best, list_delta)
+            while found > 0 and not was_dirty[a_cls] and list_delta[found - 1] > reach[a_cls]:
+                found -= 1
         for j in range(found):
             b_cls = best[j]
             m = 0
@@ -577,21 +611,32 @@ def resplit_pairs(leaf, labels, n_classes, node_anc, node_level, node_cost, attr
                 m += 1
             seg_s[0] = 0
             seg_e[0] = m
-            parts = specialize(leaf, perm[:m], seg_s, seg_e, node_anc, node_level, node_cost, sens, n_sens, k,
-                               min_distinct, log_l, max_fan, scratch)
+            parts = _specialize(leaf, perm[:m], seg_s, seg_e, node_anc, node_level, node_cost, sens, k,
+                                min_distinct, log_l, max_fan, scratch, ws)
             if parts < 2:
                 continue
             # cost of the parts (``scratch`` holds each record's part)
-            new_cost = 0.0
-            for p in range(parts):
-                cnt_p = 0
-                for t in range(m):
-                    if scratch[perm[t]] == p:
-                        cnt_p += 1
-                new_cost += cnt_p * _lca_cost(leaf, perm, m, scratch, p, node_anc, node_level, node_cost)
+            new_cost = _parts_cost(leaf, perm, m, scratch, parts, node_anc, node_level, node_cost, part_nodes,
+                                   part_size)
             old_cost = size[a_cls] * cost[a_cls] + size[b_cls] * cost[b_cls]
             if new_cost >= old_cost - 1e-9:
                 continue
+            # and never a larger discernibility (DM: Σ class size²) than the two classes had
+            dm = 0
+            for p in range(parts):
+                dm += part_size[p] * part_size[p]
+            if dm > size[a_cls] * size[a_cls] + size[b_cls] * size[b_cls]:
+                continue
+            # and no part published as another class is (or as another part): the classes stay the distinct
+            # published tuples, so Σ size² is the release's discernibility
+            if _clashes(part_nodes, parts, registry, a_cls, b_cls):
+                continue
+            for c in (a_cls, b_cls):
+                h = _hash(nodes[c], d)
+                if h in registry and registry[h] == c:
+                    del registry[h]
+            for p in range(parts):
+                registry[_hash(part_nodes[p], d)] = a_cls if p == 0 else (b_cls if p == 1 else total + p - 2)
             saved += old_cost - new_cost
             done += 1
             for t in range(m):
@@ -610,19 +655,158 @@ def resplit_pairs(leaf, labels, n_classes, node_anc, node_level, node_cost, attr
 
 
 @njit(cache=True, nogil=True)
-def _lca_cost(leaf, perm, m, part_of, p, node_anc, node_level, node_cost):
-    """Cost of one cell set: the LCAs of the records ``perm[:m]`` with ``part_of[r] == p``, summed over attributes."""
+def _clashes(part_nodes, parts, registry, a_cls, b_cls):
+    """Whether a part's cells (rows of ``part_nodes``) equal another part's, or (by hash: a collision counts as a
+    clash) a class's other than ``a_cls`` and ``b_cls`` (``registry``: tuple hash -> class)."""
+    d = part_nodes.shape[1]
+    for p in range(parts):
+        h = _hash(part_nodes[p], d)
+        if h in registry:
+            c = registry[h]
+            if c != a_cls and c != b_cls:
+                return True
+        for q in range(p):
+            same = True
+            for b in range(d):
+                if part_nodes[p, b] != part_nodes[q, b]:
+                    same = False
+                    break
+            if same:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _cheapest_unions(a_cls, nodes, size, cost, node_anc, node_level, node_cost, a_dirty, changed, orders, ranks,
+                     window, touched, out, out_delta):
+    """The ``len(out)`` classes whose union with ``a_cls`` costs least more than the two apart, cheapest first
+    (ties: the lower class), into ``out``; returns how many were found. A class that did not change (``a_dirty``
+    false) looks only at the ``changed`` classes (its other pairs were tried and failed); one that did looks at
+    every class (``window`` 0) or at the ``window`` classes either side of it in each of the ``orders`` (rows:
+    the classes sorted with one attribute last, see :func:`window_orders`; ``ranks``: each class's place in
+    them). Classes ``touched``, empty or ``a_cls`` itself are left out."""
+    d = nodes.shape[1]
+    n_classes = nodes.shape[0]
+    want = len(out)
+    found = 0
+    sa = size[a_cls]
+    ca = sa * cost[a_cls]
+    if not a_dirty:
+        n_cand = len(changed)
+    elif window <= 0:
+        n_cand = n_classes
+    else:
+        n_cand = d * (2 * window + 1)
+    for i in range(n_cand):
+        if not a_dirty:
+            c = changed[i]
+        elif window <= 0:
+            c = i
+        else:
+            o = i // (2 * window + 1)
+            j = ranks[o, a_cls] - window + i % (2 * window + 1)
+            if j < 0 or j >= n_classes:
+                continue
+            c = orders[o, j]
+        if c == a_cls or touched[c] or size[c] == 0:
+            continue
+        u = 0.0
+        apart = False
+        for b in range(d):
+            x = lca_node(nodes[a_cls, b], nodes[c, b], node_anc, node_level)
+            if x != nodes[a_cls, b] and x != nodes[c, b]:
+                apart = True
+                break
+            u += node_cost[x]
+        if apart:
+            continue
+        v = (sa + size[c]) * u - ca - size[c] * cost[c]
+        if found == want and v >= out_delta[found - 1]:
+            continue
+        if window > 0:  # the orders meet the same class more than once
+            seen = False
+            for j in range(found):
+                if out[j] == c:
+                    seen = True
+                    break
+            if seen:
+                continue
+        pos = found if found < want else want - 1
+        while pos > 0 and (out_delta[pos - 1] > v or (out_delta[pos - 1] == v and out[pos - 1] > c)):
+            if pos < want:
+                out[pos] = out[pos - 1]
+                out_delta[pos] = out_delta[pos - 1]
+            pos -= 1
+        out[pos] = c
+        out_delta[pos] = v
+        if found < want:
+            found += 1
+    return found
+
+
+@njit(cache=True, nogil=True)
+def window_orders(nodes, node_rank):
+    """For each attribute ``b``, the classes (rows of ``nodes``) sorted by their nodes' ranks (``node_rank``: a
+    node's place in a depth-first walk of its hierarchy) on the other attributes in turn, then on ``b``: classes
+    that differ on ``b`` alone, or on the last attributes, are neighbours. Returns ``(orders, ranks)``, int64
+    ``[d, classes]``: ``orders[b]`` the sorted classes, ``ranks[b, c]`` the place of class ``c``."""
+    n, d = nodes.shape
+    orders = np.empty((d, n), dtype=np.int64)
+    ranks = np.empty((d, n), dtype=np.int64)
+    key = np.empty(n, dtype=np.int64)
+    for b in range(d):
+        order = np.arange(n)
+        # least significant key first, each sort stable: b, then the others from the last to the first
+        for step in range(d):
+            a = b if step == 0 else (d - step if d - step > b else d - step - 1)
+            for i in range(n):
+                key[i] = node_rank[nodes[order[i], a]]
+            order = order[np.argsort(key, kind="mergesort")]
+        orders[b] = order
+        for i in range(n):
+            ranks[b, order[i]] = i
+    return orders, ranks
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _partner_lists(nodes, size, cost, node_anc, node_level, node_cost, was_dirty, changed, orders, ranks, window,
+                   touched, lists, lists_delta):
+    """:func:`_cheapest_unions` of every non-empty class into its row of ``lists`` (-1: fewer found), in
+    parallel."""
+    n_classes = nodes.shape[0]
+    width = lists.shape[1]
+    for a_cls in prange(n_classes):
+        if size[a_cls] == 0:
+            continue
+        out = np.empty(width, dtype=np.int64)
+        out_delta = np.empty(width)
+        found = _cheapest_unions(a_cls, nodes, size, cost, node_anc, node_level, node_cost, was_dirty[a_cls], changed,
+                                 orders, ranks, window, touched, out, out_delta)
+        for j in range(found):
+            lists[a_cls, j] = out[j]
+            lists_delta[a_cls, j] = out_delta[j]
+
+
+@njit(cache=True, nogil=True)
+def _parts_cost(leaf, perm, m, part_of, parts, node_anc, node_level, node_cost, nodes, size):
+    """Cost of the parts ``0..parts-1`` of the records ``perm[:m]`` (``part_of[r]``: record ``r``'s part), each
+    part's size times the cost of its LCAs, in one pass (``nodes``, ``size``: scratch of ``parts`` rows)."""
     d = leaf.shape[1]
-    g = np.empty(d, dtype=np.int32)
-    first = True
+    size[:parts] = 0
     for t in range(m):
         r = perm[t]
-        if part_of[r] != p:
-            continue
+        p = part_of[r]
+        if size[p] == 0:
+            for b in range(d):
+                nodes[p, b] = leaf[r, b]
+        else:
+            for b in range(d):
+                nodes[p, b] = lca_node(nodes[p, b], leaf[r, b], node_anc, node_level)
+        size[p] += 1
+    total = 0.0
+    for p in range(parts):
+        c = 0.0
         for b in range(d):
-            g[b] = leaf[r, b] if first else lca_node(g[b], leaf[r, b], node_anc, node_level)
-        first = False
-    c = 0.0
-    for b in range(d):
-        c += node_cost[g[b]]
-    return c
+            c += node_cost[nodes[p, b]]
+        total += size[p] * c
+    return total

@@ -15,7 +15,9 @@ quasi-identifying:
    classes our verifier names (and, at a limit of 0 %, whether ARX finds the release anonymous at all). k-map and
    δ-presence are compared on a sample of Adult (every other row) generalized to the levels global recoding chose
    for it (k = 2 + k-map k = 10), nothing suppressed, against the whole of Adult as the population: ARX gets Adult,
-   the sample as its research subset and those hierarchy levels.
+   the sample as its research subset and those hierarchy levels. k-map with an estimator (no population table) is
+   compared on the two releases, ARX given the same population size and estimator (its ``KMap`` with a
+   ``CellSizeEstimator``); the line shows the k' ARX derived.
 
     PYTHONPATH=. python tests/benchmarks/bench_privacy_models.py [--no-arx]
 """
@@ -50,7 +52,7 @@ SENSITIVE = "occupation"
 QIS = ["age", "workclass", "education", "marital-status", "race", "sex", "native-country", "salary-class"]
 K = 5
 
-#: (our model name, parameters, ARX model for the driver, p1, p2)
+#: (our model name, parameters, ARX model for the driver, p1, p2[, the driver's other arguments])
 MODELS = [
     ("recursive-cl-diversity", {"c": 3.0, "l": 3}, "recursive-cl-diversity", 3.0, 3),
     ("t-closeness", {"t": 0.2, "distance": "equal"}, "t-equal", 0.2, 0),
@@ -62,6 +64,12 @@ MODELS = [
     ("alpha-k-anonymity", {"alpha": 0.5, "k": 5}, None, 0, 0),
     ("average-risk", {"threshold": 0.1}, "average-risk", 0.1, 0),
     ("sample-uniqueness", {"threshold": 0.0}, "sample-uniqueness", 0.0, 0),
+    # k-map without a population table: ARX's KMap with a CellSizeEstimator and a population of that size
+    ("k-map", {"k": 10, "estimator": "poisson"}, "k-map-poisson", 10, 0.01, {"population": 317_238_626}),
+    ("k-map", {"k": 30, "estimator": "poisson", "significance": 0.1, "population_size": 301_620}, "k-map-poisson",
+     30, 0.1, {"population": 301_620}),
+    ("k-map", {"k": 30, "estimator": "zero-truncated-poisson", "significance": 0.1, "population_size": 301_620},
+     "k-map-zero-truncated-poisson", 30, 0.1, {"population": 301_620}),
 ]
 
 
@@ -180,23 +188,25 @@ def main() -> None:
             files[label] = Path(tmp) / f"{label.replace(' ', '_')}.csv"
             frame.to_csv(files[label], sep=";", index=False)
         agree = total = 0
-        for name, params, model, p1, p2 in MODELS:
+        for name, params, model, p1, p2, *more in MODELS:
+            extra = more[0] if more else {}
             if model is None:
                 print(f"   {name:24s} ARX has no such model")
                 continue
             for i, (label, path) in enumerate(files.items()):
                 mine = verdicts[(name, str(params))][i]
-                per_class = arx(java, path, model, p1, p2, 1.0)
-                whole = arx(java, path, model, p1, p2, 0.0)
+                per_class = arx(java, path, model, p1, p2, 1.0, **extra)
+                whole = arx(java, path, model, p1, p2, 0.0, **extra)
                 if "error" in per_class or "error" in whole:
                     print(f"   {name:24s} {label}: ARX failed: {per_class.get('error') or whole.get('error')}")
                     continue
                 same = whole["anonymous"] == mine["passed"] and per_class["outliers"] == mine["failing_records"]
                 agree += same
                 total += 1
+                derived = f" (ARX's k' = {per_class['derived_k']})" if "derived_k" in per_class else ""
                 print(f"   {name:24s} {json.dumps(params):45s} {label:20s} ours {'pass' if mine['passed'] else 'FAIL'} "
                       f"{mine['failing_records']:6,} | ARX {'pass' if whole['anonymous'] else 'FAIL'} "
-                      f"{per_class['outliers']:6,}  {'same' if same else 'DIFFERENT'}")
+                      f"{per_class['outliers']:6,}  {'same' if same else 'DIFFERENT'}{derived}")
         adult_file = DATA / "adult.csv"
         subset = Path(tmp) / "subset.txt"
         subset.write_text("\n".join(map(str, sample_rows)) + "\n")

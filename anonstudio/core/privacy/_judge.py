@@ -46,6 +46,14 @@ class PublishedClasses:
         self._groupings: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         self._values: dict[tuple[bool, str], Any] = {}
         self._pairs: dict[tuple[bool, str], tuple] = {}
+        self._population: dict[tuple[int, str], tuple[pd.DataFrame, Any]] = {}
+
+    def population_coded(self, population: pd.DataFrame, column: str) -> Any:
+        """A population table's column as codes (several population models judged over one release read it once)."""
+        key = (id(population), column)
+        if key not in self._population or self._population[key][0] is not population:
+            self._population[key] = (population, as_coded(population[column]))
+        return self._population[key][1]
 
     def coded(self, column: str) -> Any:
         """The column as :class:`~anonstudio.core.data.CodedCells` (missing cells :data:`NA_TOKEN`)."""
@@ -144,7 +152,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
         shared = PublishedClasses(pub, qis, hierarchies)
     exempt = needs <= {"sizes", POPULATION}
     kept, classes, sizes, firsts = shared.grouping(exempt)
-    covered = _population_counts(pub, qis, firsts, population, hierarchies) if POPULATION in needs else None
+    covered = _population_counts(pub, qis, firsts, population, hierarchies, shared) if POPULATION in needs else None
     columns: list[str | None] = list(names) if needs & {SENSITIVE, HIGHLY_SENSITIVE} else [None]
     worst = np.inf
     failing_records = 0
@@ -183,7 +191,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
 
 
 def _population_counts(pub: pd.DataFrame, qis: list[str], firsts: np.ndarray, population: Table | pd.DataFrame,
-                       hierarchies: dict[str, Hierarchy]) -> np.ndarray:
+                       hierarchies: dict[str, Hierarchy], shared: PublishedClasses | None = None) -> np.ndarray:
     """Per class (its first row ``firsts[i]``), the population records whose every quasi-identifier value is the
     class's published cell, a descendant of it in the attribute's hierarchy, or under a suppressed cell.
 
@@ -206,15 +214,21 @@ def _population_counts(pub: pd.DataFrame, qis: list[str], firsts: np.ndarray, po
     sets: list[list[tuple[str, ...]]] = []
     record_ids = []
     key = np.zeros(len(frame), dtype=np.int64)
+    bound = 1  # every key is below this: a mixed-radix number of the ids so far
     for q, col in zip(qis, labels):
-        pop = as_coded(frame[q])
+        pop = shared.population_coded(frame, q) if shared is not None else as_coded(frame[q])
         h = hierarchies.get(q)
         used = [str(label) for label in pd.unique(col)]
         lists = [tuple(label for label in used if _covers(label, str(v), h)) for v in pop.texts]
         ids, uniques = pd.factorize(pd.Series(lists, dtype=object))
         sets.append(list(uniques))
         record_ids.append(ids[pop.codes])
-        key = pd.factorize(key * max(len(uniques), 1) + record_ids[-1])[0].astype(np.int64)  # dense: no overflow
+        radix = max(len(uniques), 1)
+        if bound * radix >= 2**62:  # made dense again before it could overflow
+            key = pd.factorize(key)[0].astype(np.int64)
+            bound = int(key.max()) + 1 if len(key) else 1
+        key = key * radix + record_ids[-1]
+        bound *= radix
     # the distinct combinations of covering lists, with their population records
     if len(frame):
         _, firsts_pop, weights = np.unique(key, return_index=True, return_counts=True)

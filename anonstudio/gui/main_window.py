@@ -5,7 +5,7 @@ File actions, run control and help live in their own modules (:mod:`~anonstudio.
 layout, the actions and menus, and the wiring between the state and the panes.
 
 Panes are docks named Data, Hierarchies, Attributes, Method, Run, Compare, Composition, MST partition, Clusters,
-Randomization, Anatomy, Metrics, Privacy and History. All of them read one :class:`~anonstudio.core.workspace.Workspace`; the window changes it (open,
+Randomization, Anatomy, Metrics, Privacy, Risk and History. All of them read one :class:`~anonstudio.core.workspace.Workspace`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
 with the error — which file, where, what — and leaves the workbench as it was.
@@ -45,11 +45,12 @@ PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Anatomy": ("anatomy", "AnatomyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Metrics": ("metrics", "MetricsPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Privacy": ("privacy", "PrivacyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "Risk": ("risk", "RiskPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "History": ("history", "HistoryPane", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 #: panes that show a run's outcome (``show_outcome`` / ``clear``)
 RESULT_PANES = ("Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters", "Randomization", "Anatomy",
-                "Metrics", "Privacy")
+                "Metrics", "Privacy", "Risk")
 
 AUTOSAVE_MS = 60_000
 

@@ -28,6 +28,7 @@ SOURCES: dict[str, tuple[str, str]] = {
     "user-guide.png": ("user_guide.png", "tests/gui/test_user_guide.py"),
     "summary-card.png": ("summary_card.png", "tests/gui/test_panes_summary.py"),
     "privacy-table.png": ("privacy.png", "tests/gui/test_panes_plots.py"),
+    "risk-table.png": ("risk_pane.png", "tests/gui/test_risk_pane.py"),
     "composition-proteins.png": ("composition.png", "tests/gui/test_panes_plots.py"),
     "compare-proteins-alignment.png": ("compare_strings.png", "tests/gui/test_panes_compare.py"),
     "experiments-cd.png": ("experiments_condensation_cd.png", "tests/gui/test_experiments_window.py"),

@@ -21,6 +21,7 @@ PREVIEWS = [
     ("mst_partition", []),
     ("metrics", []),
     ("privacy", ["fasta"]),
+    ("risk", []),
 ]
 
 # Each preview's module namespace (which holds its pane) is kept until the end and its windows are closed by

@@ -239,7 +239,7 @@ class _Lattice:
 
         from anonstudio.core.privacy._models import POPULATION, SENSITIVE, ClassStats
 
-        stats = ClassStats(sizes.astype(np.int64))
+        stats = ClassStats(sizes.astype(np.int64), records=self.n)  # the whole table (k-map's estimators)
         needs = set().union(*(m.needs for m in self.extra))
         if SENSITIVE in needs:
             sel = (classes >= 0) & (self.sens >= 0)
@@ -637,7 +637,9 @@ class GlobalRecoding(GeneralizingMethod):
         if self.needs_population():
             from anonstudio.core.privacy._population_models import population_table
 
-            users = [m for m in self.extra_models() if "population" in m.params]
+            from anonstudio.core.privacy._models import POPULATION
+
+            users = [m for m in self.extra_models() if POPULATION in m.needs]  # k-map with an estimator reads none
             tables = {id(m): population_table(m, self.population) for m in users}
             if len({m.params.get("population") for m in users}) > 1 and self.population is None:
                 raise ParameterError("δ-presence and k-map name two population tables: give them one",

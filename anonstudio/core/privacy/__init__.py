@@ -339,16 +339,17 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
                     side_outputs=side_outputs or {})
     if not extra:
         return verdict
-    from anonstudio.core.privacy._judge import verify_class_model
+    from anonstudio.core.privacy._judge import PublishedClasses, verify_class_model
 
     if not isinstance(original, Table):
         raise NotAvailableError(f"privacy models listed under 'models' judge a table's classes; the input is "
                                 f"{type(original).__name__}")
     qis = spec.get("quasi_identifiers") or original.quasi_identifiers
     sensitive = spec.get("sensitive") or original.sensitive
-    parts = [verdict] + [verify_class_model(model, output if isinstance(output, Table) else frame_of(output), qis,
-                                            sensitive=sensitive, hierarchies=hierarchies,
+    published = output if isinstance(output, Table) else frame_of(output)
+    shared = PublishedClasses(published, list(qis), hierarchies)  # the classes found once for every model
+    parts = [verdict] + [verify_class_model(model, published, qis, sensitive=sensitive, hierarchies=hierarchies,
                                             highly_sensitive=spec.get("highly_sensitive") or (),
-                                            population=spec.get("population"))
+                                            population=spec.get("population"), shared=shared)
                          for model in extra]
     return combine(parts, " + ".join([verdict.model, *(m.name for m in extra)]))

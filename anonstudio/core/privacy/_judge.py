@@ -23,22 +23,109 @@ from anonstudio.core.errors import NotAvailableError, ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._models import (FRAGMENTS, HIGHLY_SENSITIVE, POPULATION, SENSITIVE, ClassStats,
                                              PrivacyModel)
-from anonstudio.core.privacy._tables import _class_ids, suppressed_rows
+from anonstudio.core.privacy._tables import SUPPRESSED, _class_ids_of
+from anonstudio.core.progress import checkpoint
 from anonstudio.core.privacy._verification import NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of, show
 
 #: classes named in a failing verdict's problems
 SHOWN = 10
 
 
+class PublishedClasses:
+    """A published table's equivalence classes on its quasi-identifiers, found once and shared by every model judged
+    over the same release (``verify_output`` judges each model a job names over one of these): the columns as codes,
+    the fully suppressed rows, the class of each record and, per sensitive column, each class's counts of each value.
+    Each part is computed when a model first needs it; nothing is read from the method that made the release."""
+
+    def __init__(self, output: Table | pd.DataFrame, quasi_identifiers: Sequence[str],
+                 hierarchies: dict[str, Hierarchy] | None = None) -> None:
+        self.frame = frame_of(output, "a table")
+        self.qis = list(quasi_identifiers)
+        self.hierarchies = hierarchies or {}
+        self._coded: dict[str, Any] = {}
+        self._groupings: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._values: dict[tuple[bool, str], Any] = {}
+        self._pairs: dict[tuple[bool, str], tuple] = {}
+        self._population: dict[tuple[int, str], tuple[pd.DataFrame, Any]] = {}
+
+    def population_coded(self, population: pd.DataFrame, column: str) -> Any:
+        """A population table's column as codes (several population models judged over one release read it once)."""
+        key = (id(population), column)
+        if key not in self._population or self._population[key][0] is not population:
+            self._population[key] = (population, as_coded(population[column]))
+        return self._population[key][1]
+
+    def coded(self, column: str) -> Any:
+        """The column as :class:`~anonstudio.core.data.CodedCells` (missing cells :data:`NA_TOKEN`)."""
+        if column not in self._coded:
+            self._coded[column] = as_coded(self.frame[column])
+        return self._coded[column]
+
+    def grouping(self, exempt: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(kept, classes, sizes, firsts)``: the rows judged (all, or with ``exempt`` those not fully suppressed —
+        every quasi-identifier ``*`` or its hierarchy's root), each one's class (ids by first appearance), the
+        classes' sizes and each class's first row."""
+        if exempt not in self._groupings:
+            n = len(self.frame)
+            if exempt:
+                suppressed = np.ones(n, dtype=bool) if self.qis else np.zeros(n, dtype=bool)
+                for q in self.qis:
+                    roots = [SUPPRESSED] + ([self.hierarchies[q].root_label] if q in self.hierarchies else [])
+                    suppressed &= self.coded(q).isin(roots)
+                    checkpoint()
+                kept = np.flatnonzero(~suppressed)
+            else:
+                kept = np.arange(n)
+            whole = len(kept) == n
+            columns = [self.coded(q) if whole else self.coded(q).take(kept) for q in self.qis]
+            classes = _class_ids_of(columns, len(kept))
+            sizes = np.bincount(classes, minlength=int(classes.max()) + 1 if len(classes) else 0)
+            order = np.argsort(classes, kind="stable")
+            starts = np.concatenate(([0], np.cumsum(sizes)))
+            firsts = kept[order[starts[:-1]]] if len(sizes) else np.zeros(0, dtype=np.int64)
+            self._groupings[exempt] = (kept, classes, sizes, firsts)
+        return self._groupings[exempt]
+
+    def values(self, exempt: bool, column: str) -> Any:
+        """The sensitive column's cells of the rows judged, told apart as a reader tells them."""
+        key = (exempt, column)
+        if key not in self._values:
+            kept = self.grouping(exempt)[0]
+            vals = self.coded(column).read_alike(keep=NA_TOKEN)
+            self._values[key] = vals if len(kept) == len(self.frame) else vals.take(kept)
+        return self._values[key]
+
+    def distributions(self, exempt: bool, column: str) -> tuple:
+        """Per (class, present sensitive value) pair its class, its value (codes ``0..m-1`` of the values the table
+        holds) and its records; the table's records of each value; the values' texts."""
+        key = (exempt, column)
+        if key not in self._pairs:
+            classes = self.grouping(exempt)[1]
+            vals = self.values(exempt, column)
+            present = ~vals.isin([NA_TOKEN, ""])
+            total = np.bincount(vals.codes[present], minlength=len(vals.texts))
+            used = np.flatnonzero(total > 0)  # the values the table holds, coded 0..m-1
+            compact = np.full(len(vals.texts), -1, dtype=np.int64)
+            compact[used] = np.arange(len(used))
+            m = max(len(used), 1)
+            pair = classes[present].astype(np.int64) * m + compact[vals.codes[present]]
+            keys, counts = np.unique(pair, return_counts=True)
+            self._pairs[key] = (keys // m, keys % m, counts.astype(float), total[used].astype(float),
+                                tuple(str(vals.texts[i]) for i in used), present)
+        return self._pairs[key]
+
+
 def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_identifiers: Sequence[str], *,
                        sensitive: str | Sequence[str] | None = None, hierarchies: dict[str, Hierarchy] | None = None,
                        highly_sensitive: Sequence[str] = (), population: Table | pd.DataFrame | None = None,
-                       ) -> Verification:
+                       shared: PublishedClasses | None = None) -> Verification:
     """Judge ``model`` over the classes of the published table ``output``.
 
     Records published fully suppressed (every quasi-identifier ``*`` or its hierarchy's root) are exempt when the
     model needs only class sizes or population counts (as k-anonymity exempts them, within the budget its part
     checks); a model that looks at sensitive values judges them as one class, since their values are published.
+    ``shared``: the release's classes as another model's check found them (the same output, quasi-identifiers and
+    hierarchies), so that several models judged over one release group it once.
     """
     pub = frame_of(output, "a table")
     qis = list(quasi_identifiers)
@@ -61,39 +148,26 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
     if problems:
         details.update(violations=problems.count, first_violations=problems.records)
         return Verification(False, model.name, details, problems.sentences)
+    if shared is None or shared.frame is not pub or shared.qis != qis:
+        shared = PublishedClasses(pub, qis, hierarchies)
     exempt = needs <= {"sizes", POPULATION}
-    kept = np.flatnonzero(~suppressed_rows(pub, qis, hierarchies)) if exempt else np.arange(len(pub))
-    whole = len(kept) == len(pub)  # every record judged: no copy of the frame
-    classes = _class_ids(pub if whole else pub.iloc[kept], qis)
-    sizes = np.bincount(classes, minlength=int(classes.max()) + 1 if len(classes) else 0)
-    order = np.argsort(classes, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(sizes)))
-    firsts = kept[order[starts[:-1]]] if len(sizes) else np.zeros(0, dtype=np.int64)
-    covered = _population_counts(pub, qis, firsts, population, hierarchies) if POPULATION in needs else None
+    kept, classes, sizes, firsts = shared.grouping(exempt)
+    covered = _population_counts(pub, qis, firsts, population, hierarchies, shared) if POPULATION in needs else None
     columns: list[str | None] = list(names) if needs & {SENSITIVE, HIGHLY_SENSITIVE} else [None]
     worst = np.inf
     failing_records = 0
     for column in columns:
-        stats = ClassStats(sizes, population=covered)
+        stats = ClassStats(sizes, population=covered, records=len(pub))
         if column is not None:
-            vals = as_coded(pub[column] if whole else pub[column].iloc[kept]).read_alike(keep=NA_TOKEN)
-            present = ~vals.isin([NA_TOKEN, ""])
             if SENSITIVE in needs:
-                total = np.bincount(vals.codes[present], minlength=len(vals.texts))
-                used = np.flatnonzero(total > 0)  # the values the table holds, coded 0..m-1
-                compact = np.full(len(vals.texts), -1, dtype=np.int64)
-                compact[used] = np.arange(len(used))
-                pairs = pd.DataFrame({"c": classes[present], "v": compact[vals.codes[present]]})
-                counts = pairs.groupby(["c", "v"], sort=False).size()
-                stats.value_class = counts.index.get_level_values(0).to_numpy()
-                stats.value_code = counts.index.get_level_values(1).to_numpy()
-                stats.value_count = counts.to_numpy(dtype=float)
-                stats.value_total = total[used].astype(float)
-                stats.value_texts = tuple(str(vals.texts[i]) for i in used)
+                (stats.value_class, stats.value_code, stats.value_count, stats.value_total, stats.value_texts,
+                 _) = shared.distributions(exempt, column)
                 stats.value_hierarchy = hierarchies.get(column)
             if HIGHLY_SENSITIVE in needs:
                 from anonstudio.core.data import read_alike
 
+                vals = shared.values(exempt, column)
+                present = ~vals.isin([NA_TOKEN, ""])
                 high = np.isin(vals.texts, [read_alike(str(v)) for v in highly_sensitive])[vals.codes] & present
                 stats.high = np.bincount(classes, weights=high.astype(float), minlength=len(sizes))
         score, failing = model.score(stats), model.failing(stats)
@@ -117,7 +191,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
 
 
 def _population_counts(pub: pd.DataFrame, qis: list[str], firsts: np.ndarray, population: Table | pd.DataFrame,
-                       hierarchies: dict[str, Hierarchy]) -> np.ndarray:
+                       hierarchies: dict[str, Hierarchy], shared: PublishedClasses | None = None) -> np.ndarray:
     """Per class (its first row ``firsts[i]``), the population records whose every quasi-identifier value is the
     class's published cell, a descendant of it in the attribute's hierarchy, or under a suppressed cell.
 
@@ -140,15 +214,21 @@ def _population_counts(pub: pd.DataFrame, qis: list[str], firsts: np.ndarray, po
     sets: list[list[tuple[str, ...]]] = []
     record_ids = []
     key = np.zeros(len(frame), dtype=np.int64)
+    bound = 1  # every key is below this: a mixed-radix number of the ids so far
     for q, col in zip(qis, labels):
-        pop = as_coded(frame[q])
+        pop = shared.population_coded(frame, q) if shared is not None else as_coded(frame[q])
         h = hierarchies.get(q)
         used = [str(label) for label in pd.unique(col)]
         lists = [tuple(label for label in used if _covers(label, str(v), h)) for v in pop.texts]
         ids, uniques = pd.factorize(pd.Series(lists, dtype=object))
         sets.append(list(uniques))
         record_ids.append(ids[pop.codes])
-        key = pd.factorize(key * max(len(uniques), 1) + record_ids[-1])[0].astype(np.int64)  # dense: no overflow
+        radix = max(len(uniques), 1)
+        if bound * radix >= 2**62:  # made dense again before it could overflow
+            key = pd.factorize(key)[0].astype(np.int64)
+            bound = int(key.max()) + 1 if len(key) else 1
+        key = key * radix + record_ids[-1]
+        bound *= radix
     # the distinct combinations of covering lists, with their population records
     if len(frame):
         _, firsts_pop, weights = np.unique(key, return_index=True, return_counts=True)

@@ -75,6 +75,9 @@ class ClassStats:
     value_total: np.ndarray | None = None
     value_texts: tuple[str, ...] = ()
     value_hierarchy: Any = None
+    #: the records of the table the classes come from, fully suppressed ones included (``None``: the classes' sum);
+    #: k-map's estimators size the sample by it
+    records: int | None = None
     #: what a model computed of these statistics once (its measure of every class), kept for its messages
     memo: dict = field(default_factory=dict)
 

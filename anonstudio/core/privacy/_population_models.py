@@ -11,6 +11,9 @@ out its outputs' suppressed records.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
 from anonstudio.core.errors import ParameterError
@@ -76,26 +79,144 @@ class DeltaPresence(PrivacyModel):
                 f"(δ = {self.score(stats)[i]:.4f}, outside [{self.params['delta_min']:g}, {self.params['delta_max']:g}])")
 
 
+#: how k-map learns each class's population size: counted in a population table, or estimated from the sample
+ESTIMATORS = ("none", "poisson", "zero-truncated-poisson")
+
+
+def _poisson_log_pmf(c: int, lam: float) -> float:
+    return -lam + c * math.log(lam) - math.lgamma(c + 1.0)
+
+
+def estimated_k(k: int, fraction: float, significance: float, estimator: str, records: int) -> int:
+    """The least class size ``k'`` in the sample that k-map with an estimator asks for (K. El Emam, F. K. Dankar:
+    Protecting privacy using k-anonymity. JAMIA 15(5), 2008: the estimators D3 — Poisson, after J. Pannekoek,
+    Statistica Neerlandica 53(1), 1999 — and D4 — zero-truncated Poisson), derived as ARX's ``KMap`` derives it.
+
+    A class holding exactly ``k`` people in a population sampled with fraction φ holds ``f ~ Poisson(λ = φ k)``
+    records of the sample (D4: conditioned on ``f ≥ 1``, as only classes the sample holds are seen). With ``c*``
+    the least count whose cumulative probability reaches ``1 − significance`` (D3: ``P(f ≤ c*)``; D4:
+    ``P(1 ≤ f ≤ c*) / P(f ≥ 1)``), a sample class of ``k' = c* + 2`` records (D3) or ``c* + 1`` (D4) is taken
+    to stand for at least ``k`` people: under ``F = k`` a class that large is seen with probability at most the
+    significance level. ``k'`` is capped at ``k`` (a class of k sample records holds at least k people) and at
+    the table's ``records``. The D3 offset is ARX's (its loop counts one past the quantile); we could not check it
+    against the paper's text."""
+    lam = fraction * k
+    threshold = 1.0 - significance
+    if lam <= 0.0:
+        return min(k, max(records, 1))
+    if estimator == "poisson":
+        count, value, terms = 0, 0.0, []
+        while value < threshold and count + 1 <= k:  # the k' it would give exceeds k from here: k' = k
+            terms.append(math.exp(_poisson_log_pmf(count, lam)))
+            value = math.fsum(terms)
+            count += 1
+        derived = count + 1 if value >= threshold else k
+    elif estimator == "zero-truncated-poisson":
+        seen = -math.expm1(-lam)  # P(f ≥ 1)
+        count, value, terms = 1, 0.0, []
+        while value < threshold and count <= k:
+            terms.append(math.exp(_poisson_log_pmf(count, lam)) / seen)
+            value = math.fsum(terms)
+            count += 1
+        derived = count if value >= threshold else k
+    else:
+        raise ParameterError(f"k-map has no estimator '{estimator}' (choose {', '.join(ESTIMATORS)})",
+                             key="estimator")
+    return max(1, min(k, derived, records))
+
+
 class KMap(PrivacyModel):
     """k-map (L. Sweeney: Computational disclosure control, PhD thesis, MIT 2001, §4; K. El Emam, F. K. Dankar:
     Protecting privacy using k-anonymity. JAMIA 15(5), 2008, the k-map criterion): every published class matches
-    at least ``k`` records of the population table, so a person known to be in the population is linked to at
-    least k candidates."""
+    at least ``k`` people of the population, so a person known to be in the population is linked to at least k
+    candidates.
+
+    With a population table (``population``; ``estimator = "none"``) the people a class matches are counted in
+    it. Without one an ``estimator`` (``poisson`` or ``zero-truncated-poisson``) judges each class by its size in
+    the release against :func:`estimated_k`'s ``k'``, from the sampling fraction (records / ``population_size``,
+    default the US population as ARX's default population model, or ``sampling_fraction``) and the
+    ``significance`` level: an estimate that holds with that confidence, not a count."""
 
     name = "k-map"
     reference = "K. El Emam, F. K. Dankar: Protecting privacy using k-anonymity. JAMIA 15(5), 2008"
     needs = frozenset({SIZES, POPULATION})
-    parameters = ParamSet((Param("k", "int", 5, "every class matches at least k people of the population table",
-                                 low=1), POPULATION_PARAM))
+    parameters = ParamSet((
+        Param("k", "int", 5, "every class matches at least k people of the population", low=1),
+        POPULATION_PARAM,
+        Param("estimator", "choice", "none", "without a population table: estimate each class's people from its "
+              "records in the sample — poisson (El Emam & Dankar's D3) or zero-truncated-poisson (D4); none: count "
+              "them in the population table", choices=ESTIMATORS),
+        Param("significance", "float", 0.01, "estimators: the chance allowed that a class judged to match k "
+              "people matches fewer", low=0, high=1, low_open=True, high_open=True),
+        Param("population_size", "int", None, "estimators: people in the population the table is a sample of "
+              "(default: the US, 317,238,626, as ARX)", low=1),
+        Param("sampling_fraction", "float", None, "estimators: records / population size, instead of "
+              "population_size", low=0, high=1, low_open=True),
+    ))
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        if self.params["estimator"] != "none":
+            self.needs = frozenset({SIZES})  # judged by its classes' sizes: no population table is read
+
+    @property
+    def estimates(self) -> bool:
+        return self.params["estimator"] != "none"
+
+    def check_parameters(self, *, key=""):
+        p = self.params
+        if self.estimates:
+            if p.get("population"):
+                raise ParameterError("k-map takes a population table or an estimator, not both: remove population "
+                                     "or set estimator = \"none\"", key=f"{key}population")
+            if p.get("population_size") is not None and p.get("sampling_fraction") is not None:
+                raise ParameterError("give k-map's population_size or its sampling_fraction, not both",
+                                     key=f"{key}sampling_fraction")
+        else:
+            for name in ("population_size", "sampling_fraction"):
+                if p.get(name) is not None:
+                    raise ParameterError(f"k-map's {name} sizes the population of an estimator: set estimator to "
+                                         "poisson or zero-truncated-poisson, or count in a population table",
+                                         key=f"{key}{name}")
+
+    def sampling_fraction(self, records: int) -> float:
+        """φ of a table of ``records`` records: ``sampling_fraction``, else records / ``population_size`` (default
+        the US population, ARX's default population model)."""
+        p = self.params
+        if p.get("sampling_fraction") is not None:
+            return float(p["sampling_fraction"])
+        from anonstudio.core.metrics._risk import US_POPULATION
+
+        size = p.get("population_size") or US_POPULATION
+        if size < records:
+            raise ParameterError(f"k-map's population_size ({size:,}) is smaller than the table ({records:,} "
+                                 "records), which is a sample of it", key="algorithm.models.k-map.population_size")
+        return records / float(size)
+
+    def derived_k(self, stats: ClassStats) -> int:
+        """``k'`` for the table ``stats`` comes from (its records, suppressed ones included, as ARX counts them)."""
+        records = int(stats.records if stats.records is not None else stats.sizes.sum())
+        return stats.remember((self.name, "k'", records), lambda: estimated_k(
+            self.params["k"], self.sampling_fraction(records), self.params["significance"],
+            self.params["estimator"], records))
 
     def score(self, stats):
-        return stats.population.astype(float)
+        return (stats.sizes if self.estimates else stats.population).astype(float)
 
     def failing(self, stats):
+        if self.estimates:
+            return np.flatnonzero(stats.sizes < self.derived_k(stats))
         return np.flatnonzero(stats.population < self.params["k"])
 
     def measure(self, stats, i, of=""):
+        if self.estimates:
+            return (f"{int(stats.sizes[i])} record(s), fewer than k' = {self.derived_k(stats)}, the records a class "
+                    f"needs to match k = {self.params['k']} people by the {self.params['estimator']} estimate "
+                    f"(significance {self.params['significance']:g})")
         return f"{int(stats.population[i])} matching record(s) in the population table, fewer than k = {self.params['k']}"
+
+    def partition_limits(self):
+        return {}
 
 
 class AverageRisk(PrivacyModel):

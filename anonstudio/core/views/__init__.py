@@ -9,6 +9,7 @@
 - the summary card (:mod:`._summary`): the run's headline from its report; counts named by their unit
   (:mod:`._units`);
 - the MST partition drawing (:mod:`._mst`);
+- the re-identification risk before and after (:mod:`._risk`): the table loaded, or a release from its report;
 - :func:`prepare_views` computes the costly ones on the worker thread that ran the outcome (:mod:`._cache`).
 
 :mod:`.samples` builds small, complete outcomes for the panes' previews and tests.
@@ -50,6 +51,15 @@ from anonstudio.core.views._summary import (
     summary_html,
     summary_sections,
 )
+from anonstudio.core.views._risk import (
+    RiskBars,
+    RiskView,
+    records_above,
+    release_risk_view,
+    risk_bars,
+    risk_rows,
+    table_risk_view,
+)
 from anonstudio.core.views._units import count_rows, counts_line, plural, units
 from anonstudio.core.views._strings import (
     LEAK_MEANINGS,
@@ -68,5 +78,6 @@ __all__ = [
     "SweepState", "as_text", "cached_view", "changed_mask", "class_packed_layout", "class_sizes", "composition",
     "data_kind", "equivalence_classes", "flatten_dict", "force_layout", "format_value", "fragment_lengths",
     "frame_of", "frame_text", "group_members", "leak_metrics", "model_failures", "mst_view", "numeric_metrics", "prepare_views",
-    "pseudo_groups", "report_rows", "run_lines", "sequence_rows", "size_histogram", "symbol_counts", "verification_dict",
+    "pseudo_groups", "RiskBars", "RiskView", "records_above", "release_risk_view", "risk_bars", "risk_rows",
+    "table_risk_view", "report_rows", "run_lines", "sequence_rows", "size_histogram", "symbol_counts", "verification_dict",
 ]

@@ -15,7 +15,9 @@ import pandas as pd
 from anonstudio import __version__
 from anonstudio.core.algorithms import Result
 from anonstudio.core.data import EventLog, SequenceSet, Table
+from anonstudio.core.io import to_jsonable
 from anonstudio.core.jobs import Outcome
+from anonstudio.core.metrics import release_risk
 from anonstudio.core.views import class_sizes, composition, pseudo_groups
 
 _DISEASES = ("flu", "asthma", "diabetes", "HIV", "hepatitis", "fracture")
@@ -136,6 +138,7 @@ def table_outcome(k: int = 3, n: int = 60, seed: int = 7) -> Outcome:
     verdict = _k_verdict(classes, k)
     metrics = {"DM": int((sizes.astype(np.int64) ** 2).sum()), "CAVG": float(n / (len(sizes) * k))}
     report = _report("mst", {"k": k, "seed": seed}, n, n, classes, 0, verdict, metrics, unit="classes")
+    report["risk"] = to_jsonable(release_risk(table, output))  # as jobs.run adds it to a table release's report
     return Outcome(result, verdict, report, table, {})
 
 

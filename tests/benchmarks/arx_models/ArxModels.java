@@ -2,9 +2,12 @@
 // model, at one fixed transformation. Used by tests/benchmarks/bench_models_vs_arx.py.
 //
 // java ArxModels data=FILE qis=a,b sensitive=s model=NAME [p1=..] [p2=..] [shier=FILE] [hier=DIR levels=a:1,b:0]
-//      [subset=ROWS_FILE] supp=1.0
+//      [subset=ROWS_FILE] [population=N] supp=1.0
+// k-map-poisson / k-map-zero-truncated-poisson: k-map with ARX's estimator, p1 = k, p2 = significance level,
+// population = the population's size.
 // Without hier, every quasi-identifier gets a hierarchy value -> '*' and stays at level 0 (the table is judged as
-// published). Prints one JSON line: {"anonymous": bool, "outliers": n, "rows": n}.
+// published). Prints one JSON line: {"anonymous": bool, "outliers": n, "rows": n, "suppressed_in_input": n}: the
+// outliers among the rows the input does not hold fully suppressed ('*' in every quasi-identifier).
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,7 +21,7 @@ import org.deidentifier.arx.criteria.*;
 public class ArxModels {
     // models that judge class sizes or a population only: ARX refuses a sensitive attribute no model covers
     static final Set<String> SIZE_MODELS = new HashSet<>(Arrays.asList("k-anonymity", "average-risk",
-            "sample-uniqueness", "k-map", "delta-presence"));
+            "sample-uniqueness", "k-map", "delta-presence", "k-map-poisson", "k-map-zero-truncated-poisson"));
 
     public static void main(String[] argv) throws Exception {
         Map<String, String> a = new HashMap<>();
@@ -86,20 +89,38 @@ public class ArxModels {
             case "sample-uniqueness": config.addPrivacyModel(new SampleUniqueness(p1)); break;
             case "k-map": config.addPrivacyModel(new KMap((int) p1, subset)); break;
             case "delta-presence": config.addPrivacyModel(new DPresence(p1, p2, subset)); break;
+            case "k-map-poisson":
+            case "k-map-zero-truncated-poisson":
+                KMap kmap = new KMap((int) p1, p2, ARXPopulationModel.create(Long.parseLong(a.get("population"))),
+                        model.endsWith("-poisson") && !model.contains("zero")
+                                ? KMap.CellSizeEstimator.POISSON : KMap.CellSizeEstimator.ZERO_TRUNCATED_POISSON);
+                config.addPrivacyModel(kmap);
+                break;
             default: throw new IllegalArgumentException("unknown model " + model);
         }
         config.setSuppressionLimit(Double.parseDouble(a.getOrDefault("supp", "1.0")));
         ARXResult result = new ARXAnonymizer().anonymize(data, config);
         ARXLattice.ARXNode opt = result.getGlobalOptimum();
-        int outliers = 0, rows = 0;
+        // rows the release itself published fully suppressed ('*' in every quasi-identifier): ARX reports them as
+        // outliers whatever the model says (isOutlier reads the '*' cells); our verifier exempts them from the size
+        // models, so they are counted apart
+        int[] qiColumns = qis.stream().mapToInt(handle::getColumnIndexOf).toArray();
+        int outliers = 0, rows = 0, published = 0;
         if (opt != null) {
             DataHandle out = result.getOutput(opt, false);
             for (int r = 0; r < out.getNumRows(); r++) {
                 if (subset != null && !subset.getSet().contains(r)) continue;
                 rows++;
+                boolean starred = true;
+                for (int c : qiColumns) starred &= "*".equals(handle.getValue(r, c));
+                if (starred) { published++; continue; }
                 if (out.isOutlier(r)) outliers++;
             }
         }
-        System.out.println("{\"anonymous\": " + (opt != null) + ", \"outliers\": " + outliers + ", \"rows\": " + rows + "}");
+        String derived = "";
+        for (PrivacyCriterion c : result.getConfiguration().getPrivacyModels()) {
+            if (c instanceof KMap && ((KMap) c).getEstimator() != null) derived = ", \"derived_k\": " + ((KMap) c).getDerivedK();
+        }
+        System.out.println("{\"anonymous\": " + (opt != null) + ", \"outliers\": " + outliers + ", \"rows\": " + rows + ", \"suppressed_in_input\": " + published + derived + "}");
     }
 }

@@ -61,7 +61,7 @@ def test_demo_job_inputs_and_hierarchies_fit_together(job):
                               quasi_identifiers=inp["quasi_identifiers"], sensitive=inp["sensitive"][0])
         assert len(data) == 300
     else:
-        data = io.read_table(data_path).with_roles(inp["quasi_identifiers"], inp["sensitive"])
+        data = io.read_table(data_path).with_roles(inp["quasi_identifiers"], inp.get("sensitive", []))
         assert data.delimiter == ";" and len(data.df) == 2000
     if "hierarchies" not in raw:  # RA and Anatomy publish values as read: no hierarchy needed
         from anonstudio.core.algorithms import get

@@ -390,6 +390,9 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
             return
         self.autosave_timer.stop()
         self.runner.shutdown()
+        for runner in self.findChildren(TaskRunner):  # the panes' own (risk, randomization): cancel and wait too
+            if runner is not self.runner:
+                runner.shutdown()
         if self.experiments_window is not None:
             self.experiments_window.runner.shutdown()
         self.save_layout()

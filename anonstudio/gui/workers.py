@@ -215,6 +215,43 @@ class SweepWorker(RunWorker):
         return rows
 
 
+class _Reaper(QObject):
+    """Holds every task thread (and through it its worker) until its ``finished`` reaches the GUI thread.
+
+    The task thread's ``run`` frame holds the thread object, and the thread its worker, and the worker what its
+    function was given; if the GUI side let go first (a pane closed mid-read, a runner shut down after its wait
+    timed out), the task thread would drop the last reference as ``run`` returns and destroy Qt objects there —
+    holding Qt's locks while it waits for the interpreter lock the GUI thread holds while it waits for those
+    locks: the workbench froze for good (seen under gdb: the reading thread deep in a ``QObject`` destructor
+    called from a Python deallocation). Created on the GUI thread; never deleted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.live: set[QThread] = set()
+
+    def keep(self, thread: QThread) -> None:
+        self.live.add(thread)
+        thread.finished.connect(self.reap)  # queued: this object lives on the GUI thread
+
+    @Slot()
+    def reap(self) -> None:
+        """Let go of the thread that finished (its Python wrapper owns it: thread and worker are freed here)."""
+        thread = self.sender()
+        if isinstance(thread, QThread):
+            thread.wait()  # finished is emitted just before the thread ends: let it end (the wait frees the GIL)
+        self.live = {t for t in self.live if t is not thread}
+
+
+_REAPER: _Reaper | None = None
+
+
+def _reaper() -> _Reaper:
+    global _REAPER
+    if _REAPER is None:
+        _REAPER = _Reaper()
+    return _REAPER
+
+
 class _TaskThread(QThread):
     """A thread whose ``run`` is one worker's :meth:`RunWorker.run`, then ends (no event loop).
 
@@ -261,6 +298,7 @@ class TaskRunner(QObject):
         :class:`_TaskThread`)."""
         thread = _TaskThread(worker)
         thread.setObjectName(f"anonstudio-{type(worker).__name__}")
+        _reaper().keep(thread)  # the last reference is let go on the GUI thread, never on the task's
         thread.finished.connect(self._forget)  # queued to this (GUI) thread
         self._threads[worker] = thread
         thread.start()
@@ -271,8 +309,8 @@ class TaskRunner(QObject):
         thread = self.sender()
         for worker, t in list(self._threads.items()):
             if t is thread or t.isFinished():
-                del self._threads[worker]
-                t.deleteLater()
+                t.wait()  # ended, or ending: its finished signal is emitted just before
+                del self._threads[worker]  # the last reference to the thread object: freed here or by the reaper
         if not self._threads:
             self.idle.emit()
 

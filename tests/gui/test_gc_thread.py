@@ -97,3 +97,31 @@ def test_a_worker_object_never_changes_thread_and_hundreds_of_back_to_back_tasks
     qtbot.waitUntil(lambda: len(receiver.results) == 300 and not runner.busy, timeout=60_000)
     assert receiver.results == list(range(300))
     assert all(threads_seen)
+
+
+def test_what_a_task_was_given_is_freed_on_the_gui_thread_even_when_its_pane_let_go_first(qtbot):
+    """A pane closed while its task still runs lets go of the runner; the task thread must not then hold the
+    last reference to what the task was given (a Qt object freed there deadlocked the workbench: the reading
+    thread in a QObject destructor waiting for the interpreter lock). It is freed on the GUI thread."""
+    import time
+
+    from PySide6.QtCore import QObject
+
+    from anonstudio.gui.workers import RunWorker, TaskRunner
+
+    make_application()
+    freed_on_gui_thread: list[bool] = []
+
+    class Probe(QObject):
+        def __del__(self):
+            freed_on_gui_thread.append(threading.current_thread() is threading.main_thread())
+
+    def task(probe, progress):
+        time.sleep(0.3)
+
+    runner = TaskRunner()
+    runner.start_worker(RunWorker(task, Probe()))
+    runner._threads.clear()  # the pane and its runner are gone (as after a shutdown whose wait timed out)
+    del runner
+    qtbot.waitUntil(lambda: bool(freed_on_gui_thread), timeout=10_000)
+    assert freed_on_gui_thread == [True]

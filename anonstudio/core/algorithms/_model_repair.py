@@ -137,6 +137,7 @@ class _Classes:
         self.sizes[c] = 0
         self.counts[c] = 0
         self.alive[c] = False
+        self.alive[into] = True
         self.owner[self.owner == c] = into
 
     def cost(self, c: int, targets: np.ndarray) -> np.ndarray:
@@ -156,7 +157,6 @@ class _Classes:
             gone = other if c == self.block else c
             self.by_cells.pop(self.cells(gone), None)
             self._absorb(self.block, gone)
-            self.alive[self.block] = True
             return self.block
         joint = lca_rows(self.nodes[c], self.nodes[other][None, :], self.packed.node_anc, self.packed.node_level)[0]
         self.by_cells.pop(self.cells(c), None)

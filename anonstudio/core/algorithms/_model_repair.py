@@ -142,7 +142,6 @@ class _Classes:
 
     def cost(self, c: int, targets: np.ndarray) -> np.ndarray:
         """The rise in cell costs when class ``c`` merges with each of ``targets`` (the block: all root cells)."""
-        import numpy as np
 
         mine = float(self.node_cost[self.nodes[c]].sum())
         joint = lca_rows(self.nodes[c], self.nodes[targets], self.packed.node_anc, self.packed.node_level)

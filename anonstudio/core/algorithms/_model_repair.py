@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.errors import PrivacyError
+from anonstudio.core.progress import checkpoint
 
 if TYPE_CHECKING:  # annotations only: declaring a method imports no numpy (issue 17)
     import numpy as np
@@ -220,6 +221,7 @@ def repair_classes(models: list, labels: np.ndarray, sub: np.ndarray, sens: np.n
                 if c == classes.block:
                     break  # every record suppressed: the block is the whole table, which passes (checked above)
                 targets = np.array([classes.block])  # the last class left: its records join the suppressed ones
+            checkpoint()  # a Cancel is honoured between two merges
             cost = classes.cost(c, targets)
             best = int(targets[int(np.argmin(cost))])
             c = classes.merge(c, best)

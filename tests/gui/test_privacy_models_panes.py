@@ -22,7 +22,7 @@ def pane(qtbot):
     return p
 
 
-@pytest.mark.parametrize("method", ["mondrian", "global"])
+@pytest.mark.parametrize("method", ["mondrian", "global", "kmember", "mst", "local"])
 def test_each_enforced_model_has_a_box_with_its_declared_parameters(pane, method):
     cls = algorithms.get(method)
     pane.set_values(method, {})

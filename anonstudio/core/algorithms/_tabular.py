@@ -395,19 +395,23 @@ class GeneralizingMethod(Algorithm):
         return packed, leaf_nodes, missing, idx
 
     def sensitive_codes(self, data: Table) -> tuple[np.ndarray, int]:
-        """``(int32 code per record, number of values)`` of the one sensitive attribute when ``l`` is set (missing
+        """``(int32 code per record, number of values)`` of the one sensitive attribute when ``l`` is set or a model
+        named under ``models`` reads it (missing
         values, and values that read alike, as the verifier sees them: -1 and one code); without ``l``, -1
         everywhere."""
         import numpy as np
 
         from anonstudio.core.data import value_codes
 
-        if self.params.get("l") is None:
+        if not self.needs_sensitive():
             return np.full(data.n_rows, -1, dtype=np.int32), 1
         sens = data.sensitive
         if len(sens) != 1:
-            raise ParameterError(f"l-diversity needs exactly one sensitive attribute, the input has {len(sens)}"
-                                 + (f" ({', '.join(sens)})" if sens else ""), file=data.source, key="algorithm.l")
+            l_set = self.params.get("l") is not None
+            what = "l-diversity" if l_set else f"privacy model '{self._extra[0].name}'"
+            raise ParameterError(f"{what} needs exactly one sensitive attribute, the input has {len(sens)}"
+                                 + (f" ({', '.join(sens)})" if sens else ""), file=data.source,
+                                 key="algorithm.l" if l_set else "input.sensitive")
         self._sensitive = sens[0]
         codes, n_values = value_codes(data.df[sens[0]])
         return np.asarray(codes, dtype=np.int32), max(int(n_values), 1)
@@ -460,6 +464,46 @@ class GeneralizingMethod(Algorithm):
             at_root = int(np.all(nodes == roots, axis=1)[labels[kept]].sum())
         budget = budget_of(share, data.n_rows, int(missing.sum()) + int(already) + at_root)
         return spend_budget(sub, labels, packed, costs, budget, limits, sens, n_sens, blocked_sens=missing_sens)
+
+    def settle_classes(self, data: Table, hierarchies: dict, packed: PackedHierarchies, sub: np.ndarray,
+                       labels: np.ndarray, sens: np.ndarray, n_sens: int, limits: dict, costs, missing: np.ndarray,
+                       missing_sens: np.ndarray, already: int = 0):
+        """The classes' last step: without models named under ``models``, the suppression budget
+        (:meth:`spend_suppression`); with them, the merges that keep them
+        (:func:`~anonstudio.core.algorithms._model_repair.repair_classes`) and no budget spent, as Mondrian does
+        (suppressing a record changes its class's distribution, which they judge). ``missing_sens``: the sensitive
+        codes of the records published suppressed besides ``labels``' -1s (a missing quasi-identifier)."""
+        import numpy as np
+
+        from anonstudio.core.algorithms._model_repair import repair_classes
+        from anonstudio.core.algorithms._suppression import Spent, cell_costs
+
+        if not self._extra:
+            return self.spend_suppression(data, packed, sub, labels, sens, n_sens, limits, costs, missing,
+                                          missing_sens, already=already)
+        if costs is None:
+            costs = cell_costs(packed, sub, self.params.get("quality", "loss"), self.params.get("weights"))
+        column = self._sensitive or ""
+        totals, texts = np.zeros(0), ()
+        if self.needs_sensitive():
+            from anonstudio.core.data import coded_cells, value_codes
+
+            codes, n_values = value_codes(data.df[column])
+            present = codes >= 0
+            totals = np.bincount(codes[present], minlength=n_values).astype(float)
+            cells = coded_cells(data.df[column], "").read_alike()
+            firsts = np.full(n_values, -1, dtype=np.int64)
+            firsts[codes[present][::-1]] = np.flatnonzero(present)[::-1]
+            texts = tuple(str(cells.texts[cells.codes[i]]) for i in firsts)
+        # the records a missing quasi-identifier suppresses come first in missing_sens (local recoding appends its
+        # own suppressed records, which labels' -1s name too)
+        blocked = np.asarray(missing_sens, dtype=np.int64)[:int(missing.sum())]
+        repaired = repair_classes(self._extra, labels, sub, sens, n_sens, packed, costs.node_cost, blocked=blocked, totals=totals, texts=texts,
+                                  value_hierarchy=hierarchies.get(column) if column else None, column=column,
+                                  records=data.n_rows, source=data.source, group_unit=self.group_unit)
+        notes = ["the suppression budget is not spent when privacy models beyond k and l are named: suppressing a "
+                 "record changes its class's distribution, which they judge"] + repaired.notes
+        return Spent(repaired.labels, repaired.suppressed, 0, notes)
 
     def finish(self, data: Table, packed: PackedHierarchies, idx: np.ndarray, sub: np.ndarray, labels: np.ndarray,
                missing: np.ndarray, *, metrics: dict, notes: list[str] | None = None,

@@ -10,7 +10,8 @@ import time
 from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
-from anonstudio.core.algorithms._tabular import GeneralizingMethod
+from anonstudio.core.algorithms._model_repair import REPAIRED
+from anonstudio.core.algorithms._tabular import GeneralizingMethod, models_param
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
 
@@ -53,13 +54,17 @@ class KMember(GeneralizingMethod):
     )
     description = ("grows clusters of k records one at a time, each time adding the record that raises the cluster's "
                    "information loss least; cluster values are generalized to their common hierarchy node")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
+                      "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
+                      "(α,k)-anonymity, average risk, sample uniqueness), kept by merging failing classes")
+    enforced_models = REPAIRED
     parameters = ParamSet(
         (
             Param("k", "int", 5, help="k-anonymity: every cluster holds at least k records", low=2),
             Param("seed", "int", 1, help="random seed choosing the first record", low=0),
             L_DIVERSITY,
             L_KIND,
+            models_param(REPAIRED),
             QUALITY,
             WEIGHTS,
         )
@@ -147,7 +152,7 @@ class KMember(GeneralizingMethod):
         if lost:
             notes.append(f"{lost} leftover record(s) found no cluster that stays l-diverse and were suppressed")
         report(progress, 0.95, "suppression budget")
-        spent = self.spend_suppression(data, packed, sub, rec_cluster, sens, n_sens, limits, None, missing,
+        spent = self.settle_classes(data, hierarchies, packed, sub, rec_cluster, sens, n_sens, limits, None, missing,
                                        codes[missing], already=lost)
         report(progress, 1.0, f"{n_clusters} clusters")
         return self.finish(data, packed, idx, sub, spent.labels, missing,

@@ -42,7 +42,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
-from anonstudio.core.algorithms._tabular import GeneralizingMethod
+from anonstudio.core.algorithms._model_repair import REPAIRED
+from anonstudio.core.algorithms._tabular import GeneralizingMethod, models_param
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
 
@@ -118,11 +119,15 @@ class LocalRecoding(GeneralizingMethod):
                    "outliers within max_suppression when the quality model prefers it (k-anonymity, optional "
                    "l-diversity)")
     group_unit = "class"
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
+                      "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
+                      "(α,k)-anonymity, average risk, sample uniqueness), kept by merging failing classes")
+    enforced_models = REPAIRED
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),
         L_DIVERSITY,
         L_KIND,
+        models_param(REPAIRED),
         QUALITY,
         WEIGHTS,
     ))
@@ -230,7 +235,7 @@ class LocalRecoding(GeneralizingMethod):
         final, n_final, merged_after = merge_same_cells(sub, final, n_final, packed)
         merged += merged_after
         report(progress, 0.95, "suppression budget")
-        spent = self.spend_suppression(data, packed, sub, final, sens, n_sens, limits, costs, missing,
+        spent = self.settle_classes(data, hierarchies, packed, sub, final, sens, n_sens, limits, costs, missing,
                                        np.concatenate([sens_all[missing], sens[final < 0]]), already=lost)
         notes = [
             f"local recoding: {peeled:,} classes published over {done:,} of the lattice's {lattice:,} "

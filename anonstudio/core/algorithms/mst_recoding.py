@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
-from anonstudio.core.algorithms._tabular import GeneralizingMethod, PackedHierarchies, renumber_by_first_record
+from anonstudio.core.algorithms._model_repair import REPAIRED
+from anonstudio.core.algorithms._tabular import (GeneralizingMethod, PackedHierarchies, models_param,
+                                                 renumber_by_first_record)
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
 
@@ -290,7 +292,10 @@ class MSTRecoding(GeneralizingMethod):
     )
     description = ("builds a minimum spanning tree over the records with a hierarchy-aware distance, cuts its longest "
                    "edges into classes of at least k and merges small ones; class values are generalized locally")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)")
+    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
+                      "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
+                      "(α,k)-anonymity, average risk, sample uniqueness), kept by merging failing classes")
+    enforced_models = REPAIRED
     titles = {"cut": "Edge removal"}
     parameters = ParamSet(
         (
@@ -314,6 +319,7 @@ class MSTRecoding(GeneralizingMethod):
                 "records or more",
                 choices=("collapsed", "large"),
             ),
+            models_param(REPAIRED),
             QUALITY,
             WEIGHTS,
         )
@@ -349,7 +355,7 @@ class MSTRecoding(GeneralizingMethod):
         report(progress, 0.9, "re-splitting merged classes")
         final, notes = self._resplit(sub, labels, final, class_nodes, packed, k, sens, n_sens, min_distinct, log_l)
         report(progress, 0.95, "suppression budget")
-        spent = self.spend_suppression(data, packed, sub, final, sens, n_sens, limits, None, missing, codes[missing])
+        spent = self.settle_classes(data, hierarchies, packed, sub, final, sens, n_sens, limits, None, missing, codes[missing])
         report(progress, 1.0, "done")
         return self.finish(
             data, packed, idx, sub, spent.labels, missing,

@@ -1,0 +1,129 @@
+"""k-member, MST and local recoding enforce the models named under ``models`` by merging failing classes
+(:mod:`anonstudio.core.algorithms._model_repair`): their releases pass the verifier's judges, which the plain
+method's releases of the same tables do not."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from anonstudio.core import privacy
+from anonstudio.core.algorithms import get
+from anonstudio.core.data import Table
+from anonstudio.core.errors import PrivacyError
+from anonstudio.core.generate import adult_hierarchies, adult_like_table
+
+METHODS = ("kmember", "mst", "local")
+QIS = ["age", "sex", "race", "marital-status"]
+SENSITIVE = "education"
+MODELS = {"t-closeness": {"t": 0.15, "distance": "hierarchical"}, "recursive-cl-diversity": {"c": 2.0, "l": 3}}
+
+
+def _table(rows: int, seed: int):
+    frame = adult_like_table(rows, seed=seed)
+    hs = {q: h for q, h in adult_hierarchies().items() if q in QIS + [SENSITIVE]}
+    return Table(frame).with_roles(QIS, sensitive=[SENSITIVE]), hs
+
+
+def _spec(k: int, models: dict) -> dict:
+    return {"model": "k-anonymity", "k": k, "sensitive": SENSITIVE,
+            "models": [{"name": name, **params} for name, params in models.items()]}
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_plain_method_fails_the_models_and_the_repaired_one_passes(method):
+    table, hs = _table(600, 3)
+    plain = get(method)(k=3).run(table, hs)
+    before = privacy.verify_output(_spec(3, MODELS), table, plain.output, hs)
+    assert not before.passed
+    assert any("t-closeness" in p for p in before.problems)
+    alg = get(method)(k=3, models=MODELS)
+    result = alg.run(table, hs)
+    assert alg.privacy_model()["models"] == [{"name": n, **p} for n, p in MODELS.items()]
+    after = privacy.verify_output(alg.privacy_model(), table, result.output, hs)
+    assert after.passed, after.problems[:3]
+    assert "t-closeness" in after.model and "recursive-cl-diversity" in after.model
+    assert any("merge(s)" in note for note in result.notes)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_model_the_whole_table_breaks_is_refused(method):
+    table, hs = _table(200, 4)
+    with pytest.raises(PrivacyError, match="whole table"):
+        get(method)(k=3, models={"alpha-k-anonymity": {"alpha": 0.01, "k": 2}}).run(table, hs)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_missing_quasi_identifiers_are_judged_as_one_suppressed_class(method):
+    """Records a missing quasi-identifier suppresses hold sensitive values the verifier judges as one class."""
+    frame = adult_like_table(300, seed=5)
+    frame.loc[frame.index[:12], "age"] = None
+    hs = {q: h for q, h in adult_hierarchies().items() if q in QIS + [SENSITIVE]}
+    table = Table(frame).with_roles(QIS, sensitive=[SENSITIVE])
+    models = {"t-closeness": {"t": 0.2}}
+    alg = get(method)(k=3, models=models, max_suppression=0.5)
+    result = alg.run(table, hs)
+    verdict = privacy.verify_output({**alg.privacy_model(), "max_suppression": 0.5}, table, result.output, hs)
+    assert verdict.passed, verdict.problems[:3]
+    assert result.suppressed >= 12
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(method=st.sampled_from(METHODS), rows=st.integers(40, 160), seed=st.integers(0, 10_000),
+       k=st.integers(2, 5), t=st.sampled_from([0.1, 0.2, 0.35]), distance=st.sampled_from(["equal", "ordered"]),
+       c=st.sampled_from([1.5, 2.0, 4.0]), l=st.integers(2, 3),
+       extra=st.sampled_from([{}, {"beta-likeness": {"beta": 2.0}}, {"average-risk": {"threshold": 0.15}},
+                              {"delta-disclosure": {"delta": 2.0}}]))
+def test_after_the_repair_every_class_passes_and_k_holds(method, rows, seed, k, t, distance, c, l, extra):
+    table, hs = _table(rows, seed)
+    models = {"t-closeness": {"t": t, "distance": distance}, "recursive-cl-diversity": {"c": c, "l": l}, **extra}
+    try:
+        alg = get(method)(k=k, models=models)
+        result = alg.run(table, hs)
+    except PrivacyError as exc:  # only when the whole table breaks a model: then no release can keep it
+        assert "whole table" in str(exc)
+        return
+    verdict = privacy.verify_output(alg.privacy_model(), table, result.output, hs)
+    assert verdict.passed, verdict.problems[:3]
+    # every class the method published (by its groups) holds at least k records
+    sizes = np.bincount(result.groups[result.groups >= 0])
+    assert (sizes[sizes > 0] >= k).all()
+
+
+def test_a_job_with_t_closeness_on_kmember_runs_and_verifies_through_the_cli(tmp_path):
+    frame = adult_like_table(400, seed=7)[["sex", "age", "race", "education"]]
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "sex.csv").write_text("Male;*\nFemale;*\n")
+    (tmp_path / "job.toml").write_text("""[input]
+path = "t.csv"
+quasi_identifiers = ["sex", "age"]
+sensitive = ["education"]
+[hierarchies]
+sex = "sex.csv"
+age = { intervals = [5, 10, 20] }
+[algorithm]
+name = "kmember"
+k = 3
+[algorithm.models.t-closeness]
+t = 0.15
+[algorithm.models.recursive-cl-diversity]
+c = 2.0
+l = 3
+[output]
+path = "out.csv"
+report = "out.json"
+""")
+    run = subprocess.run([sys.executable, "-m", "anonstudio", "run", "job.toml"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    verify = subprocess.run([sys.executable, "-m", "anonstudio", "verify", "job.toml"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert "t-closeness" in report["verification"]["model"]

@@ -173,3 +173,22 @@ class Algorithm(ABC):
         """The report's ``metrics``: computed from the input, the output and the hierarchies. ``executor`` is
         given only to methods whose ``engines`` name "dask", on that engine (RA spreads its reruns on it)."""
         return {}
+
+
+class SecretSeed:
+    """For a method drawing at random whose seed is secret by default (RA, SafePub): the job's ``seed``, or one drawn
+    once from the operating system and kept on the instance (for reruns and the workbench's measurements), never
+    reported. A drawn seed is at least 2^62, so it is never mistaken for a typed one."""
+
+    params: dict[str, Any]
+    _drawn_seed: int | None = None
+
+    def effective_seed(self) -> int:
+        seed = self.params.get("seed")
+        if seed is not None:
+            return int(seed)
+        if self._drawn_seed is None:
+            import secrets
+
+            self._drawn_seed = (1 << 62) | secrets.randbits(62)
+        return int(self._drawn_seed)

@@ -19,8 +19,9 @@ Termination: each merge removes a class. The distribution models are convex in t
 merging every record gives the table's own distribution (t-closeness: distance 0; β-likeness and δ-disclosure:
 every share equal to the table's) — so one class of all records passes whenever the whole table does, which is
 checked first (a :class:`PrivacyError` otherwise, as Mondrian refuses); average risk and sample uniqueness only
-improve as classes grow. δ-presence is not monotone under merging and k-map needs the population in every step:
-those two are left to ``global`` (its lattice judges them exactly).
+improve as classes grow, and so does k-map with an estimator (every class at least k' records). δ-presence is not
+monotone under merging and k-map against a population table needs the population in every step: those two are
+left to ``global`` (its lattice judges them exactly); the methods refuse them (exit 2).
 
 The suppressed block is merged into (its class's records suppressed) only when it fails a model itself or no
 other class is left to merge with.
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # annotations only: declaring a method imports no numpy (issu
 
 #: the registered models the clustering methods enforce by :func:`repair_classes`
 REPAIRED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "average-risk", "sample-uniqueness")
+            "average-risk", "sample-uniqueness", "k-map")
 
 
 @dataclass

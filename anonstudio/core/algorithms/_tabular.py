@@ -312,6 +312,9 @@ class GeneralizingMethod(Algorithm):
     enforced_models: ClassVar[tuple[str, ...]] = ()
     #: the population table δ-presence and k-map count in (the job's ``input.population``; set by the pipeline)
     population = None
+    #: whether it can judge a model against a population table while it forms its classes (``global``'s lattice
+    #: can; the others enforce k-map only with an estimator, judged by class sizes)
+    counts_population: ClassVar[bool] = False
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
@@ -342,6 +345,12 @@ class GeneralizingMethod(Algorithm):
                     exc.key = f"{key}.{exc.key}"
                 exc.message = f"privacy model '{name}': {exc.message}"
                 raise
+            from anonstudio.core.privacy._models import POPULATION
+
+            if POPULATION in model.needs and not self.counts_population:
+                raise ParameterError(f"'{self.name}' enforces {name} only with an estimator (estimator = \"poisson\" "
+                                     "or \"zero-truncated-poisson\"): against a population table use 'global'",
+                                     key=f"{key}.estimator")
             out.append(model)
         return out
 

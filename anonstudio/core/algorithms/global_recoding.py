@@ -457,6 +457,7 @@ class GlobalRecoding(GeneralizingMethod):
         models_param(ENFORCED),
     ))
     enforced_models = ENFORCED
+    counts_population = True
 
     def __init__(self, **params) -> None:
         super().__init__(**params)

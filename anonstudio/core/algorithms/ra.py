@@ -45,7 +45,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from anonstudio.core.algorithms._base import Algorithm, Result
+from anonstudio.core.algorithms._base import Algorithm, Result, SecretSeed
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.execution import Executor, LocalExecutor
 from anonstudio.core.limits import MAX_BIAS_RUNS, MAX_INT
@@ -174,7 +174,7 @@ def choice_weights(spec: Any, attributes: list[str], entropies: np.ndarray) -> t
     return p / p.sum(), notes
 
 
-class _RandomAnonymization(Algorithm):
+class _RandomAnonymization(SecretSeed, Algorithm):
     data_kind = "table"
     engines = ("local", "dask")
     output_kind = "table"
@@ -196,18 +196,6 @@ class _RandomAnonymization(Algorithm):
     @abstractmethod
     def _choose(self, rng: np.random.Generator, n: int, p: np.ndarray) -> np.ndarray:
         """``bool[n, m]``: which quasi-identifier cells of each record are redrawn."""
-
-    def effective_seed(self) -> int:
-        """The seed this instance draws with: the job's, or one drawn once from the operating system (kept on
-        the instance, for the bias reruns and the workbench's measurements; never in a report)."""
-        seed = self.params.get("seed")
-        if seed is not None:
-            return int(seed)
-        if getattr(self, "_drawn_seed", None) is None:
-            import secrets
-
-            self._drawn_seed = (1 << 62) | secrets.randbits(62)  # at least 2^62: never mistaken for a typed seed
-        return int(self._drawn_seed)
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None, *,
             executor=None) -> Result:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from anonstudio.core.algorithms._base import Result
+from anonstudio.core.algorithms._base import Result, SecretSeed
 from anonstudio.core.algorithms._tabular import GeneralizingMethod, generalized_output, renumber_by_first_record
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.params import Param, ParamSet
@@ -103,7 +103,7 @@ def discernibility_score(sum_squares: float, suppressed: int, n: int, k: int) ->
     return -(float(sum_squares) + n * float(suppressed)) / max(norm, 1.0)
 
 
-class SafePub(GeneralizingMethod):
+class SafePub(SecretSeed, GeneralizingMethod):
     """(ε, δ)-differentially private full-domain generalization of a sample (see the module).
 
     Parameters: ``epsilon`` (total), ``delta``, ``epsilon_search`` (the part of ε spent on the search; the rest,
@@ -180,17 +180,6 @@ class SafePub(GeneralizingMethod):
                                  f"classes of more records than the input's {records}: raise delta or epsilon",
                                  key="algorithm.delta")
         return k
-
-    def effective_seed(self) -> int:
-        """The job's seed, or one drawn once from the operating system (kept on the instance, never reported)."""
-        seed = self.params.get("seed")
-        if seed is not None:
-            return int(seed)
-        if getattr(self, "_drawn_seed", None) is None:
-            import secrets
-
-            self._drawn_seed = (1 << 62) | secrets.randbits(62)  # at least 2^62: never mistaken for a typed seed
-        return int(self._drawn_seed)
 
     # -- the run ----------------------------------------------------------------------------------------------
     def _level_limits(self, qis: list[str], hierarchies: list) -> tuple[np.ndarray, np.ndarray]:

@@ -127,3 +127,22 @@ report = "out.json"
     assert verify.returncode == 0, verify.stdout + verify.stderr
     report = json.loads((tmp_path / "out.json").read_text())
     assert "t-closeness" in report["verification"]["model"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_k_map_with_an_estimator_is_kept_by_merging_and_a_population_table_is_left_to_global(method):
+    """k-map with an estimator judges each class by its size against k' (El Emam & Dankar's D3): bigger classes
+    only help, so the repair keeps it; against a population table the method refuses and names global."""
+    from anonstudio.core.errors import ParameterError
+
+    table, hs = _table(600, 5)
+    kmap = {"k-map": {"k": 20, "estimator": "poisson", "sampling_fraction": 0.5, "significance": 0.05}}
+    plain = get(method)(k=3).run(table, hs)
+    assert not privacy.verify_output(_spec(3, kmap), table, plain.output, hs).passed
+    alg = get(method)(k=3, models=kmap)
+    result = alg.run(table, hs)
+    after = privacy.verify_output(alg.privacy_model(), table, result.output, hs)
+    assert after.passed, after.problems[:3]
+    assert any("merge(s)" in note for note in result.notes)
+    with pytest.raises(ParameterError, match="only with an estimator .* use 'global'"):
+        get(method)(k=3, models={"k-map": {"k": 5, "population": "people.csv"}})

@@ -27,10 +27,11 @@ def entropy(counts: np.ndarray) -> float:
     return float(-(p * np.log(p)).sum())
 
 
-#: the models its split test keeps part by part (average risk and sample uniqueness through a least class size, a
-#: sufficient condition; δ-presence and k-map would need the population in the recursion, which it does not hold)
+#: the models its split test keeps part by part (average risk, sample uniqueness and k-map with an estimator through a
+#: least class size — for the first two a sufficient condition; δ-presence and k-map against a population table
+#: would need the population in the recursion, which it does not hold, and are refused)
 ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "average-risk", "sample-uniqueness")
+            "average-risk", "sample-uniqueness", "k-map")
 
 
 class Mondrian(GeneralizingMethod):
@@ -70,7 +71,7 @@ class Mondrian(GeneralizingMethod):
     description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
                    "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
-                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample uniqueness)")
+                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample uniqueness, k-map with an estimator)")
     titles = {"cut": "Where a part is cut", "numeric_split": "Numeric cuts"}
     parameters = ParamSet(
         (
@@ -183,7 +184,7 @@ class Mondrian(GeneralizingMethod):
         rules = self._rules(data, hierarchies, codes, n_sens)  # q: the whole table's distribution
         sens = codes[idx]
         # the split test asks the privacy models the job names what every part must keep
-        limits = partition_limits(self.models())
+        limits = partition_limits(self.models(), records=data.n_rows)
         k = int(limits["min_size"])
         min_distinct = int(limits.get("min_distinct", 1))
         log_l = float(limits.get("min_entropy", 0.0))

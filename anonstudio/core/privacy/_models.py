@@ -385,11 +385,17 @@ def table_models(k: int | None = None, l: float | None = None, l_kind: str = "en
     return models
 
 
-def partition_limits(models: list[PrivacyModel]) -> dict[str, float]:
-    """What every part must keep under all ``models`` at once (the strictest of each limit)."""
+def partition_limits(models: list[PrivacyModel], records: int | None = None) -> dict[str, float]:
+    """What every part must keep under all ``models`` at once (the strictest of each limit). ``records``: the
+    table's records, for a model whose least class size follows from them (``least_class_size``: k-map with an
+    estimator)."""
     out: dict[str, float] = {}
     for model in models:
-        for key, value in model.partition_limits().items():
+        limits = dict(model.partition_limits())
+        least = getattr(model, "least_class_size", None)
+        if least is not None and records is not None and least(records):
+            limits["min_size"] = max(limits.get("min_size", 0), least(records))
+        for key, value in limits.items():
             strict = min if key.startswith("max_") else max
             out[key] = strict(out[key], value) if key in out else value
     return out

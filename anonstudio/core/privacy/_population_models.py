@@ -218,6 +218,14 @@ class KMap(PrivacyModel):
     def partition_limits(self):
         return {}
 
+    def least_class_size(self, records: int) -> int:
+        """With an estimator, ``k'`` for a table of ``records`` records: the least class size every part of a
+        partitioning method keeps (0 against a population table, which a split test does not hold)."""
+        if not self.estimates:
+            return 0
+        return int(estimated_k(self.params["k"], self.sampling_fraction(records), self.params["significance"],
+                               self.params["estimator"], records))
+
 
 class AverageRisk(PrivacyModel):
     """Average re-identification risk threshold (K. El Emam: Guide to the de-identification of personal health

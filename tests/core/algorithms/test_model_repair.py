@@ -146,3 +146,21 @@ def test_k_map_with_an_estimator_is_kept_by_merging_and_a_population_table_is_le
     assert any("merge(s)" in note for note in result.notes)
     with pytest.raises(ParameterError, match="only with an estimator .* use 'global'"):
         get(method)(k=3, models={"k-map": {"k": 5, "population": "people.csv"}})
+
+
+def test_mondrian_keeps_k_map_with_an_estimator_as_a_least_part_size():
+    """Mondrian's split test keeps k' records in every part (k-map with an estimator is a least class size)."""
+    from anonstudio.core.privacy._population_models import KMap
+
+    table, hs = _table(600, 5)
+    kmap = {"k-map": {"k": 20, "estimator": "poisson", "sampling_fraction": 0.5, "significance": 0.05}}
+    k_prime = KMap(**kmap["k-map"]).least_class_size(600)
+    assert k_prime > 3
+    plain = get("mondrian")(k=3).run(table, hs)
+    assert not privacy.verify_output(_spec(3, kmap), table, plain.output, hs).passed
+    alg = get("mondrian")(k=3, models=kmap)
+    result = alg.run(table, hs)
+    after = privacy.verify_output(alg.privacy_model(), table, result.output, hs)
+    assert after.passed, after.problems[:3]
+    sizes = result.output.df.groupby(QIS).size()
+    assert (sizes[~(sizes.index.to_frame() == "*").all(axis=1)] >= k_prime).all()

@@ -58,9 +58,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from anonstudio.core.metrics._risk_numerics import bracketed_root, digamma, trigamma
+from anonstudio.core.population import US_POPULATION  # ARX's default population model (Region.USA)
 
-#: ARX's default population model (``ARXPopulationModel.Region.USA``)
-US_POPULATION = 317_238_626
 #: the re-identification risk above which a record counts as at risk, by default: 0.2 = classes under 5 (ARX's GUI)
 DEFAULT_THRESHOLD = 0.2
 #: Dankar et al.'s sampling fraction below which Pitman's estimate is used

@@ -185,7 +185,7 @@ class KMap(PrivacyModel):
         p = self.params
         if p.get("sampling_fraction") is not None:
             return float(p["sampling_fraction"])
-        from anonstudio.core.metrics._risk import US_POPULATION
+        from anonstudio.core.population import US_POPULATION
 
         size = p.get("population_size") or US_POPULATION
         if size < records:

@@ -421,6 +421,36 @@ ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-l
             "delta-presence", "k-map", "average-risk", "sample-uniqueness")
 
 
+def lattice_bounds(params: dict, qis: list[str], hierarchies: list) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest level of each quasi-identifier the search may choose (``min_level`` / ``max_level``
+    of ``params``, checked against the hierarchies), refused when the lattice they span holds more than
+    :data:`MAX_TRANSFORMATIONS` nodes. Shared by ``global`` and ``safepub`` (the same keys, the same checks)."""
+    import numpy as np
+
+    low = np.zeros(len(qis), dtype=np.int64)
+    high = np.array([h.height for h in hierarchies], dtype=np.int64)
+    for key, target in (("min_level", low), ("max_level", high)):
+        for attr, level in (params.get(key) or {}).items():
+            if attr not in qis:
+                raise ParameterError(f"{key} names '{attr}', which is not a quasi-identifier "
+                                     f"({', '.join(qis)})", key=f"algorithm.{key}")
+            h = hierarchies[qis.index(attr)]
+            if level > h.height:
+                raise ParameterError(f"{key} of '{attr}' is {level}, above its hierarchy's height {h.height}",
+                                     key=f"algorithm.{key}")
+            target[qis.index(attr)] = level
+    for a, attr in enumerate(qis):
+        if low[a] > high[a]:
+            raise ParameterError(f"min_level of '{attr}' ({low[a]}) is above its max_level ({high[a]})",
+                                 key="algorithm.min_level")
+    size = int(np.prod(high - low + 1))
+    if size > MAX_TRANSFORMATIONS:
+        raise ParameterError(f"the lattice of transformations has {size:,} nodes, more than the "
+                             f"{MAX_TRANSFORMATIONS:,} searched: narrow it with min_level / max_level",
+                             key="algorithm.max_level")
+    return low, high
+
+
 class GlobalRecoding(GeneralizingMethod):
     """Full-domain generalization with suppression, optimal over the lattice of hierarchy levels (see the module).
 
@@ -464,27 +494,6 @@ class GlobalRecoding(GeneralizingMethod):
         self.search: LatticeSearch | None = None
 
     # -- parameters the data must agree with ----------------------------------------------------------------
-    def _level_limits(self, qis: list[str], hierarchies: list) -> tuple[np.ndarray, np.ndarray]:
-        import numpy as np
-
-        low = np.zeros(len(qis), dtype=np.int64)
-        high = np.array([h.height for h in hierarchies], dtype=np.int64)
-        for key, target in (("min_level", low), ("max_level", high)):
-            for attr, level in (self.params.get(key) or {}).items():
-                if attr not in qis:
-                    raise ParameterError(f"{key} names '{attr}', which is not a quasi-identifier "
-                                         f"({', '.join(qis)})", key=f"algorithm.{key}")
-                h = hierarchies[qis.index(attr)]
-                if level > h.height:
-                    raise ParameterError(f"{key} of '{attr}' is {level}, above its hierarchy's height {h.height}",
-                                         key=f"algorithm.{key}")
-                target[qis.index(attr)] = level
-        for a, attr in enumerate(qis):
-            if low[a] > high[a]:
-                raise ParameterError(f"min_level of '{attr}' ({low[a]}) is above its max_level ({high[a]})",
-                                     key="algorithm.min_level")
-        return low, high
-
     def _weights(self, qis: list[str], model) -> tuple[np.ndarray, list[str]]:
 
         from anonstudio.core.metrics._quality import weight_vector
@@ -536,13 +545,9 @@ class GlobalRecoding(GeneralizingMethod):
         qis = packed.attributes
         hs = packed.hierarchies
         model = MODELS[self.params["quality"]]
-        low, high = self._level_limits(qis, hs)
-        weights, notes = self._weights(qis, model)
+        low, high = lattice_bounds(self.params, qis, hs)
         size = int(np.prod(high - low + 1))
-        if size > MAX_TRANSFORMATIONS:
-            raise ParameterError(f"the lattice of transformations has {size:,} nodes, more than the "
-                                 f"{MAX_TRANSFORMATIONS:,} searched: narrow it with min_level / max_level",
-                                 key="algorithm.max_level")
+        weights, notes = self._weights(qis, model)
         sens_all, n_sens = self._sensitive_codes(data)
         limits = partition_limits(self.models())
         n = data.n_rows

@@ -182,11 +182,6 @@ class SafePub(SecretSeed, GeneralizingMethod):
         return k
 
     # -- the run ----------------------------------------------------------------------------------------------
-    def _level_limits(self, qis: list[str], hierarchies: list) -> tuple[np.ndarray, np.ndarray]:
-        from anonstudio.core.algorithms.global_recoding import GlobalRecoding
-
-        return GlobalRecoding._level_limits(self, qis, hierarchies)  # the same keys, the same checks
-
     def _published_columns(self, data: Table) -> None:
         """Every column published must be a quasi-identifier (identifying columns are dropped)."""
         qis = set(data.quasi_identifiers)
@@ -201,7 +196,7 @@ class SafePub(SecretSeed, GeneralizingMethod):
         import numpy as np
 
         from anonstudio.core.algorithms._tabular import encode_quasi_identifiers, pack_hierarchies
-        from anonstudio.core.algorithms.global_recoding import MAX_TRANSFORMATIONS, _Lattice
+        from anonstudio.core.algorithms.global_recoding import _Lattice, lattice_bounds
         from anonstudio.core.metrics._quality import MODELS
 
         self._published_columns(data)
@@ -210,12 +205,8 @@ class SafePub(SecretSeed, GeneralizingMethod):
         qis, hs = packed.attributes, packed.hierarchies
         n, d = data.n_rows, len(qis)
         k = self._k = self.k_for(int((~missing).sum()))
-        low, high = self._level_limits(qis, hs)
+        low, high = lattice_bounds(self.params, qis, hs)
         size = int(np.prod(high - low + 1))
-        if size > MAX_TRANSFORMATIONS:
-            raise ParameterError(f"the lattice of transformations has {size:,} nodes, more than the "
-                                 f"{MAX_TRANSFORMATIONS:,} searched: narrow it with min_level / max_level",
-                                 key="algorithm.max_level")
         sample_seq, search_seq = np.random.SeedSequence(self.effective_seed()).spawn(2)
         sampled = np.random.default_rng(sample_seq).random(n) < self.beta  # step 1: Bernoulli(β) per record
         idx = np.flatnonzero(sampled & ~missing)

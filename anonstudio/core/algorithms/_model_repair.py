@@ -1,7 +1,8 @@
 """The privacy models a job names under ``models``, enforced on a clustering method's final classes by merging.
 
 k-member, MST and local recoding shape their classes for k (and l); the models named beyond them (recursive
-(c,l)-diversity, t-closeness, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample uniqueness) are kept
+(c,l)-diversity, t-closeness, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample uniqueness, k-map,
+δ-presence) are kept
 afterwards by :func:`repair_classes`: while some class fails a named model, the failing class with the fewest
 records is merged with the class whose merge costs least — the rise of the quality model's cell costs
 (:func:`~anonstudio.core.algorithms._suppression.cell_costs`) when both are published at the lowest common
@@ -19,9 +20,14 @@ Termination: each merge removes a class. The distribution models are convex in t
 merging every record gives the table's own distribution (t-closeness: distance 0; β-likeness and δ-disclosure:
 every share equal to the table's) — so one class of all records passes whenever the whole table does, which is
 checked first (a :class:`PrivacyError` otherwise, as Mondrian refuses); average risk and sample uniqueness only
-improve as classes grow, and so does k-map with an estimator (every class at least k' records). δ-presence is not
-monotone under merging and k-map against a population table needs the population in every step: those two are
-left to ``global`` (its lattice judges them exactly); the methods refuse them (exit 2).
+improve as classes grow, and so does k-map with an estimator (every class at least k' records).
+
+δ-presence and k-map against a population table count, per class, the population records under its cells (the
+verifier's :attr:`ClassStats.population`): each class's count is kept and counted again only when its cells change
+(:class:`_Population`). k-map only improves under merging (the merged cells cover a superset of the population);
+δ-presence need not (a merge may lower a class's share below δmin as well as raise it above δmax), so it is not
+promised a least loss — but every merge removes a class, and a class at the root of every quasi-identifier or
+suppressed is exempt from the size models (as in the verifier), so the repair ends with every class passing.
 
 The suppressed block is merged into (its class's records suppressed) only when it fails a model itself or no
 other class is left to merge with.
@@ -42,7 +48,7 @@ if TYPE_CHECKING:  # annotations only: declaring a method imports no numpy (issu
 
 #: the registered models the clustering methods enforce by :func:`repair_classes`
 REPAIRED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "average-risk", "sample-uniqueness", "k-map")
+            "average-risk", "sample-uniqueness", "k-map", "delta-presence")
 
 
 @dataclass
@@ -76,10 +82,58 @@ def lca_rows(node: np.ndarray, others: np.ndarray, node_anc: np.ndarray, node_le
     return out
 
 
+class _Population:
+    """A population table's records under classes' cells: its distinct tuples of packed leaf nodes (with their
+    records) and, per attribute, every tuple's ancestor at each level."""
+
+    def __init__(self, leaves: np.ndarray, packed: PackedHierarchies) -> None:
+        import numpy as np
+
+        nodes = np.stack([packed.leaf_nodes(a)[leaves[:, a]] for a in range(packed.d)], axis=1) if len(leaves) \
+            else np.zeros((0, packed.d), dtype=np.int64)
+        tuples, weights = (np.unique(nodes, axis=0, return_counts=True) if len(nodes)
+                           else (nodes, np.zeros(0, dtype=np.int64)))
+        self.weights = weights.astype(np.int64)
+        self.anc = [packed.node_anc[tuples[:, a]] for a in range(packed.d)]  # per attribute int[P, levels]
+        self.node_level = packed.node_level
+
+    def covered(self, nodes: np.ndarray) -> np.ndarray:
+        """Per row of ``nodes`` (``int[m, d]`` packed nodes, a class's cells), the population records whose every
+        value lies under it."""
+        import numpy as np
+
+        import pandas as pd
+
+        out = np.zeros(len(nodes), dtype=np.int64)
+        levels = self.node_level[nodes]
+        if len(nodes) <= 8:  # a few classes (a merge's): one mask each
+            for i in range(len(nodes)):
+                hit = np.ones(len(self.weights), dtype=bool)
+                for a in range(nodes.shape[1]):
+                    hit &= self.anc[a][:, levels[i, a]] == nodes[i, a]
+                out[i] = int(self.weights[hit].sum())
+            return out
+        # many: per distinct vector of levels, the population's ancestors at those levels counted by tuple and
+        # looked up by the classes' cells (one pass over the population per vector)
+        vectors, group = np.unique(levels, axis=0, return_inverse=True)
+        group = group.ravel()
+        p = len(self.weights)
+        for g, vector in enumerate(vectors):
+            rows = np.flatnonzero(group == g)
+            key = np.zeros(len(rows) + p, dtype=np.int64)
+            for a, level in enumerate(vector):
+                both = np.concatenate((nodes[rows, a], self.anc[a][:, level]))
+                key = pd.factorize(key * (int(both.max()) + 2) + both + 1)[0].astype(np.int64)
+            counts = np.bincount(key[len(rows):], weights=self.weights, minlength=int(key.max()) + 1)
+            out[rows] = counts[key[:len(rows)]].astype(np.int64)
+        return out
+
+
 class _Classes:
     """The classes being repaired: per class its records, sensitive counts, nodes and published cells."""
 
-    def __init__(self, labels, sub, sens, n_sens, packed, node_cost, blocked: np.ndarray) -> None:
+    def __init__(self, labels, sub, sens, n_sens, packed, node_cost, blocked: np.ndarray,
+                 population: _Population | None = None) -> None:
         import numpy as np
 
         from anonstudio.core.kernels._generalize import class_lca
@@ -107,6 +161,8 @@ class _Classes:
         self.owner = np.arange(n_classes + 1)  # each original class's class now (union by relabelling)
         labels_text = np.append(packed.labels.astype(object), "*")
         self.labels_text = labels_text
+        self.population = population
+        self.pop_counts = np.full(n_classes + 1, -1, dtype=np.int64)  # per class, -1: to be counted
         self.by_cells: dict[tuple, int] = {}
         for c in range(n_classes):
             if self.sizes[c]:
@@ -117,9 +173,6 @@ class _Classes:
         if c == self.block:
             return ("*",) * self.packed.d
         return tuple(str(self.labels_text[x]) for x in self.nodes[c])
-
-    def at_root(self, c: int) -> bool:
-        return c == self.block or bool((self.nodes[c] == self.roots).all())
 
     def _settle(self, c: int) -> None:
         """File class ``c`` under its published cells: the block's cells join it to the block, another class's
@@ -133,7 +186,17 @@ class _Classes:
             self._absorb(c, other)
         self.by_cells[key] = c
 
+    def covered(self, ids: np.ndarray) -> np.ndarray | None:
+        """The population records under the cells of each class of ``ids`` (None without a population table)."""
+        if self.population is None:
+            return None
+        todo = ids[self.pop_counts[ids] < 0]
+        if len(todo):
+            self.pop_counts[todo] = self.population.covered(self.nodes[todo])
+        return self.pop_counts[ids]
+
     def _absorb(self, into: int, c: int) -> None:
+        self.pop_counts[into] = -1  # its cells may have changed: counted again when judged
         self.sizes[into] += self.sizes[c]
         self.counts[into] += self.counts[c]
         self.sizes[c] = 0
@@ -179,19 +242,21 @@ def _stats(classes: _Classes, ids: np.ndarray, totals: np.ndarray, texts: tuple,
     return ClassStats(classes.sizes[ids].astype(np.int64), value_class=cls.astype(np.int64),
                       value_count=counts[cls, code].astype(float), value_code=code.astype(np.int64),
                       value_total=np.asarray(totals, dtype=float), value_texts=tuple(texts),
-                      value_hierarchy=value_hierarchy, records=records)
+                      value_hierarchy=value_hierarchy, records=records, population=classes.covered(ids))
 
 
 def repair_classes(models: list, labels: np.ndarray, sub: np.ndarray, sens: np.ndarray, n_sens: int,
                    packed: PackedHierarchies, node_cost: np.ndarray, *, blocked: np.ndarray, totals: np.ndarray,
                    texts: tuple, value_hierarchy: Any = None, column: str = "", records: int, source=None,
-                   group_unit: str = "class") -> Repair:
+                   group_unit: str = "class", population: np.ndarray | None = None) -> Repair:
     """Merge classes until every one passes every model in ``models`` (see the module).
 
     ``labels``: each present record's class (-1: published suppressed); ``sub``: their packed leaves; ``sens``: their
     sensitive codes (-1 missing); ``blocked``: the sensitive codes of the records a missing quasi-identifier
     suppresses; ``totals``/``texts``: the whole table's count and text of each sensitive value; ``node_cost``: the
-    quality model's cost of a cell published at each packed node; ``records``: the table's records."""
+    quality model's cost of a cell published at each packed node; ``records``: the table's records;
+    ``population``: the population table δ-presence and k-map count in, each record's leaf index per
+    quasi-identifier (``int[P, d]``, :func:`~anonstudio.core.algorithms._tabular.population_leaves`)."""
     import numpy as np
 
     from anonstudio.core.privacy._models import SENSITIVE
@@ -206,15 +271,15 @@ def repair_classes(models: list, labels: np.ndarray, sub: np.ndarray, sens: np.n
             if len(model.failing(whole)):
                 raise PrivacyError(f"{model.label()} cannot be met: the whole table's '{column}' breaks it already",
                                    file=source, column=column or None)
-    classes = _Classes(labels, sub, sens, n_sens, packed, node_cost, blocked)
+    classes = _Classes(labels, sub, sens, n_sens, packed, node_cost, blocked,
+                       None if population is None else _Population(np.asarray(population), packed))
     merges = 0
     while True:
         failing = _failing(classes, sensitive_models, size_models, totals, texts, value_hierarchy, records)
         if not len(failing):
             break
         # the failing class with the fewest records first; its failure settled before the next is looked at
-        queue = sorted(failing, key=lambda c: (int(classes.sizes[c]), c))
-        c = int(queue[0])
+        c = int(failing[int(np.argmin(classes.sizes[failing]))])  # ascending ids: ties go to the lowest
         while True:
             targets = np.flatnonzero(classes.alive)
             targets = targets[(targets != c) & (targets != classes.block)]
@@ -255,23 +320,22 @@ def _whole(totals, texts, value_hierarchy, records):
                       value_texts=tuple(texts), value_hierarchy=value_hierarchy, records=records)
 
 
-def _failing(classes: _Classes, sensitive_models, size_models, totals, texts, value_hierarchy, records) -> list[int]:
+def _failing(classes: _Classes, sensitive_models, size_models, totals, texts, value_hierarchy, records) -> np.ndarray:
     """The classes failing a model, judged as the verifier judges them (see the module)."""
     import numpy as np
 
-    out: set[int] = set()
+    out = []
     alive = np.flatnonzero(classes.alive)
     if sensitive_models and len(alive):
         stats = _stats(classes, alive, totals, texts, value_hierarchy, records)
-        for model in sensitive_models:
-            out.update(int(alive[i]) for i in model.failing(stats))
+        out += [alive[np.asarray(model.failing(stats), dtype=np.int64)] for model in sensitive_models]
     if size_models:
-        judged = np.array([c for c in alive if not classes.at_root(int(c))], dtype=np.int64)
+        # the block and the classes at the root of every quasi-identifier are exempt (see the module)
+        judged = alive[(alive != classes.block) & ~(classes.nodes[alive] == classes.roots).all(axis=1)]
         if len(judged):
             stats = _stats(classes, judged, totals, texts, value_hierarchy, records)
-            for model in size_models:
-                out.update(int(judged[i]) for i in model.failing(stats))
-    return sorted(out)
+            out += [judged[np.asarray(model.failing(stats), dtype=np.int64)] for model in size_models]
+    return np.unique(np.concatenate(out)).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
 
 
 def _fails_alone(classes: _Classes, c: int, models, totals, texts, value_hierarchy, records) -> bool:

@@ -310,11 +310,9 @@ class GeneralizingMethod(Algorithm):
 
     #: the registered privacy models (beyond k and l) a job may name under ``models`` for this method, by name
     enforced_models: ClassVar[tuple[str, ...]] = ()
-    #: the population table δ-presence and k-map count in (the job's ``input.population``; set by the pipeline)
+    #: the population table δ-presence and k-map count in, when a script hands one over (a table or frame); else
+    #: each model reads the file its ``population`` parameter names
     population = None
-    #: whether it can judge a model against a population table while it forms its classes (``global``'s lattice
-    #: can; the others enforce k-map only with an estimator, judged by class sizes)
-    counts_population: ClassVar[bool] = False
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
@@ -345,12 +343,6 @@ class GeneralizingMethod(Algorithm):
                     exc.key = f"{key}.{exc.key}"
                 exc.message = f"privacy model '{name}': {exc.message}"
                 raise
-            from anonstudio.core.privacy._models import POPULATION
-
-            if POPULATION in model.needs and not self.counts_population:
-                raise ParameterError(f"'{self.name}' enforces {name} only with an estimator (estimator = \"poisson\" "
-                                     "or \"zero-truncated-poisson\"): against a population table use 'global'",
-                                     key=f"{key}.estimator")
             out.append(model)
         return out
 
@@ -375,6 +367,24 @@ class GeneralizingMethod(Algorithm):
         from anonstudio.core.privacy._models import POPULATION
 
         return any(POPULATION in m.needs for m in self._extra)
+
+    def population_leaves(self, packed: PackedHierarchies, data: Table) -> np.ndarray | None:
+        """The population table the models named under ``models`` count in (δ-presence, k-map without an
+        estimator), as each record's leaf index per quasi-identifier (:func:`population_leaves`); None when no
+        model reads one. Two models naming two different tables are refused."""
+        if not self.needs_population():
+            return None
+        from anonstudio.core.privacy._models import POPULATION
+        from anonstudio.core.privacy._population_models import population_table
+
+        users = [m for m in self._extra if POPULATION in m.needs]  # k-map with an estimator reads none
+        if len({m.params.get("population") for m in users}) > 1 and self.population is None:
+            raise ParameterError("δ-presence and k-map name two population tables: give them one",
+                                 key="algorithm.models")
+        leaves = population_leaves(population_table(users[0], self.population), packed, data,
+                                   key=f"algorithm.models.{users[0].name}.population")
+        check_sample_of(data, packed, leaves)
+        return leaves
 
     def model_specs(self) -> list[dict]:
         """The spec's ``"models"``: each named model with its validated parameters."""
@@ -507,9 +517,11 @@ class GeneralizingMethod(Algorithm):
         # the records a missing quasi-identifier suppresses come first in missing_sens (local recoding appends its
         # own suppressed records, which labels' -1s name too)
         blocked = np.asarray(missing_sens, dtype=np.int64)[:int(missing.sum())]
-        repaired = repair_classes(self._extra, labels, sub, sens, n_sens, packed, costs.node_cost, blocked=blocked, totals=totals, texts=texts,
+        repaired = repair_classes(self._extra, labels, sub, sens, n_sens, packed, costs.node_cost, blocked=blocked,
+                                  totals=totals, texts=texts,
                                   value_hierarchy=hierarchies.get(column) if column else None, column=column,
-                                  records=data.n_rows, source=data.source, group_unit=self.group_unit)
+                                  records=data.n_rows, source=data.source, group_unit=self.group_unit,
+                                  population=self.population_leaves(packed, data))
         notes = ["the suppression budget is not spent when privacy models beyond k and l are named: suppressing a "
                  "record changes its class's distribution, which they judge"] + repaired.notes
         return Spent(repaired.labels, repaired.suppressed, 0, notes)
@@ -528,6 +540,67 @@ class GeneralizingMethod(Algorithm):
         result.suppressed += int((labels < 0).sum())
         result.notes = result.notes + list(notes or [])
         return result
+
+
+def population_leaves(population, packed, data, *, key: str = "algorithm.models") -> np.ndarray:
+    """Each population record's leaf index in each quasi-identifier's hierarchy (``int64[P, d]``); a population
+    table without a quasi-identifier column, or holding a value a hierarchy lacks, is an error naming it."""
+    import numpy as np
+
+    from anonstudio.core.privacy._verification import as_coded, frame_of
+
+    if population is None:
+        raise ParameterError("δ-presence and k-map need a population table (the model's parameter 'population')",
+                             key=key)
+    frame = frame_of(population)
+    source = getattr(population, "source", None)
+    out = np.zeros((len(frame), len(packed.attributes)), dtype=np.int64)
+    for a, (q, h) in enumerate(zip(packed.attributes, packed.hierarchies)):
+        if q not in frame.columns:
+            raise ParameterError(f"the population table has no column '{q}' (a quasi-identifier)",
+                                 file=source, column=q, key=key)
+        cells = as_coded(frame[q])
+        index = {str(leaf): i for i, leaf in enumerate(h.leaves)}
+        lookup = np.array([index.get(str(t), -1) for t in cells.texts], dtype=np.int64)
+        leaves = lookup[cells.codes] if len(cells.codes) else np.zeros(0, dtype=np.int64)
+        if (leaves < 0).any():
+            row = int(np.flatnonzero(leaves < 0)[0])
+            raise HierarchyError(f"the population table's value {str(cells.texts[cells.codes[row]])!r} of '{q}' "
+                                 f"is not a leaf of its hierarchy", file=source, column=q,
+                                 **({"line": population.line_of(row)} if hasattr(population, "line_of")
+                                    else {"record": row + 1}))
+        out[:, a] = leaves
+    return out
+
+
+def check_sample_of(data: Table, packed: PackedHierarchies, population: np.ndarray) -> None:
+    """Refuse a population table that is not the table's population: δ-presence (Nergiz et al., Def. 3: the
+    table is a subset of the population) and k-map count the people of a class in it, so every record of the table
+    must be there — each tuple of quasi-identifier values at least as often as in the table (records with a missing
+    quasi-identifier are published suppressed and not counted)."""
+    import numpy as np
+
+    from anonstudio.core.errors import InputError
+
+    leaves, missing = encode_quasi_identifiers(data, packed)
+    mine = np.flatnonzero(~missing)
+    theirs = np.stack([packed.leaf_nodes(a)[population[:, a]] for a in range(packed.d)], axis=1) \
+        if len(population) else np.zeros((0, packed.d), dtype=np.int64)
+    both = np.vstack([leaves[mine].astype(np.int64), theirs.astype(np.int64)])
+    if not len(both):
+        return
+    _, ids = np.unique(both, axis=0, return_inverse=True)
+    ids = ids.ravel()
+    in_table = np.bincount(ids[:len(mine)], minlength=int(ids.max()) + 1)
+    in_population = np.bincount(ids[len(mine):], minlength=int(ids.max()) + 1)
+    short = np.flatnonzero(in_table[ids[:len(mine)]] > in_population[ids[:len(mine)]])
+    if not len(short):
+        return
+    row, tuple_id = int(mine[short[0]]), int(ids[short[0]])
+    shown = ", ".join(f"{q}={data.df[q].iloc[row]}" for q in packed.attributes[:4])
+    times = [f"{n} time" + ("" if n == 1 else "s") for n in (int(in_table[tuple_id]), int(in_population[tuple_id]))]
+    raise InputError(f"the table is not a sample of the population table: {shown} occurs {times[0]} in the table "
+                     f"and {times[1]} in the population table", file=data.source, line=data.line_of(row))
 
 
 def table_metrics_for(algorithm, data: Table, result, hierarchies: dict, *, k: int | None = None) -> dict:

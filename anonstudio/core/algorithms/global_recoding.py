@@ -639,47 +639,7 @@ class GlobalRecoding(GeneralizingMethod):
             firsts[codes[present][::-1]] = np.flatnonzero(present)[::-1]
             texts = tuple(str(cells.texts[cells.codes[i]]) for i in firsts)
             totals = np.bincount(codes[present], minlength=n_values)
-        population = None
-        if self.needs_population():
-            from anonstudio.core.privacy._population_models import population_table
-
-            from anonstudio.core.privacy._models import POPULATION
-
-            users = [m for m in self.extra_models() if POPULATION in m.needs]  # k-map with an estimator reads none
-            tables = {id(m): population_table(m, self.population) for m in users}
-            if len({m.params.get("population") for m in users}) > 1 and self.population is None:
-                raise ParameterError("δ-presence and k-map name two population tables: give them one",
-                                     key="algorithm.models")
-            population = population_leaves(tables[id(users[0])], packed, data)
+        population = self.population_leaves(packed, data)
         lattice.with_models(self.extra_models(), totals, texts, hierarchies.get(column) if column else None,
                             population)
 
-
-def population_leaves(population, packed, data) -> np.ndarray:
-    """Each population record's leaf index in each quasi-identifier's hierarchy (``int64[P, d]``); a population
-    table without a quasi-identifier column, or holding a value a hierarchy lacks, is an error naming it."""
-    import numpy as np
-
-    from anonstudio.core.errors import HierarchyError
-    from anonstudio.core.privacy._verification import as_coded, frame_of
-
-    if population is None:
-        raise ParameterError("δ-presence and k-map need a population table (input.population)",
-                             key="input.population")
-    frame = frame_of(population)
-    source = getattr(population, "source", None)
-    out = np.zeros((len(frame), len(packed.attributes)), dtype=np.int64)
-    for a, (q, h) in enumerate(zip(packed.attributes, packed.hierarchies)):
-        if q not in frame.columns:
-            raise ParameterError(f"the population table has no column '{q}' (a quasi-identifier)",
-                                 file=source, column=q, key="input.population")
-        cells = as_coded(frame[q])
-        index = {str(leaf): i for i, leaf in enumerate(h.leaves)}
-        lookup = np.array([index.get(str(t), -1) for t in cells.texts], dtype=np.int64)
-        leaves = lookup[cells.codes] if len(cells.codes) else np.zeros(0, dtype=np.int64)
-        if (leaves < 0).any():
-            row = int(np.flatnonzero(leaves < 0)[0])
-            raise HierarchyError(f"the population table's value {str(cells.texts[cells.codes[row]])!r} of '{q}' "
-                                 f"is not a leaf of its hierarchy", file=source, record=row + 1, column=q)
-        out[:, a] = leaves
-    return out

@@ -121,7 +121,8 @@ class LocalRecoding(GeneralizingMethod):
     group_unit = "class"
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
                       "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
-                      "(α,k)-anonymity, average risk, sample uniqueness, k-map with an estimator), kept by merging failing classes")
+                      "(α,k)-anonymity, average risk, sample uniqueness, k-map with an estimator or a population table, "
+                      "δ-presence), kept by merging failing classes")
     enforced_models = REPAIRED
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),

@@ -27,11 +27,12 @@ def entropy(counts: np.ndarray) -> float:
     return float(-(p * np.log(p)).sum())
 
 
-#: the models its split test keeps part by part (average risk, sample uniqueness and k-map with an estimator through a
-#: least class size — for the first two a sufficient condition; δ-presence and k-map against a population table
-#: would need the population in the recursion, which it does not hold, and are refused)
+#: the models it enforces: its split test keeps them part by part (average risk, sample uniqueness and k-map with an
+#: estimator through a least class size — for the first two a sufficient condition); δ-presence and k-map against a
+#: population table, which count the population under a part's cells, are kept after the partitioning by merging
+#: the failing parts (:mod:`anonstudio.core.algorithms._model_repair`, as k-member, MST and local recoding do)
 ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "average-risk", "sample-uniqueness", "k-map")
+            "average-risk", "sample-uniqueness", "k-map", "delta-presence")
 
 
 class Mondrian(GeneralizingMethod):
@@ -71,7 +72,9 @@ class Mondrian(GeneralizingMethod):
     description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
                    "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
-                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample uniqueness, k-map with an estimator)")
+                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, "
+                      "(α,k)-anonymity, average risk, sample uniqueness, k-map with an estimator, kept by the split test; "
+                      "k-map against a population table and δ-presence, kept by merging failing parts)")
     titles = {"cut": "Where a part is cut", "numeric_split": "Numeric cuts"}
     parameters = ParamSet(
         (
@@ -216,7 +219,16 @@ class Mondrian(GeneralizingMethod):
             labels = partition_on(executor, arguments, packed.node_min, subrange(progress, 0.0, 0.9))
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1
-        if self.extra_models():
+        if self.needs_population():
+            # δ-presence and k-map count the population under a part's cells, which the split test does not hold:
+            # the parts failing them are merged afterwards (the other models named are judged again on the way)
+            report(progress, 0.92, "merging parts that fail the population models")
+            judged = sens.astype(np.int64) if self.needs_sensitive() else np.full(len(sens), -1, dtype=np.int64)
+            blocked = codes[missing] if self.needs_sensitive() else np.full(int(missing.sum()), -1, dtype=np.int32)
+            spent = self.settle_classes(data, hierarchies, packed, sub, labels, judged, n_sens, limits, None,
+                                        missing, blocked)
+            final, outliers, budget_notes = spent.labels, spent.suppressed, spent.notes
+        elif self.extra_models():
             # suppressing a record changes its class's distribution, which the models named under models judge
             # (t-closeness, β-likeness, δ-disclosure …): the budget is not spent for them
             final, outliers = labels, 0

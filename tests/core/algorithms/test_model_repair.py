@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -130,11 +133,9 @@ report = "out.json"
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_k_map_with_an_estimator_is_kept_by_merging_and_a_population_table_is_left_to_global(method):
+def test_k_map_with_an_estimator_is_kept_by_merging(method):
     """k-map with an estimator judges each class by its size against k' (El Emam & Dankar's D3): bigger classes
-    only help, so the repair keeps it; against a population table the method refuses and names global."""
-    from anonstudio.core.errors import ParameterError
-
+    only help, so the repair keeps it."""
     table, hs = _table(600, 5)
     kmap = {"k-map": {"k": 20, "estimator": "poisson", "sampling_fraction": 0.5, "significance": 0.05}}
     plain = get(method)(k=3).run(table, hs)
@@ -144,8 +145,55 @@ def test_k_map_with_an_estimator_is_kept_by_merging_and_a_population_table_is_le
     after = privacy.verify_output(alg.privacy_model(), table, result.output, hs)
     assert after.passed, after.problems[:3]
     assert any("merge(s)" in note for note in result.notes)
-    with pytest.raises(ParameterError, match="only with an estimator .* use 'global'"):
-        get(method)(k=3, models={"k-map": {"k": 5, "population": "people.csv"}})
+
+
+def _population(table: Table, extra_rows: int, seed: int) -> pd.DataFrame:
+    """The table's people and ``extra_rows`` more, quasi-identifiers only (the table is a sample of it)."""
+    more = adult_like_table(extra_rows, seed=seed) if extra_rows else table.df.iloc[:0]
+    return pd.concat([table.df[QIS], more[QIS]], ignore_index=True).astype(str)
+
+
+POPULATION_MODELS = ({"k-map": {"k": 20}}, {"delta-presence": {"delta_min": 0.1, "delta_max": 0.4}})
+
+
+@pytest.mark.parametrize("models", POPULATION_MODELS, ids=lambda m: next(iter(m)))
+@pytest.mark.parametrize("method", METHODS + ("mondrian",))
+def test_k_map_and_delta_presence_against_a_population_table_are_kept(method, models, tmp_path):
+    """δ-presence and k-map count the population records under a class's cells (the verifier's count): the plain
+    method's release of a 600-record sample of 2,000 people breaks them, the method with them named passes."""
+    table, hs = _table(600, 5)
+    _population(table, 1400, 9).to_csv(tmp_path / "people.csv", index=False)
+    models = {name: {**params, "population": str(tmp_path / "people.csv")} for name, params in models.items()}
+    plain = get(method)(k=3).run(table, hs)
+    assert not privacy.verify_output(_spec(3, models), table, plain.output, hs).passed
+    alg = get(method)(k=3, models=models)
+    result = alg.run(table, hs)
+    after = privacy.verify_output(alg.privacy_model(), table, result.output, hs)
+    assert after.passed, after.problems[:3]
+    assert any("merge(s)" in note for note in result.notes)
+    assert result.suppressed < 600  # not everything given up
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(method=st.sampled_from(METHODS + ("mondrian",)), rows=st.integers(30, 120), seed=st.integers(0, 10_000),
+       extra=st.integers(0, 300), k=st.integers(2, 4),
+       model=st.sampled_from([("k-map", {"k": 3}), ("k-map", {"k": 12}),
+                              ("delta-presence", {"delta_min": 0.0, "delta_max": 0.5}),
+                              ("delta-presence", {"delta_min": 0.2, "delta_max": 0.6}),
+                              ("delta-presence", {"delta_min": 0.3, "delta_max": 1.0})]))
+def test_after_the_repair_the_population_models_pass(method, rows, seed, extra, k, model):
+    """Whatever the sample and population, the release passes the verifier's δ-presence or k-map."""
+    table, hs = _table(rows, seed)
+    name, params = model
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "people.csv"
+        _population(table, extra, seed + 1).to_csv(path, index=False)
+        alg = get(method)(k=k, models={name: {**params, "population": str(path)}})
+        result = alg.run(table, hs)
+        verdict = privacy.verify_output(alg.privacy_model(), table, result.output, hs)
+    assert verdict.passed, verdict.problems[:3]
+    sizes = np.bincount(result.groups[result.groups >= 0])
+    assert (sizes[sizes > 0] >= k).all()
 
 
 def test_mondrian_keeps_k_map_with_an_estimator_as_a_least_part_size():

@@ -105,3 +105,43 @@ def test_a_release_that_keeps_its_models_lists_no_failing_class(qtbot):
     qtbot.addWidget(pane)
     pane.show_outcome(outcome)
     assert pane.failing_models() == [] and not pane.failure_box.isVisibleTo(pane)
+
+
+def test_a_population_model_ticked_in_the_window_is_enforced_by_kmember(window, qtbot, tmp_path, messages,
+                                                                       screenshot):
+    """The demo table opened, k-member chosen, δ-presence ticked with a population table typed into its field:
+    the run merges the failing clusters and the Privacy pane shows the release passing δ-presence, which the
+    plain k-member release of the same table breaks."""
+    import numpy as np
+    import pandas as pd
+
+    from tests.gui.test_end_to_end import _pick_method, _run_and_wait
+
+    assert window.open_demo(tmp_path / "demo")
+    frame = pd.read_csv(tmp_path / "demo" / "adult-sample.csv", sep=None, engine="python", dtype=str)
+    qis = window.state.quasi_identifiers()
+    # the population: every person of the table, and again half of them (their share δ then 1/2 or 1)
+    again = frame.iloc[np.random.default_rng(3).permutation(len(frame))[: len(frame) // 2]]
+    pd.concat([frame[qis], again[qis]]).to_csv(tmp_path / "people.csv", index=False)
+
+    _pick_method(window, "kmember", 5)
+    pane = window.panes["Method"]
+    editor = pane.form.editor("models")
+    editor.boxes["delta-presence"].setChecked(True)
+    form = editor.forms["delta-presence"]
+    form.editor("delta_max").setValue(0.8)
+    form.editor("population").setText(str(tmp_path / "people.csv"))
+    assert pane.is_valid(), pane.errors()
+    outcome = _run_and_wait(window, qtbot, messages, timeout=240_000)
+    assert outcome is not None and not isinstance(outcome, BaseException), messages.calls
+    assert outcome.verification.passed and "delta-presence" in outcome.verification.model
+    assert any("merge(s)" in note and "δ-presence" in note for note in outcome.result.notes)
+    privacy_pane = window.panes["Privacy"]
+    assert privacy_pane.failing_models() == []
+    window.docks["Privacy"].raise_()
+    screenshot(privacy_pane, "privacy_pane_delta_presence")
+
+    # the same release without the merges (k-member alone) breaks δ-presence: the model did the work
+    plain = algorithms.get("kmember")(k=5).run(outcome.data, outcome.hierarchies)
+    spec = {**outcome.model, "max_suppression": outcome.model.get("max_suppression", 0.1)}
+    assert not privacy.verify_output(spec, outcome.data, plain.output, outcome.hierarchies).passed

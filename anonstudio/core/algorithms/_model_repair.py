@@ -208,10 +208,12 @@ class _Classes:
     def cost(self, c: int, targets: np.ndarray) -> np.ndarray:
         """The rise in cell costs when class ``c`` merges with each of ``targets`` (the block: all root cells)."""
 
+        from anonstudio.core.kernels._generalize import union_costs
+
         mine = float(self.node_cost[self.nodes[c]].sum())
-        joint = lca_rows(self.nodes[c], self.nodes[targets], self.packed.node_anc, self.packed.node_level)
         theirs = self.node_cost[self.nodes[targets]].sum(axis=1)
-        after = self.node_cost[joint].sum(axis=1)
+        after = union_costs(self.nodes[c], self.nodes[targets], self.packed.node_anc, self.packed.node_level,
+                            self.node_cost)
         return (self.sizes[c] + self.sizes[targets]) * after - self.sizes[c] * mine - self.sizes[targets] * theirs
 
     def merge(self, c: int, other: int) -> int:

@@ -51,6 +51,20 @@ def class_lca(leaf_nodes, labels, n_classes, node_anc, node_level):
 
 
 @njit(cache=True, nogil=True)
+def union_costs(nodes, others, node_anc, node_level, node_cost):
+    """Per row of ``others`` (``int[m, d]`` packed nodes of classes), the summed ``node_cost`` of the cells a class
+    at ``nodes`` (``int[d]``) and that class publish together: the lowest common ancestors, attribute by attribute."""
+    m, d = others.shape
+    out = np.zeros(m, dtype=np.float64)
+    for i in range(m):
+        s = 0.0
+        for a in range(d):
+            s += node_cost[lca_node(nodes[a], others[i, a], node_anc, node_level)]
+        out[i] = s
+    return out
+
+
+@njit(cache=True, nogil=True)
 def union_ncp(nodes1, nodes2, node_anc, node_level, node_ncp):
     """NCP (002 Eqs 5-6, summed over attributes) of the union of two classes given their LCA nodes."""
     s = 0.0

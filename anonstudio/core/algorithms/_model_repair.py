@@ -2,8 +2,8 @@
 
 k-member, MST and local recoding shape their classes for k (and l); the models named beyond them (recursive
 (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample uniqueness, k-map,
-δ-presence) are kept
-afterwards by :func:`repair_classes`: while some class fails a named model, the failing class with the fewest
+δ-presence) are kept afterwards by :func:`repair_classes` (and so are δ-presence and k-map against a population
+table on Mondrian's parts, which its split test cannot judge): while some class fails a named model, the failing class with the fewest
 records is merged with the class whose merge costs least — the rise of the quality model's cell costs
 (:func:`~anonstudio.core.algorithms._suppression.cell_costs`) when both are published at the lowest common
 ancestors of their records — and the merged class is judged again by the model classes the verifier judges with

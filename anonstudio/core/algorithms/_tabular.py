@@ -14,7 +14,7 @@ from math import gcd
 from typing import TYPE_CHECKING, ClassVar
 
 from anonstudio.core.algorithms._base import Algorithm, Result
-from anonstudio.core.errors import HierarchyError, ParameterError
+from anonstudio.core.errors import HierarchyError, ParameterError, PrivacyError
 from anonstudio.core.params import Param, suppression_budget
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
@@ -522,9 +522,39 @@ class GeneralizingMethod(Algorithm):
                                   value_hierarchy=hierarchies.get(column) if column else None, column=column,
                                   records=data.n_rows, source=data.source, group_unit=self.group_unit,
                                   population=self.population_leaves(packed, data))
+        self._check_merged_within_budget(data, packed, sub, repaired.labels, missing)
         notes = ["the suppression budget is not spent when privacy models beyond k and l are named: suppressing a "
                  "record changes its class's distribution, which they judge"] + repaired.notes
         return Spent(repaired.labels, repaired.suppressed, 0, notes)
+
+    def _check_merged_within_budget(self, data: Table, packed: PackedHierarchies, sub: np.ndarray,
+                                    labels: np.ndarray, missing: np.ndarray) -> None:
+        """Refuse (exit 1, naming the models) a repair that kept the models only by publishing more records fully
+        suppressed — joined to the suppressed ones, or merged to the root of every quasi-identifier — than
+        ``max_suppression`` allows, which the verifier would refuse with no word of why."""
+        import numpy as np
+
+        from anonstudio.core.kernels._generalize import class_lca
+        from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
+
+        share = float(self.pipeline.get("max_suppression", DEFAULT_MAX_SUPPRESSION))
+        allowed = share * data.n_rows + 1e-9
+        n_missing = int(missing.sum())
+        if n_missing > allowed:
+            return  # missing quasi-identifiers alone exceed it: the verifier says so, whatever the method does
+        kept = labels >= 0
+        at_root = 0
+        if kept.any():
+            nodes = class_lca(sub, labels, int(labels.max()) + 1, packed.node_anc, packed.node_level)
+            roots = np.array([packed.node_anc[packed.offsets[a], -1] for a in range(packed.d)])
+            at_root = int(np.all(nodes == roots, axis=1)[labels[kept]].sum())
+        gone = n_missing + int((~kept).sum()) + at_root
+        if gone > allowed:
+            named = ", ".join(m.label() for m in self._extra)
+            raise PrivacyError(f"{named} could be kept only by publishing {gone:,} of {data.n_rows:,} records "
+                               f"({gone / max(data.n_rows, 1):.1%}) fully suppressed (merged to the root of every "
+                               f"quasi-identifier), more than max_suppression = {share:.1%} allows: relax the model "
+                               "or raise max_suppression", file=data.source)
 
     def finish(self, data: Table, packed: PackedHierarchies, idx: np.ndarray, sub: np.ndarray, labels: np.ndarray,
                missing: np.ndarray, *, metrics: dict, notes: list[str] | None = None,

@@ -231,6 +231,19 @@ class _Lattice:
         self.texts = tuple(texts)
         self.value_hierarchy = value_hierarchy
         self.population_leaves = population_leaves
+        if population_leaves is not None:
+            # the population's distinct tuples of leaves with their records, and per attribute and level each
+            # leaf's rank among that level's nodes: a transformation's cells are then one mixed-radix number
+            tuples, weights = (np.unique(population_leaves, axis=0, return_counts=True) if len(population_leaves)
+                               else (np.zeros((0, len(self.hierarchies)), dtype=np.int64), np.zeros(0)))
+            self.pop_tuples, self.pop_weights = tuples.astype(np.int64), weights.astype(np.float64)
+            self.level_ranks = []
+            for h in self.hierarchies:
+                ranks = []
+                for level in range(h.arrays.ancestor.shape[1]):
+                    _, inverse = np.unique(h.arrays.ancestor[:, level], return_inverse=True)
+                    ranks.append((inverse.ravel().astype(np.int64), int(inverse.max()) + 1 if inverse.size else 1))
+                self.level_ranks.append(ranks)
 
     def _stats(self, classes: np.ndarray, sizes: np.ndarray, n: int, levels: np.ndarray, reps: np.ndarray):
         """:class:`ClassStats` of ``n`` classes, tuple ``t`` in class ``classes[t]`` (-1: none); ``reps`` one tuple
@@ -256,17 +269,34 @@ class _Lattice:
         return stats
 
     def _population_counts(self, levels: np.ndarray, reps: np.ndarray) -> np.ndarray:
+        """Per class (its tuple ``reps[i]``), the population records whose every value generalizes, at ``levels``,
+        to the class's cell: the cells as one mixed-radix number of the nodes' ranks at those levels, the
+        population's numbers counted (densely when the space is small, else sorted) and looked up."""
         import numpy as np
         import pandas as pd
 
-        pop = self.population_leaves
-        key = np.zeros(len(reps) + len(pop), dtype=np.int64)
-        for a, h in enumerate(self.hierarchies):
-            anc = h.arrays.ancestor[:, levels[a]]
-            nodes = np.concatenate((anc[self.tuple_leaves[reps, a]], anc[pop[:, a]]))
-            key = pd.factorize(key * (int(h.n_nodes) + 1) + nodes)[0].astype(np.int64)
-        counts = np.bincount(key[len(reps):], minlength=int(key.max()) + 1 if len(key) else 0)
-        return counts[key[:len(reps)]] if len(reps) else np.zeros(0, dtype=np.int64)
+        pop, weights = self.pop_tuples, self.pop_weights
+        mine = np.zeros(len(reps), dtype=np.int64)
+        theirs = np.zeros(len(pop), dtype=np.int64)
+        space = 1
+        for a in range(len(self.hierarchies)):
+            rank, n = self.level_ranks[a][int(levels[a])]
+            if space * n >= 2**62:  # numbered again, densely, before the number could overflow
+                dense = pd.factorize(np.concatenate((mine, theirs)))[0].astype(np.int64)
+                mine, theirs = dense[:len(mine)], dense[len(mine):]
+                space = int(dense.max()) + 1 if len(dense) else 1
+            mine = mine * n + rank[self.tuple_leaves[reps, a]]
+            theirs = theirs * n + rank[pop[:, a]]
+            space *= n
+        if not len(reps):
+            return np.zeros(0, dtype=np.int64)
+        if space <= max(4 * len(pop), 1 << 16):
+            return np.bincount(theirs, weights=weights, minlength=space)[mine].astype(np.int64)
+        keys, inverse = np.unique(theirs, return_inverse=True)
+        counts = np.bincount(inverse.ravel(), weights=weights, minlength=len(keys))
+        at = np.minimum(np.searchsorted(keys, mine), max(len(keys) - 1, 0))
+        found = (keys[at] == mine) if len(keys) else np.zeros(len(mine), dtype=bool)
+        return np.where(found, counts[at] if len(keys) else 0, 0).astype(np.int64)
 
     def _judge_extra(self, levels, n_classes: int, all_out: bool, n_out: int, published: int, block_ok: bool):
         """Suppress the kept classes the extra models fail; the suppressed records together (one class for the
@@ -285,11 +315,9 @@ class _Lattice:
             reps = np.zeros(len(kept_ids), dtype=np.int64)
             reps[classes[classes >= 0][::-1]] = np.flatnonzero(classes >= 0)[::-1]
             stats = self._stats(classes, csize[kept_ids], len(kept_ids), levels, reps)
-            failed = set()
-            for model in self.extra:
-                failed.update(int(i) for i in model.failing(stats))
-            if failed:
-                gone = kept_ids[np.fromiter(failed, dtype=np.int64)]
+            failed = np.unique(np.concatenate([np.asarray(m.failing(stats), dtype=np.int64) for m in self.extra]))
+            if len(failed):
+                gone = kept_ids[failed]
                 outlier[gone] = 1
                 extra = int(csize[gone].sum())
                 n_out += extra

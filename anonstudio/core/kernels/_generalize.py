@@ -56,10 +56,17 @@ def union_costs(nodes, others, node_anc, node_level, node_cost):
     at ``nodes`` (``int[d]``) and that class publish together: the lowest common ancestors, attribute by attribute."""
     m, d = others.shape
     out = np.zeros(m, dtype=np.float64)
+    # the joint cell on an attribute depends on the other class's node there only: each node's once
+    known = np.zeros(node_anc.shape[0], dtype=np.bool_)
+    joint_cost = np.zeros(node_anc.shape[0], dtype=np.float64)
     for i in range(m):
         s = 0.0
         for a in range(d):
-            s += node_cost[lca_node(nodes[a], others[i, a], node_anc, node_level)]
+            other = others[i, a]
+            if not known[other]:
+                joint_cost[other] = node_cost[lca_node(nodes[a], other, node_anc, node_level)]
+                known[other] = True
+            s += joint_cost[other]
         out[i] = s
     return out
 

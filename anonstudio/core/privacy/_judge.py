@@ -195,52 +195,41 @@ def _population_counts(pub: pd.DataFrame, qis: list[str], firsts: np.ndarray, po
     """Per class (its first row ``firsts[i]``), the population records whose every quasi-identifier value is the
     class's published cell, a descendant of it in the attribute's hierarchy, or under a suppressed cell.
 
-    The population is reduced to its distinct tuples; for each, every combination of the published labels that
-    cover its values (per attribute, among the labels the classes use) is looked up among the classes' label
-    tuples — one pass over the population, not one per class."""
-    from itertools import product
-
+    Per attribute, each published label's cover is a bit set over the population's records (which distinct
+    values it covers, :func:`_covers`, spread over the records); a class's count is the records set in the AND of
+    its labels' sets — a few kilobytes per class, whatever mix of levels the release publishes."""
     frame = population.df if isinstance(population, Table) else population
     absent = [q for q in qis if q not in frame.columns]
     if absent:
         raise ParameterError(f"the population table has no column '{absent[0]}' (a quasi-identifier)", column=absent[0])
     if not len(firsts):
         return np.zeros(0, dtype=np.int64)
-    labels = [as_text(pub[q].iloc[firsts]) for q in qis]
-    class_of = {}
-    for i, key in enumerate(zip(*(map(str, col) for col in labels))):
-        class_of.setdefault(key, []).append(i)
-    # per attribute, each population value's list of covering labels, values with the same list sharing one id
-    sets: list[list[tuple[str, ...]]] = []
-    record_ids = []
-    key = np.zeros(len(frame), dtype=np.int64)
-    bound = 1  # every key is below this: a mixed-radix number of the ids so far
-    for q, col in zip(qis, labels):
+    if not qis:  # nothing published to match: every class covers the whole population
+        return np.full(len(firsts), len(frame), dtype=np.int64)
+    masks, label_ids = [], []
+    for q in qis:
+        labels = pd.Series([str(x) for x in as_text(pub[q].iloc[firsts])], dtype=object)
+        ids, used = pd.factorize(labels)
         pop = shared.population_coded(frame, q) if shared is not None else as_coded(frame[q])
         h = hierarchies.get(q)
-        used = [str(label) for label in pd.unique(col)]
-        lists = [tuple(label for label in used if _covers(label, str(v), h)) for v in pop.texts]
-        ids, uniques = pd.factorize(pd.Series(lists, dtype=object))
-        sets.append(list(uniques))
-        record_ids.append(ids[pop.codes])
-        radix = max(len(uniques), 1)
-        if bound * radix >= 2**62:  # made dense again before it could overflow
-            key = pd.factorize(key)[0].astype(np.int64)
-            bound = int(key.max()) + 1 if len(key) else 1
-        key = key * radix + record_ids[-1]
-        bound *= radix
-    # the distinct combinations of covering lists, with their population records
-    if len(frame):
-        _, firsts_pop, weights = np.unique(key, return_index=True, return_counts=True)
-        rows = np.stack([ids[firsts_pop] for ids in record_ids], axis=1)
-    else:
-        rows, weights = np.zeros((0, len(qis)), dtype=np.int64), np.zeros(0, dtype=np.int64)
+        values = [str(v) for v in pop.texts]
+        cover = np.array([[_covers(str(label), v, h) for v in values] for label in used], dtype=bool)
+        masks.append(np.stack([np.packbits(row[pop.codes]) for row in cover.reshape(len(used), len(values))]))
+        label_ids.append(ids)
     counts = np.zeros(len(firsts), dtype=np.int64)
-    for row, w in zip(rows.tolist(), weights.tolist()):
-        for combo in product(*(sets[a][c] for a, c in enumerate(row))):
-            for i in class_of.get(combo, ()):
-                counts[i] += w
+    width = masks[0].shape[1]
+    step = max(1, (1 << 24) // max(width, 1))  # classes per pass: about 16 MB of bit sets
+    for start in range(0, len(firsts), step):
+        part = slice(start, start + step)
+        joint = masks[0][label_ids[0][part]]
+        for a in range(1, len(qis)):
+            joint &= masks[a][label_ids[a][part]]
+        counts[part] = _ONES[joint].sum(axis=1, dtype=np.int64)
     return counts
+
+
+#: set bits of each byte value
+_ONES = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
 
 
 def _covers(label: str, value: str, h: Hierarchy | None) -> bool:

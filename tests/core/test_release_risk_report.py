@@ -11,7 +11,7 @@ import pytest
 
 from anonstudio.core import jobs
 from anonstudio.core.metrics import record_risks, risk_comparison_frame, risk_distribution_frame
-from anonstudio.core.metrics._risk import RISK_BINS
+from anonstudio.core.risk import RISK_BINS
 
 SEX = "Male;*\nFemale;*\n"
 AGE = "".join(f"{a};{a - a % 10}-{a - a % 10 + 9};*\n" for a in range(30, 40))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anonstudio.core.metrics._risk import RISK_BINS
+from anonstudio.core.risk import RISK_BINS
 from anonstudio.gui.panes.risk import RiskPane
 
 pytestmark = pytest.mark.gui

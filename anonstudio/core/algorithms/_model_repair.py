@@ -1,7 +1,7 @@
 """The privacy models a job names under ``models``, enforced on a clustering method's final classes by merging.
 
 k-member, MST and local recoding shape their classes for k (and l); the models named beyond them (recursive
-(c,l)-diversity, t-closeness, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample uniqueness, k-map,
+(c,l)-diversity, t-closeness, δ-disclosure, β-likeness, (α,k)-anonymity, average risk, sample and population uniqueness, k-map,
 δ-presence) are kept afterwards by :func:`repair_classes` (and so are δ-presence and k-map against a population
 table on Mondrian's parts, which its split test cannot judge): while some class fails a named model, the failing class with the fewest
 records is merged with the class whose merge costs least — the rise of the quality model's cell costs
@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # annotations only: declaring a method imports no numpy (issu
 
 #: the registered models the clustering methods enforce by :func:`repair_classes`
 REPAIRED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "average-risk", "sample-uniqueness", "k-map", "delta-presence")
+            "average-risk", "sample-uniqueness", "population-uniqueness", "k-map", "delta-presence")
 
 
 @dataclass

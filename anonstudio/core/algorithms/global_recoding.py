@@ -446,7 +446,7 @@ def search_lattice(lattice: _Lattice, progress: ProgressCallback | None = None) 
 
 #: every registered table model: the records of the classes a model fails are suppressed, within the budget
 ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "delta-presence", "k-map", "average-risk", "sample-uniqueness")
+            "delta-presence", "k-map", "average-risk", "sample-uniqueness", "population-uniqueness")
 
 
 def lattice_bounds(params: dict, qis: list[str], hierarchies: list) -> tuple[np.ndarray, np.ndarray]:
@@ -500,7 +500,7 @@ class GlobalRecoding(GeneralizingMethod):
                    "records of classes smaller than k within max_suppression; the levels are the lattice "
                    "optimum for the chosen quality model (k-anonymity, optional l-diversity)")
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
-                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, δ-presence, k-map, average risk, sample uniqueness)")
+                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, δ-presence, k-map, average risk, sample and population uniqueness)")
     reported_metrics = ("transformation", "quality_value", "NCP_total", "GCP", "DM", "CAVG", "quality")
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),

@@ -121,7 +121,7 @@ class LocalRecoding(GeneralizingMethod):
     group_unit = "class"
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
                       "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
-                      "(α,k)-anonymity, average risk, sample uniqueness, k-map with an estimator or a population table, "
+                      "(α,k)-anonymity, average risk, sample and population uniqueness, k-map with an estimator or a population table, "
                       "δ-presence), kept by merging failing classes")
     enforced_models = REPAIRED
     parameters = ParamSet((

@@ -27,12 +27,12 @@ def entropy(counts: np.ndarray) -> float:
     return float(-(p * np.log(p)).sum())
 
 
-#: the models it enforces: its split test keeps them part by part (average risk, sample uniqueness and k-map with an
+#: the models it enforces: its split test keeps them part by part (average risk, sample and population uniqueness and k-map with an
 #: estimator through a least class size — for the first two a sufficient condition); δ-presence and k-map against a
 #: population table, which count the population under a part's cells, are kept after the partitioning by merging
 #: the failing parts (:mod:`anonstudio.core.algorithms._model_repair`, as k-member, MST and local recoding do)
 ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "average-risk", "sample-uniqueness", "k-map", "delta-presence")
+            "average-risk", "sample-uniqueness", "population-uniqueness", "k-map", "delta-presence")
 
 
 class Mondrian(GeneralizingMethod):
@@ -73,7 +73,7 @@ class Mondrian(GeneralizingMethod):
                    "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
                       "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, "
-                      "(α,k)-anonymity, average risk, sample uniqueness, k-map with an estimator, kept by the split test; "
+                      "(α,k)-anonymity, average risk, sample and population uniqueness, k-map with an estimator, kept by the split test; "
                       "k-map against a population table and δ-presence, kept by merging failing parts)")
     titles = {"cut": "Where a part is cut", "numeric_split": "Numeric cuts"}
     parameters = ParamSet(

@@ -294,7 +294,7 @@ class MSTRecoding(GeneralizingMethod):
                    "edges into classes of at least k and merges small ones; class values are generalized locally")
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
                       "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
-                      "(α,k)-anonymity, average risk, sample uniqueness, k-map with an estimator or a population table, "
+                      "(α,k)-anonymity, average risk, sample and population uniqueness, k-map with an estimator or a population table, "
                       "δ-presence), kept by merging failing classes")
     enforced_models = REPAIRED
     titles = {"cut": "Edge removal"}

@@ -1,4 +1,4 @@
-"""Risk of a table and of a release: the figures of :mod:`._risk` and :mod:`._attacks` computed from tables.
+"""Risk of a table and of a release: the figures of :mod:`anonstudio.core.risk` and :mod:`._attacks` computed from tables.
 
 - :func:`table_risk` — one table, original or anonymized (``anonstudio risk``).
 - :func:`release_risk` — the report's ``risk`` section: the input on its quasi-identifiers (``before``) and the
@@ -22,7 +22,7 @@ from anonstudio.core.data import coded_cells, value_codes
 from anonstudio.core.data._chunks import row_classes
 from anonstudio.core.errors import InputError, ParameterError
 from anonstudio.core.metrics._attacks import inference, unique_share
-from anonstudio.core.metrics._risk import DEFAULT_THRESHOLD, RISK_BINS, Histogram, resolve_population, risk_figures
+from anonstudio.core.risk import DEFAULT_THRESHOLD, RISK_BINS, Histogram, resolve_population, risk_figures
 
 SUPPRESSED = "*"
 

@@ -308,6 +308,118 @@ class SampleUniqueness(PrivacyModel):
         return {"min_size": 2} if self.params["threshold"] < 1 else {}
 
 
-POPULATION_MODELS = (DeltaPresence, KMap, AverageRisk, SampleUniqueness)
+#: the population-uniqueness estimators a job may name (:mod:`anonstudio.core.risk`)
+UNIQUENESS_ESTIMATORS = ("dankar", "pitman", "zayatz", "snb")
+
+
+class PopulationUniqueness(PrivacyModel):
+    """Population uniqueness threshold (ARX's ``PopulationUniqueness``; F. K. Dankar, K. El Emam, A. Neisa,
+    T. Roffey: Estimating the re-identification risk of clinical data sets. BMC Med Inform Decis Mak 12:66, 2012):
+    the share of the population estimated to be unique on the quasi-identifiers — from the release's class-size
+    histogram by Pitman's, Zayatz's or the SNB estimator, or by Dankar's rule choosing among them
+    (:func:`anonstudio.core.risk.population_uniqueness`, the figures ``anonstudio risk`` prints) — is at most
+    ``threshold``. The population is ``population_size`` people (default the US, as ARX) or records /
+    ``sampling_fraction``. Without sample uniques every estimator estimates none, so classes of two records keep
+    it (a sufficient condition, Mondrian's split test). An estimator with no solution on the release fails it: no
+    estimate is not a small one."""
+
+    name = "population-uniqueness"
+    title = "population uniqueness"
+    reference = "F. K. Dankar et al.: Estimating the re-identification risk of clinical data sets. BMC MIDM 2012"
+    global_verdict = True
+    needs = frozenset({SIZES})
+    parameters = ParamSet((
+        Param("threshold", "float", 0.01, "the share of the population estimated unique on the quasi-identifiers "
+              "is at most this", low=0, high=1),
+        Param("estimator", "choice", "dankar", "how the population uniques are estimated from the release's class "
+              "sizes: dankar (Dankar et al.'s rule, ARX's default), pitman, zayatz or snb",
+              choices=UNIQUENESS_ESTIMATORS),
+        Param("population_size", "int", None, "people in the population the table is a sample of (default: the US, "
+              "317,238,626, as ARX)", low=1),
+        Param("sampling_fraction", "float", None, "records / population size, instead of population_size", low=0,
+              high=1, low_open=True),
+    ))
+
+    def check_parameters(self, *, key=""):
+        if self.params.get("population_size") is not None and self.params.get("sampling_fraction") is not None:
+            raise ParameterError("give population uniqueness's population_size or its sampling_fraction, not both",
+                                 key=f"{key}sampling_fraction")
+
+    def population(self, records: int) -> int:
+        """People in the population a table of ``records`` records is a sample of."""
+        p = self.params
+        if p.get("sampling_fraction") is not None:
+            return max(int(round(records / float(p["sampling_fraction"]))), 1)
+        from anonstudio.core.population import US_POPULATION
+
+        size = int(p.get("population_size") or US_POPULATION)
+        if size < records:
+            raise ParameterError(f"population uniqueness's population_size ({size:,}) is smaller than the table "
+                                 f"({records:,} records), which is a sample of it",
+                                 key=f"algorithm.models.{self.name}.population_size")
+        return size
+
+    def estimate(self, sizes: np.ndarray, population: int):
+        """The chosen estimator's :class:`~anonstudio.core.risk.Estimate` for classes of ``sizes``."""
+        from anonstudio.core.risk import Histogram, population_uniqueness
+
+        return population_uniqueness(Histogram.of(sizes), population)[self.params["estimator"]]
+
+    def _passes(self, sizes: np.ndarray, population: int) -> bool:
+        e = self.estimate(sizes, population)
+        return e.available and e.uniques <= self.params["threshold"] * population + EPS
+
+    def _records(self, stats: ClassStats) -> int:
+        return int(stats.records if stats.records is not None else stats.sizes.sum())
+
+    def share(self, stats: ClassStats) -> float:
+        population = self.population(self._records(stats))
+        return self.estimate(stats.sizes, population).uniques / population
+
+    def score(self, stats):
+        return (stats.sizes == 1).astype(float)
+
+    def failing(self, stats):
+        """None when the estimate keeps the threshold; else the fewest of the smallest classes (ties: the earlier)
+        whose suppression brings it there — found size by size, then by bisection within the last size (the
+        estimators are not monotone in general, so a bisection's answer is checked and the whole size taken when it
+        does not hold) — or every class when none does."""
+        return stats.remember((self.name, tuple(sorted(self.params.items(), key=lambda kv: kv[0]))),
+                              lambda: self._excess(stats))
+
+    def _excess(self, stats):
+        sizes = np.asarray(stats.sizes, dtype=np.int64)
+        population = self.population(self._records(stats))
+        if self._passes(sizes, population):
+            return np.zeros(0, dtype=np.int64)
+        order = np.lexsort((np.arange(len(sizes)), sizes))
+        ranked = sizes[order]
+        for size in np.unique(ranked):
+            upto = int(np.searchsorted(ranked, size, side="right"))
+            if not self._passes(ranked[upto:], population):
+                continue
+            low = int(np.searchsorted(ranked, size, side="left"))  # removing [0, low) does not pass
+            lo, hi = low, upto
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if self._passes(ranked[mid:], population) else (mid, hi)
+            need = hi if self._passes(ranked[hi:], population) else upto
+            return np.sort(order[:need])
+        return np.sort(order)
+
+    def measure(self, stats, i, of=""):
+        e = self.estimate(stats.sizes, self.population(self._records(stats)))
+        if not e.available:
+            return (f"{int(stats.sizes[i])} record(s); the {self.params['estimator']} estimate has no solution on "
+                    "this release, so population uniqueness cannot be judged (choose another estimator)")
+        return (f"{int(stats.sizes[i])} record(s), one of the smallest classes; the {self.params['estimator']} "
+                f"estimate puts {self.share(stats):.4%} of the population unique on the quasi-identifiers, more "
+                f"than {self.params['threshold']:g}")
+
+    def partition_limits(self):
+        return {"min_size": 2}
+
+
+POPULATION_MODELS = (DeltaPresence, KMap, AverageRisk, SampleUniqueness, PopulationUniqueness)
 for _model in POPULATION_MODELS:
     register(_model)

@@ -83,8 +83,8 @@ def release_risk_view(outcome: Any) -> RiskView | None:
 
 def records_above(figures: dict[str, Any], threshold: float) -> float:
     """Share of the side's measured records whose prosecutor risk ``1/f`` exceeds ``threshold``, recounted from its
-    class-size histogram (:func:`anonstudio.core.metrics._risk.prosecutor_risk`)."""
-    from anonstudio.core.metrics._risk import Histogram, prosecutor_risk
+    class-size histogram (:func:`anonstudio.core.risk.prosecutor_risk`)."""
+    from anonstudio.core.risk import Histogram, prosecutor_risk
 
     sizes = figures["class_sizes"]
     h = Histogram(np.asarray(sizes["sizes"], dtype=np.int64), np.asarray(sizes["counts"], dtype=np.int64))
@@ -177,7 +177,7 @@ class RiskBars:
 def risk_bars(view: RiskView) -> RiskBars:
     """The prosecutor risk distribution of ``view``'s sides in ARX's bins, from the first bin that holds a record
     on either side to the last (risk 1): the bins of lower risk are empty for any table under 10⁸ records."""
-    from anonstudio.core.metrics._risk import RISK_BINS
+    from anonstudio.core.risk import RISK_BINS
 
     shares = {s: np.asarray(f["distribution"]["records"], dtype=np.float64) for s, f in view.sides.items()}
     held = np.zeros(len(RISK_BINS), dtype=bool)

@@ -20,7 +20,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
 
-from anonstudio.core.metrics._risk import DEFAULT_THRESHOLD
+from anonstudio.core.risk import DEFAULT_THRESHOLD
 from anonstudio.core.views import RiskView, records_above, release_risk_view, risk_bars, risk_rows, table_risk_view
 from anonstudio.core.views._risk import RISK_FIGURES
 from anonstudio.gui.panes._common import INVALID, StateBinding, placeholder

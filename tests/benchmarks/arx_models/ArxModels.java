@@ -4,7 +4,8 @@
 // java ArxModels data=FILE qis=a,b sensitive=s model=NAME [p1=..] [p2=..] [shier=FILE] [hier=DIR levels=a:1,b:0]
 //      [subset=ROWS_FILE] [population=N] supp=1.0
 // k-map-poisson / k-map-zero-truncated-poisson: k-map with ARX's estimator, p1 = k, p2 = significance level,
-// population = the population's size.
+// population = the population's size. pu-dankar / pu-pitman / pu-zayatz / pu-snb: population uniqueness with that
+// estimator, p1 = threshold, population = the population's size.
 // Without hier, every quasi-identifier gets a hierarchy value -> '*' and stays at level 0 (the table is judged as
 // published). Prints one JSON line: {"anonymous": bool, "outliers": n, "rows": n, "suppressed_in_input": n}: the
 // outliers among the rows the input does not hold fully suppressed ('*' in every quasi-identifier).
@@ -17,11 +18,13 @@ import org.deidentifier.arx.*;
 import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.AttributeType.Hierarchy.DefaultHierarchy;
 import org.deidentifier.arx.criteria.*;
+import org.deidentifier.arx.risk.RiskModelPopulationUniqueness.PopulationUniquenessModel;
 
 public class ArxModels {
     // models that judge class sizes or a population only: ARX refuses a sensitive attribute no model covers
     static final Set<String> SIZE_MODELS = new HashSet<>(Arrays.asList("k-anonymity", "average-risk",
-            "sample-uniqueness", "k-map", "delta-presence", "k-map-poisson", "k-map-zero-truncated-poisson"));
+            "sample-uniqueness", "k-map", "delta-presence", "k-map-poisson", "k-map-zero-truncated-poisson",
+            "pu-dankar", "pu-pitman", "pu-zayatz", "pu-snb"));
 
     public static void main(String[] argv) throws Exception {
         Map<String, String> a = new HashMap<>();
@@ -95,6 +98,14 @@ public class ArxModels {
                         model.endsWith("-poisson") && !model.contains("zero")
                                 ? KMap.CellSizeEstimator.POISSON : KMap.CellSizeEstimator.ZERO_TRUNCATED_POISSON);
                 config.addPrivacyModel(kmap);
+                break;
+            case "pu-dankar":
+            case "pu-pitman":
+            case "pu-zayatz":
+            case "pu-snb":
+                config.addPrivacyModel(new PopulationUniqueness(p1,
+                        PopulationUniquenessModel.valueOf(model.substring(3).toUpperCase()),
+                        ARXPopulationModel.create(Long.parseLong(a.get("population")))));
                 break;
             default: throw new IllegalArgumentException("unknown model " + model);
         }

@@ -238,3 +238,20 @@ def test_merges_to_the_root_beyond_max_suppression_are_refused_with_the_model_na
     result = alg.run(table, hs)
     verdict = privacy.verify_output({**alg.privacy_model(), "max_suppression": 1.0}, table, result.output, hs)
     assert verdict.passed, verdict.problems[:3]
+
+
+@pytest.mark.parametrize("method", METHODS + ("mondrian", "global"))
+def test_population_uniqueness_is_enforced_and_verified(method):
+    """Population uniqueness (Dankar's rule, a population of ten times the table): every method's release keeps it
+    — none of them publishes a class of one record, and without sample uniques no population uniques are estimated
+    — and the verifier judges it from the release; the table itself, every record its own class on these columns,
+    breaks it."""
+    table, hs = _table(300, 8)
+    models = {"population-uniqueness": {"threshold": 0.0, "sampling_fraction": 0.1}}
+    alg = get(method)(k=2, models=models)
+    result = alg.run(table, hs)
+    verdict = privacy.verify_output(alg.privacy_model(), table, result.output, hs)
+    assert verdict.passed, verdict.problems[:3]
+    assert "population-uniqueness" in verdict.model
+    raw = privacy.verify_output(_spec(2, models), table, table, hs)
+    assert not raw.passed and any("population uniqueness" in p for p in raw.problems)

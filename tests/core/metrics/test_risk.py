@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from anonstudio.core.errors import InputError, ParameterError
 from anonstudio.core.metrics import table_risk
-from anonstudio.core.metrics._risk import (RISK_BINS, US_POPULATION, Histogram, dankar, pitman, population_uniqueness,
+from anonstudio.core.risk import (RISK_BINS, US_POPULATION, Histogram, dankar, pitman, population_uniqueness,
                                            resolve_population, risk_distribution, shlosser_classes, snb,
                                            snb_log_expected, zayatz)
-from anonstudio.core.metrics._risk_numerics import bracketed_root, digamma, trigamma
+from anonstudio.core.risk_numerics import bracketed_root, digamma, trigamma
 
 QIS = ["a", "b"]
 
@@ -363,7 +363,7 @@ def test_empty_and_unknown_inputs_are_refused_with_the_column():
 @pytest.mark.parametrize("m", [1, 7, 400])
 @pytest.mark.parametrize("s", [1, -1])
 def test_pitman_sums_are_exact_in_both_regimes(m, s):
-    from anonstudio.core.metrics._risk import _Sums
+    from anonstudio.core.risk import _Sums
 
     sums = _Sums(m)
     i = np.arange(1, m + 1, dtype=np.float64)

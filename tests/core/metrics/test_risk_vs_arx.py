@@ -18,7 +18,7 @@ import pytest
 from anonstudio.core.generate import GENERATORS
 from anonstudio.core.io import read_table
 from anonstudio.core.metrics import table_risk
-from anonstudio.core.metrics._risk import Histogram, resolve_population, risk_figures
+from anonstudio.core.risk import Histogram, resolve_population, risk_figures
 
 from tests.benchmarks.bench_risk_vs_arx import flat_ours as flat  # our figures under the recording's names
 

@@ -212,6 +212,39 @@ def test_sample_uniqueness(table, threshold):
     _agree_table(privacy.MODELS["sample-uniqueness"](threshold=threshold), table, want)
 
 
+@settings(max_examples=200, deadline=None)
+@given(records, st.sampled_from([0.0, 0.01, 0.05, 0.2]), st.sampled_from(["dankar", "pitman", "zayatz", "snb"]),
+       st.sampled_from([0.05, 0.3, 1.0]))
+def test_population_uniqueness(table, threshold, estimator, fraction):
+    """Passes exactly when the chosen estimate, computed from the brute-force class sizes (suppressed rows left
+    out) for a population of records / fraction, is available and at most threshold × population; when it fails,
+    the classes named are the first of the size order (smallest, then earlier), their removal passes, and removing
+    every class of a smaller size than the largest one named does not."""
+    from anonstudio.core.risk import Histogram, population_uniqueness
+
+    classes = _classes(table, exempt_suppressed=True)
+    population = max(int(round(len(table) / fraction)), 1)
+
+    def passes(rows_lists) -> bool:
+        e = population_uniqueness(Histogram.of([len(r) for r in rows_lists]), population)[estimator]
+        return e.available and e.uniques <= threshold * population + 1e-12
+
+    model = privacy.MODELS["population-uniqueness"](threshold=threshold, estimator=estimator,
+                                                    sampling_fraction=fraction)
+    passed, (count, rows) = _judge(model, table)
+    assert passed == passes(list(classes.values()))
+    if passed:
+        assert count == 0
+        return
+    order = sorted(classes, key=lambda c: (len(classes[c]), classes[c][0]))
+    named = order[:count]
+    assert rows == {classes[c][0] for c in named[:MAX_PER_KIND]}
+    left = [classes[c] for c in order[count:]]
+    assert not left or passes(left)
+    largest = len(classes[named[-1]])
+    assert not passes([classes[c] for c in order if len(classes[c]) >= largest])
+
+
 population = st.lists(st.sampled_from(POP_QI), min_size=0, max_size=40)
 
 

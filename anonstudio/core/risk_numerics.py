@@ -1,4 +1,4 @@
-"""Numerics for the population-uniqueness estimators (:mod:`._risk`) without scipy, whose import costs the
+"""Numerics for the population-uniqueness estimators (:mod:`anonstudio.core.risk`) without scipy, whose import costs the
 command 0.5-1 s: the digamma and trigamma functions and a bracketed root finder.
 
 - :func:`digamma`, :func:`trigamma` (x > 0, scalars or arrays): the recurrences ``ψ(x) = ψ(x+1) - 1/x`` and

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonstudio.core.metrics._risk_numerics import bracketed_root, digamma, trigamma
+from anonstudio.core.risk_numerics import bracketed_root, digamma, trigamma
 from anonstudio.core.population import US_POPULATION  # ARX's default population model (Region.USA)
 
 #: the re-identification risk above which a record counts as at risk, by default: 0.2 = classes under 5 (ARX's GUI)

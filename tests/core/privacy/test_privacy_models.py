@@ -66,7 +66,8 @@ def test_models_declare_parameters_and_compose_into_the_strictest_limits():
                            "(k,c)-privacy", "condensed groups", "fragment rule", "near-copy rule",
                            # issue 32: the models ARX users know (core/privacy/_distribution_models.py, _population_models.py)
                            "recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness",
-                           "alpha-k-anonymity", "delta-presence", "k-map", "average-risk", "sample-uniqueness"}
+                           "alpha-k-anonymity", "delta-presence", "k-map", "average-risk", "sample-uniqueness",
+                           "population-uniqueness"}
     assert [m.name for m in table_models(5, 3, "distinct")] == ["k-anonymity", "distinct l-diversity"]
     limits = partition_limits([KAnonymity(k=5), KAnonymity(k=8), EntropyLDiversity(l=2), KCPrivacy(k=3, c=0.6),
                                KCPrivacy(k=2, c=0.4)])

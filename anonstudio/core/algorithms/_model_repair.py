@@ -89,8 +89,9 @@ class _Population:
     def __init__(self, leaves: np.ndarray, packed: PackedHierarchies) -> None:
         import numpy as np
 
-        nodes = np.stack([packed.leaf_nodes(a)[leaves[:, a]] for a in range(packed.d)], axis=1) if len(leaves) \
-            else np.zeros((0, packed.d), dtype=np.int64)
+        from anonstudio.core.algorithms._tabular import packed_population
+
+        nodes = packed_population(packed, leaves)
         tuples, weights = (np.unique(nodes, axis=0, return_counts=True) if len(nodes)
                            else (nodes, np.zeros(0, dtype=np.int64)))
         self.weights = weights.astype(np.int64)

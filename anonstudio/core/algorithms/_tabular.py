@@ -466,21 +466,13 @@ class GeneralizingMethod(Algorithm):
         ``labels`` of the present records ``sub``: ``max_suppression`` of the table less the records suppressed
         already (a missing quasi-identifier, and ``already`` more the method suppressed) and the records of classes
         generalized to the root of every quasi-identifier (the verifier counts them as suppressed too)."""
-        import numpy as np
-
         from anonstudio.core.algorithms._suppression import budget_of, cell_costs, spend_budget
-        from anonstudio.core.kernels._generalize import class_lca
         from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
 
         if costs is None:
             costs = cell_costs(packed, sub, self.params.get("quality", "loss"), self.params.get("weights"))
         share = float(self.pipeline.get("max_suppression", DEFAULT_MAX_SUPPRESSION))
-        kept = labels >= 0
-        at_root = 0
-        if kept.any():
-            nodes = class_lca(sub, labels, int(labels.max()) + 1, packed.node_anc, packed.node_level)
-            roots = np.array([packed.node_anc[packed.offsets[a], -1] for a in range(packed.d)])
-            at_root = int(np.all(nodes == roots, axis=1)[labels[kept]].sum())
+        at_root = records_at_root(packed, sub, labels)
         budget = budget_of(share, data.n_rows, int(missing.sum()) + int(already) + at_root)
         return spend_budget(sub, labels, packed, costs, budget, limits, sens, n_sens, blocked_sens=missing_sens)
 
@@ -532,9 +524,6 @@ class GeneralizingMethod(Algorithm):
         """Refuse (exit 1, naming the models) a repair that kept the models only by publishing more records fully
         suppressed — joined to the suppressed ones, or merged to the root of every quasi-identifier — than
         ``max_suppression`` allows, which the verifier would refuse with no word of why."""
-        import numpy as np
-
-        from anonstudio.core.kernels._generalize import class_lca
         from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
 
         share = float(self.pipeline.get("max_suppression", DEFAULT_MAX_SUPPRESSION))
@@ -543,11 +532,7 @@ class GeneralizingMethod(Algorithm):
         if n_missing > allowed:
             return  # missing quasi-identifiers alone exceed it: the verifier says so, whatever the method does
         kept = labels >= 0
-        at_root = 0
-        if kept.any():
-            nodes = class_lca(sub, labels, int(labels.max()) + 1, packed.node_anc, packed.node_level)
-            roots = np.array([packed.node_anc[packed.offsets[a], -1] for a in range(packed.d)])
-            at_root = int(np.all(nodes == roots, axis=1)[labels[kept]].sum())
+        at_root = records_at_root(packed, sub, labels)
         gone = n_missing + int((~kept).sum()) + at_root
         if gone > allowed:
             named = ", ".join(m.label() for m in self._extra)
@@ -603,6 +588,30 @@ def population_leaves(population, packed, data, *, key: str = "algorithm.models"
     return out
 
 
+def records_at_root(packed: PackedHierarchies, sub: np.ndarray, labels: np.ndarray) -> int:
+    """Records of the classes ``labels`` (per present record ``sub``; -1 none) whose cells are the root of every
+    quasi-identifier — published fully suppressed, as the verifier counts them."""
+    import numpy as np
+
+    from anonstudio.core.kernels._generalize import class_lca
+
+    kept = labels >= 0
+    if not kept.any():
+        return 0
+    nodes = class_lca(sub, labels, int(labels.max()) + 1, packed.node_anc, packed.node_level)
+    roots = np.array([packed.node_anc[packed.offsets[a], -1] for a in range(packed.d)])
+    return int(np.all(nodes == roots, axis=1)[labels[kept]].sum())
+
+
+def packed_population(packed: PackedHierarchies, population: np.ndarray) -> np.ndarray:
+    """The population's records (leaf index per quasi-identifier, :func:`population_leaves`) as packed leaf nodes."""
+    import numpy as np
+
+    if not len(population):
+        return np.zeros((0, packed.d), dtype=np.int64)
+    return np.stack([packed.leaf_nodes(a)[population[:, a]] for a in range(packed.d)], axis=1).astype(np.int64)
+
+
 def check_sample_of(data: Table, packed: PackedHierarchies, population: np.ndarray) -> None:
     """Refuse a population table that is not the table's population: δ-presence (Nergiz et al., Def. 3: the
     table is a subset of the population) and k-map count the people of a class in it, so every record of the table
@@ -614,8 +623,7 @@ def check_sample_of(data: Table, packed: PackedHierarchies, population: np.ndarr
 
     leaves, missing = encode_quasi_identifiers(data, packed)
     mine = np.flatnonzero(~missing)
-    theirs = np.stack([packed.leaf_nodes(a)[population[:, a]] for a in range(packed.d)], axis=1) \
-        if len(population) else np.zeros((0, packed.d), dtype=np.int64)
+    theirs = packed_population(packed, population)
     both = np.vstack([leaves[mine].astype(np.int64), theirs.astype(np.int64)])
     if not len(both):
         return

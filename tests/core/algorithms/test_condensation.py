@@ -355,7 +355,8 @@ def test_invariants_hold_on_random_inputs():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    @settings(max_examples=25, deadline=None)
+    # derandomized: the share of refused inputs varies from draw to draw, and the guard below must not flake
+    @settings(max_examples=25, deadline=None, derandomize=True)
     @given(
         lengths=st.lists(st.integers(1, 40), min_size=6, max_size=60),
         k=st.integers(2, 6),

@@ -107,6 +107,11 @@ class Algorithm(ABC):
     #: whether every column it publishes must be a quasi-identifier (other columns identifying, left out): a
     #: column published unchanged would break its guarantee (SafePub: it shows records that were never sampled)
     quasi_identifiers_only: ClassVar[bool] = False
+    #: whether the method counts distinct people per class when the table names a person column
+    #: (``[input] person``): the partitioning methods do; the others refuse it for :attr:`people_refusal`
+    counts_people: ClassVar[bool] = False
+    #: why a method that does not count people refuses a person column (one clause)
+    people_refusal: ClassVar[str] = "it forms no classes whose people could be counted"
 
     @classmethod
     def facts(cls) -> dict[str, Any]:

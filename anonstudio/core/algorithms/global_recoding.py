@@ -492,6 +492,7 @@ class GlobalRecoding(GeneralizingMethod):
 
     name = "global"
     group_unit = "class"
+    counts_people = True
     title = "Global recoding (optimal full-domain generalization)"
     reference = ("F. Kohlmayer, F. Prasser, C. Eckert, A. Kemper, K. A. Kuhn: Flash: efficient, stable and optimal "
                  "k-anonymity. PASSAT 2012; K. El Emam et al.: A globally optimal k-anonymity method for the "

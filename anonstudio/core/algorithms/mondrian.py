@@ -66,6 +66,7 @@ class Mondrian(GeneralizingMethod):
 
     name = "mondrian"
     group_unit = "partition"
+    counts_people = True
     engines = ("local", "dask")
     title = "Mondrian multidimensional k-anonymity"
     reference = "K. LeFevre, D. J. DeWitt, R. Ramakrishnan: Mondrian multidimensional k-anonymity. ICDE 2006"

@@ -116,11 +116,70 @@ def people_per_value_total(people: np.ndarray, values: np.ndarray, present: np.n
     return np.bincount(pairs // (int(p.max()) + 1), minlength=n_values).astype(np.int64)
 
 
+#: a table without a person column whose records repeat a whole earlier record (every column but the identifying
+#: ones equal) in more than this share gets a warning (:func:`repeated_record_share`): census-like tables of one
+#: record per person repeat some by chance (the demo's Adult sample 5.7 %), visits and claims far more
+REPEATED_RECORDS_SHARE = 0.10
+#: an identifying column that names a person or a record (``patient_id``) holding an id of an earlier record in more
+#: than this share of the records gets a warning (:func:`repeated_ids`)
+REPEATED_IDS_SHARE = 0.05
+#: words of a column name that names a person or a record (the workbench proposes such columns identifying)
+ID_WORDS = ("id", "uuid", "guid", "ssn", "email", "mail", "phone", "telephone", "fullname", "surname", "firstname",
+            "lastname", "mrn", "passport", "iban", "patient", "person", "customer", "member", "client")
+
+
 def repeated_record_share(frame: pd.DataFrame, leave_out: list[str]) -> tuple[int, float]:
     """``(records, share)``: the records equal in every column but ``leave_out`` (identifying ones) to an earlier
     record — the repeats a table of several records per person shows when no person column is named."""
+    from anonstudio.core.data import coded_cells
+    from anonstudio.core.data._chunks import row_classes
+
     columns = [c for c in frame.columns if c not in set(leave_out)]
     if not columns or not len(frame):
         return 0, 0.0
-    repeats = int(frame[columns].astype("string").duplicated().sum())
+    key = row_classes([coded_cells(frame[c], "").codes for c in columns], len(frame))
+    repeats = int(len(key) - len(np.unique(key)))
     return repeats, repeats / len(frame)
+
+
+def names_a_person(column: str) -> bool:
+    """Whether a column's name names a person or a record (``patient_id``, ``PatientID``, ``member-no``)."""
+    import re
+
+    words = [w.lower() for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-z])(?=[A-Z])", str(column)) if w]
+    return any(w in ID_WORDS for w in words)
+
+
+def repeated_ids(frame: pd.DataFrame, column: str) -> tuple[int, float]:
+    """``(records, share)``: the records whose ``column`` holds the id of an earlier record (missing ids left out)."""
+    from anonstudio.core.data import coded_cells
+
+    cells = coded_cells(frame[column], "")
+    codes = cells.codes[cells.texts[cells.codes] != ""] if len(cells.texts) else cells.codes
+    repeats = int(len(codes) - len(np.unique(codes)))
+    return repeats, repeats / max(len(frame), 1)
+
+
+def person_warnings(table: Table) -> list[str]:
+    """Without a person column: a table whose records look like several per person (issue 39 item 2) — an
+    identifying column naming a person that repeats its ids, or whole records repeated beyond
+    :data:`REPEATED_RECORDS_SHARE`. Each warning names the share; the release verdict is then "NOT safe to publish"
+    (:mod:`anonstudio.core.release_verdict`)."""
+    if table.person is not None or not len(table.df):
+        return []
+    out = []
+    for c in table.identifying:
+        if names_a_person(c):
+            n, share = repeated_ids(table.df, c)
+            if share > REPEATED_IDS_SHARE:
+                out.append(f"several records per person: the identifying column '{c}' holds an id of another record "
+                           f"in {n:,} records ({share:.1%}, more than {REPEATED_IDS_SHARE:.0%}), and k counts records, "
+                           f"so one person's records pass as different people — name it input.person (every class "
+                           "then holds k people)")
+    n, share = repeated_record_share(table.df, table.identifying)
+    if share > REPEATED_RECORDS_SHARE:
+        out.append(f"several records per person: {n:,} records ({share:.1%}, more than "
+                   f"{REPEATED_RECORDS_SHARE:.0%}) repeat an earlier record in every column but the identifying ones, "
+                   "and k counts records, so one person's records may pass as different people — name the column "
+                   "that identifies the person as input.person")
+    return out

@@ -19,7 +19,7 @@ from anonstudio import __version__
 from anonstudio.core import algorithms, io
 from anonstudio.core.algorithms import Algorithm, Result
 from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table, kind_of
-from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, ParameterError, PrivacyError
+from anonstudio.core.errors import AnonStudioError, InputError, JobError, NotAvailableError, ParameterError, PrivacyError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.io import to_jsonable
 from anonstudio.core.jobs._schema import InputSpec, Job
@@ -56,6 +56,9 @@ def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
     """Read the job's input with its roles set."""
     if spec.format == "table":
         table = io.read_table(spec.path, delimiter=spec.delimiter, encoding=spec.encoding, missing=spec.missing)
+        if spec.person is not None and spec.person not in table.df.columns:
+            raise InputError(f"input.person names '{spec.person}', which is not a column of the file (columns: "
+                             f"{', '.join(map(str, table.df.columns))})", file=table.source, column=spec.person)
         table = table.with_roles(spec.quasi_identifiers, spec.sensitive, spec.identifying)
         if spec.person is not None:
             from dataclasses import replace

@@ -284,7 +284,7 @@ def parse_job(raw: dict[str, Any], *, base: Path, file: Path | None = None) -> J
     _check_one_role_per_column(spec, err)
     if spec.person is not None:
         if fmt != "table":
-            raise err(f"input.person is for tables (several records of one person); a {fmt} input has none: "
+            raise err(f"input.person is for tables (several records of one person), not {fmt} input: "
                       + ("each sequence is one person already" if fmt == "events" else
                          "a pseudo-string stands for no record"), "input.person")
         if spec.person in spec.quasi_identifiers or spec.person in spec.sensitive:

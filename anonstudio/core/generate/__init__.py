@@ -233,6 +233,7 @@ __all__ = [
     "adult_hierarchies",
     "adult_hierarchy_rows",
     "adult_like_table",
+    "visits_table",
     "event_hierarchies",
     "event_hierarchy_rows",
     "hhp_events",

@@ -127,6 +127,9 @@ class Algorithm(ABC):
             "reference": cls.reference,
             "result_view": cls.result_view,
             "engines": list(cls.engines),
+            # with a person column (``[input] person``): whether classes hold k distinct people, else why refused
+            "counts_people": cls.counts_people,
+            **({} if cls.counts_people else {"people_refusal": cls.people_refusal}),
             "parameters": [
                 {"name": p.name, "kind": p.kind, "default": p.default, "range": p.describe_range(), "help": p.help,
                  "required": p.required, "title": cls.label(p.name)}

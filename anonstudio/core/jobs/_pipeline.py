@@ -18,7 +18,7 @@ import pandas as pd
 from anonstudio import __version__
 from anonstudio.core import algorithms, io
 from anonstudio.core.algorithms import Algorithm, Result
-from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table, kind_of
+from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table, kind_of
 from anonstudio.core.errors import AnonStudioError, InputError, JobError, NotAvailableError, ParameterError, PrivacyError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.io import to_jsonable
@@ -219,6 +219,9 @@ def run(
         from anonstudio.core.jobs._schema import people_refusal
 
         raise ParameterError(people_refusal(algorithm), file=getattr(data, "source", None), key="input.person")
+    if isinstance(data, Table) and data.person is not None and data.role(data.person) is not Role.IDENTIFYING:
+        raise ParameterError(f"the person column '{data.person}' must be identifying (it is never published), not "
+                             f"{data.role(data.person).value}", file=getattr(data, "source", None), key="input.person")
     pipeline = algorithm.pipeline
     if max_suppression is None:
         max_suppression = pipeline.get("max_suppression")

@@ -286,7 +286,8 @@ def risk_lines(figures: dict) -> list[str]:
         *(["counted per person: a class's size is its distinct people, each person's risk in it 1 / those people"]
           if figures.get("counted") == "people" else []),
         f"{figures['records']} " + ("people-in-classes" if figures.get("counted") == "people" else "records")
-        + f" measured ({figures['suppressed']} suppressed records left out), "
+        + f" measured ({figures['suppressed']} suppressed " + ("records " if figures.get("counted") == "people" else "")
+        + "left out), "
         f"{figures['classes']} classes on {len(figures['quasi_identifiers'])} quasi-identifiers "
         f"({', '.join(figures['quasi_identifiers'])})",
         f"population: {pop['size']:,} ({pop['source']}), sampling fraction {pop['sampling_fraction']:.4g}",

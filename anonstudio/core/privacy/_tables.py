@@ -247,6 +247,9 @@ def verify_k_anonymity(
             raise ParameterError(f"the person column '{person}' is not a column of the input", column=person)
         people = person_codes(original, kept)
         executor = None  # distinct people are counted here
+        if person in pub.columns and person not in identifying:
+            problems.add(f"the person column '{person}' is in the output: a person's id is never published",
+                         column=person, kind="identifying column")
     if executor is None or not len(kept):
         classes = _class_ids_of([pub_text[q].take(kept) for q in qi_present], len(kept))
         sizes = np.bincount(classes) if len(kept) else np.zeros(0, dtype=np.int64)

@@ -151,3 +151,18 @@ def test_property_every_class_holds_k_people(seed, people, visits, k, method):
     assert outcome.verification.passed
     counts = _people_per_class(table, outcome.result.output)
     assert not len(counts) or counts.min() >= k
+
+
+def test_the_person_column_is_never_published():
+    """A script that names a person column without making it identifying: the run refuses it, and the verifier fails
+    a release that publishes it."""
+    table, hs = _visits(40, 3, 9)
+    loose = replace(table, roles={c: r for c, r in table.roles.items() if c != "patient_id"})
+    with pytest.raises(AnonStudioError) as caught:
+        run_in_memory(loose, hs, get("mondrian")(k=2))
+    assert caught.value.exit_code == 2 and "must be identifying" in str(caught.value)
+    release = get("mondrian")(k=2).run(loose, hs).output
+    assert "patient_id" in release.df.columns
+    verdict = privacy.verify_output({"model": "k-anonymity", "k": 2, "max_suppression": 0.1, "person": "patient_id"},
+                                    loose, release, hs)
+    assert not verdict.passed and any("a person's id is never published" in p for p in verdict.problems)

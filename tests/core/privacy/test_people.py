@@ -166,3 +166,19 @@ def test_the_person_column_is_never_published():
     verdict = privacy.verify_output({"model": "k-anonymity", "k": 2, "max_suppression": 0.1, "person": "patient_id"},
                                     loose, release, hs)
     assert not verdict.passed and any("a person's id is never published" in p for p in verdict.problems)
+
+
+def test_without_a_person_column_repeated_records_make_the_release_not_safe_to_publish():
+    """The issue's visits table run counting records: the model holds, the verdict names several records per
+    person (the identifying patient_id repeats, and whole records repeat beyond 10 %), each warning with its share."""
+    from anonstudio.core.release_verdict import release_verdict, risk_kind
+
+    table, hs = _visits(300, 6, 3, person=False)
+    outcome = run_in_memory(table, hs, get("mondrian")(k=5))
+    mine = [w for w in outcome.report["warnings"] if "several records per person" in w]
+    assert len(mine) == 2 and all("%" in w for w in mine)
+    verdict = release_verdict(outcome.report, outcome.report["warnings"])
+    assert verdict.model_holds and not verdict.safe_to_publish
+    assert "several records per person, counted as different people" in [risk_kind(r) for r in verdict.risks]
+    counted = run_in_memory(replace(table, person="patient_id"), hs, get("mondrian")(k=5))
+    assert not any("several records per person" in w for w in counted.report["warnings"])

@@ -182,3 +182,21 @@ def test_without_a_person_column_repeated_records_make_the_release_not_safe_to_p
     assert "several records per person, counted as different people" in [risk_kind(r) for r in verdict.risks]
     counted = run_in_memory(replace(table, person="patient_id"), hs, get("mondrian")(k=5))
     assert not any("several records per person" in w for w in counted.report["warnings"])
+
+
+def test_risk_is_counted_per_person():
+    """``anonstudio risk`` and the report's risk: a class of five records of one person is a risk of 1, not 1/5."""
+    from anonstudio.core.metrics import release_risk, table_risk
+
+    frame = pd.DataFrame({"pid": ["a"] * 5 + ["b", "c", "d", "e", "f"], "sex": ["M"] * 5 + ["F"] * 5,
+                          "age": ["30-39"] * 10})
+    rows = table_risk(frame, ["sex", "age"], identifying=["pid"])
+    people = table_risk(frame, ["sex", "age"], person="pid")
+    assert rows["prosecutor"]["highest"] == pytest.approx(0.2) and rows["counted"] == "records"
+    assert people["prosecutor"]["highest"] == 1.0 and people["counted"] == "people"
+    assert people["sample_uniques"] == pytest.approx(1 / 6)  # one of six person-in-class entries is alone
+    table, hs = _visits(200, 6, 3)
+    release = get("mondrian")(k=5).run(replace(table, person=None), hs).output
+    risk = release_risk(table, release)
+    assert risk["after"]["counted"] == "people" and risk["after"]["prosecutor"]["highest"] == 1.0
+    assert release_risk(replace(table, person=None), release)["after"]["prosecutor"]["highest"] <= 0.2

@@ -200,3 +200,32 @@ def test_risk_is_counted_per_person():
     risk = release_risk(table, release)
     assert risk["after"]["counted"] == "people" and risk["after"]["prosecutor"]["highest"] == 1.0
     assert release_risk(replace(table, person=None), release)["after"]["prosecutor"]["highest"] <= 0.2
+
+
+def test_a_job_with_a_person_column_runs_verifies_and_saves_it_again(tmp_path):
+    """``[input] person`` end to end without Qt: the job runs, ``verify`` re-derives and passes, a saved job keeps
+    the person column."""
+    import subprocess
+    import sys
+
+    from anonstudio.core.io import write_hierarchy
+    from anonstudio.core.workspace import Workspace
+
+    visits_table(120, 4, seed=8)[["patient_id", "sex", "age", "race"]].to_csv(tmp_path / "visits.csv", index=False)
+    for q, h in adult_hierarchies(["sex", "age", "race"]).items():
+        write_hierarchy(h, tmp_path / f"{q}.csv")
+    (tmp_path / "job.toml").write_text(
+        '[input]\npath = "visits.csv"\nquasi_identifiers = ["sex", "age", "race"]\nperson = "patient_id"\n'
+        '[hierarchies]\nsex = "sex.csv"\nage = "age.csv"\nrace = "race.csv"\n'
+        '[algorithm]\nname = "kmember"\nk = 4\n[output]\npath = "out.csv"\nreport = "out.json"\n', encoding="utf-8")
+    ws = Workspace.from_job(tmp_path / "job.toml")
+    assert ws.person() == "patient_id" and ws.role("patient_id").value == "identifying"
+    ws.run()
+    ws.publish()
+    done = subprocess.run([sys.executable, "-m", "anonstudio", "verify", "job.toml"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "patient_id" not in (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()[0]
+    ws.save_job(tmp_path / "again.toml")
+    assert 'person = "patient_id"' in (tmp_path / "again.toml").read_text(encoding="utf-8")
+    assert Workspace.from_job(tmp_path / "again.toml").person() == "patient_id"

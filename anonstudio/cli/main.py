@@ -168,10 +168,15 @@ def cmd_risk(args: argparse.Namespace) -> int:
     threshold = _number(args.threshold, "--threshold", float)
     table = read_table(args.table)
     population_table = read_table(args.population_table) if args.population_table else None
+    if args.person_table is not None:
+        if not args.person:
+            raise ParameterError("--person-table needs --person COLUMN (the person column it holds)",
+                                 key="--person-table")
+        table = _with_person_column(table, read_table(args.person_table), args.person)
     figures = table_risk(table, qis, sensitive=_names(args.sensitive), identifying=_names(args.identifying),
                          population=population, sampling_fraction=fraction,
                          threshold=0.2 if threshold is None else threshold, population_table=population_table,
-                         equations=args.snb)
+                         equations=args.snb, person=args.person or None)
     if args.json:
         _say(json.dumps(figures, indent=2))
     else:
@@ -179,6 +184,23 @@ def cmd_risk(args: argparse.Namespace) -> int:
         for line in risk_lines(figures):
             _say(f"  {line}")
     return 0
+
+
+def _with_person_column(table, source, person: str):
+    """``table`` with the person column of ``source`` (the input a release was made from, row for row)."""
+    from dataclasses import replace
+
+    from anonstudio.core.errors import InputError
+
+    if person not in source.df.columns:
+        raise InputError(f"no column '{person}' (--person) in the person table", file=source.source, column=person)
+    if len(source.df) != len(table.df):
+        raise InputError(f"the person table has {len(source.df):,} records, the table {len(table.df):,}: it must be "
+                         "the release's input, row for row", file=source.source)
+    if person in table.df.columns:
+        raise InputError(f"the table has a column '{person}' already: give --person without --person-table",
+                         file=table.source, column=person)
+    return replace(table, df=table.df.assign(**{person: source.df[person].to_numpy()}))
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -401,6 +423,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                                             "--population): N = records / F")
     p.add_argument("--population-table", type=Path, metavar="FILE",
                    help="a table the given one is a sample of: journalist and marketer risk from its classes")
+    p.add_argument("--person", metavar="P", help="the column naming each record's person (several records per "
+                                                 "person): classes are sized by their distinct people")
+    p.add_argument("--person-table", type=Path, metavar="FILE",
+                   help="the table holding --person row for row (a release's input: the release has no ids)")
     p.add_argument("--threshold", metavar="T", help="risk above which a record counts as at risk (default 0.2)")
     p.add_argument("--snb", choices=("model", "arx"), default="model",
                    help="SNB's equations: the model's (default) or ARX 3.9's, to reproduce its figures")

@@ -76,3 +76,24 @@ def test_fasta_has_no_attributes_and_says_why(window, tmp_path):
     assert window.open_data(fasta, "fasta")
     pane = window.panes["Attributes"]
     assert pane.columns() == [] and "no columns" in pane.note.text()
+
+
+def test_an_identifying_column_marked_as_the_person_is_saved_in_projects_and_jobs(window, with_ids, tmp_path):
+    """Issue 39 item 2: the role box's "identifying — the person" marks the column each record's person is named by;
+    it is identifying (dropped), every model then counts people, and projects and jobs keep it."""
+    from anonstudio.core.workspace import Workspace
+    from anonstudio.gui.panes.attributes import PERSON
+
+    window.open_data(with_ids, "table")
+    pane = window.panes["Attributes"]
+    box = pane.role_box("patient")
+    box.setCurrentIndex(box.findData(PERSON[0]))
+    assert window.state.person() == "patient" and window.state.role("patient") is Role.IDENTIFYING
+    assert window.state.input_spec().person == "patient"
+    window.state.set_role("age", Role.QUASI)
+    project = tmp_path / "p.anonstudio.json"
+    window.state.save_project(project)
+    assert Workspace.from_project(project).person() == "patient"
+    box = pane.role_box("patient")
+    box.setCurrentIndex(box.findData(Role.IDENTIFYING.value))  # identifying only: records are counted again
+    assert window.state.person() is None and window.state.role("patient") is Role.IDENTIFYING

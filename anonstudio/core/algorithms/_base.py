@@ -107,6 +107,11 @@ class Algorithm(ABC):
     #: whether every column it publishes must be a quasi-identifier (other columns identifying, left out): a
     #: column published unchanged would break its guarantee (SafePub: it shows records that were never sampled)
     quasi_identifiers_only: ClassVar[bool] = False
+    #: whether the method counts distinct people per class when the table names a person column
+    #: (``[input] person``): the partitioning methods do; the others refuse it for :attr:`people_refusal`
+    counts_people: ClassVar[bool] = False
+    #: why a method that does not count people refuses a person column (one clause)
+    people_refusal: ClassVar[str] = "it forms no classes whose people could be counted"
 
     @classmethod
     def facts(cls) -> dict[str, Any]:
@@ -122,6 +127,9 @@ class Algorithm(ABC):
             "reference": cls.reference,
             "result_view": cls.result_view,
             "engines": list(cls.engines),
+            # with a person column (``[input] person``): whether classes hold k distinct people, else why refused
+            "counts_people": cls.counts_people,
+            **({} if cls.counts_people else {"people_refusal": cls.people_refusal}),
             "parameters": [
                 {"name": p.name, "kind": p.kind, "default": p.default, "range": p.describe_range(), "help": p.help,
                  "required": p.required, "title": cls.label(p.name)}

@@ -131,10 +131,15 @@ class _Population:
 
 
 class _Classes:
-    """The classes being repaired: per class its records, sensitive counts, nodes and published cells."""
+    """The classes being repaired: per class its records, sensitive counts, nodes and published cells.
+
+    With ``people`` (each present record's person code, a table's person column) a class's size is its distinct
+    people and its counts, per value, the distinct people holding it (:mod:`anonstudio.core.privacy._people`):
+    each class keeps its people and its (person, value) pairs, and a merge unites them."""
 
     def __init__(self, labels, sub, sens, n_sens, packed, node_cost, blocked: np.ndarray,
-                 population: _Population | None = None) -> None:
+                 population: _Population | None = None, people: np.ndarray | None = None,
+                 blocked_people: np.ndarray | None = None) -> None:
         import numpy as np
 
         from anonstudio.core.kernels._generalize import class_lca
@@ -165,9 +170,34 @@ class _Classes:
         self.population = population
         self.pop_counts = np.full(n_classes + 1, -1, dtype=np.int64)  # per class, -1: to be counted
         self.by_cells: dict[tuple, int] = {}
+        self.people: list | None = None
+        if people is not None:
+            self._count_people(labels, sens, width, n_classes, people, blocked, blocked_people)
         for c in range(n_classes):
             if self.sizes[c]:
                 self._settle(c)
+
+    def _count_people(self, labels, sens, width, n_classes, people, blocked, blocked_people) -> None:
+        """Per class (and the block, last) its people and (person, value) pairs; sizes and counts from them."""
+        import numpy as np
+
+        lab = np.where(labels >= 0, labels, n_classes).astype(np.int64)
+        who = np.asarray(people, dtype=np.int64)
+        val = np.asarray(sens, dtype=np.int64)
+        if blocked_people is not None and len(blocked_people):
+            lab = np.concatenate([lab, np.full(len(blocked_people), n_classes, dtype=np.int64)])
+            who = np.concatenate([who, np.asarray(blocked_people, dtype=np.int64)])
+            val = np.concatenate([val, np.asarray(blocked, dtype=np.int64)])
+        order = np.argsort(lab, kind="stable")
+        bounds = np.searchsorted(lab[order], np.arange(n_classes + 2))
+        self.people, self.pairs = [], []
+        for c in range(n_classes + 1):
+            rows = order[bounds[c]:bounds[c + 1]]
+            self.people.append(np.unique(who[rows]))
+            v = val[rows]
+            self.pairs.append(np.unique(who[rows][v >= 0] * width + v[v >= 0]))
+            self.sizes[c] = len(self.people[c])
+            self.counts[c] = np.bincount(self.pairs[c] % width, minlength=width)[:width] if len(self.pairs[c]) else 0
 
     def cells(self, c: int) -> tuple:
         """What class ``c`` publishes (the block: ``*`` everywhere)."""
@@ -198,8 +228,20 @@ class _Classes:
 
     def _absorb(self, into: int, c: int) -> None:
         self.pop_counts[into] = -1  # its cells may have changed: counted again when judged
-        self.sizes[into] += self.sizes[c]
-        self.counts[into] += self.counts[c]
+        if self.people is not None:  # people are united, not added: one person in both counts once
+            import numpy as np
+
+            width = self.counts.shape[1]
+            self.people[into] = np.union1d(self.people[into], self.people[c])
+            self.pairs[into] = np.union1d(self.pairs[into], self.pairs[c])
+            self.sizes[into] = len(self.people[into])
+            self.counts[into] = (np.bincount(self.pairs[into] % width, minlength=width)[:width]
+                                 if len(self.pairs[into]) else 0)
+            self.people[c] = self.people[c][:0]
+            self.pairs[c] = self.pairs[c][:0]
+        else:
+            self.sizes[into] += self.sizes[c]
+            self.counts[into] += self.counts[c]
         self.sizes[c] = 0
         self.counts[c] = 0
         self.alive[c] = False
@@ -251,13 +293,16 @@ def _stats(classes: _Classes, ids: np.ndarray, totals: np.ndarray, texts: tuple,
 def repair_classes(models: list, labels: np.ndarray, sub: np.ndarray, sens: np.ndarray, n_sens: int,
                    packed: PackedHierarchies, node_cost: np.ndarray, *, blocked: np.ndarray, totals: np.ndarray,
                    texts: tuple, value_hierarchy: Any = None, column: str = "", records: int, source=None,
-                   group_unit: str = "class", population: np.ndarray | None = None) -> Repair:
+                   group_unit: str = "class", population: np.ndarray | None = None, people: np.ndarray | None = None,
+                   blocked_people: np.ndarray | None = None) -> Repair:
     """Merge classes until every one passes every model in ``models`` (see the module).
 
     ``labels``: each present record's class (-1: published suppressed); ``sub``: their packed leaves; ``sens``: their
     sensitive codes (-1 missing); ``blocked``: the sensitive codes of the records a missing quasi-identifier
     suppresses; ``totals``/``texts``: the whole table's count and text of each sensitive value; ``node_cost``: the
     quality model's cost of a cell published at each packed node; ``records``: the table's records;
+    ``people``/``blocked_people``: each present / blocked record's person code (a person column: classes are judged
+    by their distinct people, :class:`_Classes`; ``totals`` then counts people per value);
     ``population``: the population table δ-presence and k-map count in, each record's leaf index per
     quasi-identifier (``int[P, d]``, :func:`~anonstudio.core.algorithms._tabular.population_leaves`)."""
     import numpy as np
@@ -275,7 +320,8 @@ def repair_classes(models: list, labels: np.ndarray, sub: np.ndarray, sens: np.n
                 raise PrivacyError(f"{model.label()} cannot be met: the whole table's '{column}' breaks it already",
                                    file=source, column=column or None)
     classes = _Classes(labels, sub, sens, n_sens, packed, node_cost, blocked,
-                       None if population is None else _Population(np.asarray(population), packed))
+                       None if population is None else _Population(np.asarray(population), packed), people=people,
+                       blocked_people=blocked_people)
     merges = 0
     while True:
         failing = _failing(classes, sensitive_models, size_models, totals, texts, value_hierarchy, records)
@@ -303,7 +349,7 @@ def repair_classes(models: list, labels: np.ndarray, sub: np.ndarray, sens: np.n
     suppressed = int(((final < 0) & (labels >= 0)).sum())
     notes = []
     if merges:
-        named = ", ".join(m.label() for m in models)
+        named = ", ".join(m.label() for m in models) + (" (counting people)" if people is not None else "")
         units = "classes" if group_unit == "class" else f"{group_unit}s"
         notes.append(f"{merges:,} merge(s) of {units} failing {named}, each with the {group_unit} whose merge "
                      "costs least" + (f"; {suppressed:,} record(s) joined the suppressed records" if suppressed

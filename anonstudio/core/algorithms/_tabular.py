@@ -216,6 +216,20 @@ def check_k(k: int, n: int, data: Table, n_missing: int = 0) -> None:
         )
 
 
+def check_people(k: int, data: Table, rows: np.ndarray) -> None:
+    """With a person column, ``k`` must not exceed the distinct people of the records that can be grouped."""
+    import numpy as np
+
+    if getattr(data, "person", None) is None:
+        return
+    from anonstudio.core.privacy._people import person_codes
+
+    people = len(np.unique(person_codes(data, rows)))
+    if k > people:
+        raise ParameterError(f"k = {k} is larger than the number of people ('{data.person}') whose records can be "
+                             f"grouped, {people}", file=data.source, key="algorithm.k")
+
+
 def generalized_output(
     data: Table,
     packed: PackedHierarchies,
@@ -411,6 +425,7 @@ class GeneralizingMethod(Algorithm):
         leaf_nodes, missing = encode_quasi_identifiers(data, packed)
         idx = np.flatnonzero(~missing)
         check_k(self.params["k"], len(idx), data, int(missing.sum()))
+        check_people(self.params["k"], data, idx)
         return packed, leaf_nodes, missing, idx
 
     def sensitive_codes(self, data: Table) -> tuple[np.ndarray, int]:
@@ -489,9 +504,24 @@ class GeneralizingMethod(Algorithm):
         from anonstudio.core.algorithms._model_repair import repair_classes
         from anonstudio.core.algorithms._suppression import Spent, cell_costs
 
-        if not self._extra:
+        by_people = getattr(data, "person", None) is not None
+        if not self._extra and not by_people:
             return self.spend_suppression(data, packed, sub, labels, sens, n_sens, limits, costs, missing,
                                           missing_sens, already=already)
+        people = blocked_people = None
+        models = list(self._extra)
+        if by_people:
+            # a person column: every model counts distinct people per class (k people, l and the distributions
+            # over people's values, :mod:`anonstudio.core.privacy._people`); the classes failing are merged
+            from anonstudio.core.privacy._people import distinct_people, person_codes
+
+            every = person_codes(data)
+            people, blocked_people = every[~missing], every[missing]
+            models = self.models()
+            if not self.needs_sensitive() and not self._extra and (labels >= 0).any():
+                held = distinct_people(labels, people)
+                if held[np.unique(labels[labels >= 0])].min() >= int(self.params["k"]):
+                    return Spent(labels, 0, 0, [])  # every class holds k people already
         if costs is None:
             costs = cell_costs(packed, sub, self.params.get("quality", "loss"), self.params.get("weights"))
         column = self._sensitive or ""
@@ -502,6 +532,10 @@ class GeneralizingMethod(Algorithm):
             codes, n_values = value_codes(data.df[column])
             present = codes >= 0
             totals = np.bincount(codes[present], minlength=n_values).astype(float)
+            if by_people:
+                from anonstudio.core.privacy._people import people_per_value_total
+
+                totals = people_per_value_total(every, codes, present, n_values).astype(float)
             cells = coded_cells(data.df[column], "").read_alike()
             firsts = np.full(n_values, -1, dtype=np.int64)
             firsts[codes[present][::-1]] = np.flatnonzero(present)[::-1]
@@ -509,18 +543,23 @@ class GeneralizingMethod(Algorithm):
         # the records a missing quasi-identifier suppresses come first in missing_sens (local recoding appends its
         # own suppressed records, which labels' -1s name too)
         blocked = np.asarray(missing_sens, dtype=np.int64)[:int(missing.sum())]
-        repaired = repair_classes(self._extra, labels, sub, sens, n_sens, packed, costs.node_cost, blocked=blocked,
+        if blocked_people is not None:
+            blocked_people = blocked_people[:len(blocked)]
+        repaired = repair_classes(models, labels, sub, sens, n_sens, packed, costs.node_cost, blocked=blocked,
                                   totals=totals, texts=texts,
                                   value_hierarchy=hierarchies.get(column) if column else None, column=column,
                                   records=data.n_rows, source=data.source, group_unit=self.group_unit,
-                                  population=self.population_leaves(packed, data))
-        self._check_merged_within_budget(data, packed, sub, repaired.labels, missing)
-        notes = ["the suppression budget is not spent when privacy models beyond k and l are named: suppressing a "
-                 "record changes its class's distribution, which they judge"] + repaired.notes
+                                  population=self.population_leaves(packed, data), people=people,
+                                  blocked_people=blocked_people)
+        self._check_merged_within_budget(data, packed, sub, repaired.labels, missing, models)
+        why = ("a person column is named: classes are merged until each holds k people"
+               if by_people else "privacy models beyond k and l are named")
+        notes = [f"the suppression budget is not spent when {why}: suppressing a record changes its class's "
+                 "distribution, which they judge"] + repaired.notes
         return Spent(repaired.labels, repaired.suppressed, 0, notes)
 
     def _check_merged_within_budget(self, data: Table, packed: PackedHierarchies, sub: np.ndarray,
-                                    labels: np.ndarray, missing: np.ndarray) -> None:
+                                    labels: np.ndarray, missing: np.ndarray, models: list | None = None) -> None:
         """Refuse (exit 1, naming the models) a repair that kept the models only by publishing more records fully
         suppressed — joined to the suppressed ones, or merged to the root of every quasi-identifier — than
         ``max_suppression`` allows, which the verifier would refuse with no word of why."""
@@ -535,7 +574,7 @@ class GeneralizingMethod(Algorithm):
         at_root = records_at_root(packed, sub, labels)
         gone = n_missing + int((~kept).sum()) + at_root
         if gone > allowed:
-            named = ", ".join(m.label() for m in self._extra)
+            named = ", ".join(m.label() for m in (self._extra if models is None else models))
             raise PrivacyError(f"{named} could be kept only by publishing {gone:,} of {data.n_rows:,} records "
                                f"({gone / max(data.n_rows, 1):.1%}) fully suppressed (merged to the root of every "
                                f"quasi-identifier), more than max_suppression = {share:.1%} allows: relax the model "

@@ -67,6 +67,8 @@ class Anatomy(Algorithm):
     """Anatomy of Xiao & Tao (VLDB 2006): see the module docstring for the bucketization implemented."""
 
     name = "anatomy"
+    people_refusal = ("its groups bound a sensitive value's share among records; one person's records in one "
+                      "group would count several times")
     title = "Anatomy (Xiao & Tao)"
     data_kind = "table"
     output_kind = "tables"

@@ -73,7 +73,7 @@ class _Lattice:
 
     def __init__(self, leaves: np.ndarray, sens: np.ndarray, n_sens: int, hierarchies: list, low: np.ndarray,
                  high: np.ndarray, model, weights: np.ndarray, limits: dict, n_missing: int,
-                 missing_sens: np.ndarray, budget: int) -> None:
+                 missing_sens: np.ndarray, budget: int, people: np.ndarray | None = None) -> None:
         import numpy as np
 
         self.hierarchies = hierarchies
@@ -96,12 +96,16 @@ class _Lattice:
         for a in range(d):
             key = np.unique(key * (len(hierarchies[a].leaves) + 1) + leaves[:, a], return_inverse=True)[1]
         key = np.unique(key * (n_sens + 2) + (sens.astype(np.int64) + 1), return_inverse=True)[1]
+        if people is not None:  # a person column: tuples are told apart by person too, whose people are counted
+            key = np.unique(key * (int(people.max(initial=0)) + 1) + people, return_inverse=True)[1]
         _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
         order = np.argsort(sens[first], kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         self.record_tuple = rank[inverse]
         self.tuple_leaves = leaves[first[order]]
+        #: each tuple's person (a person column; ``None``: records are counted)
+        self.tuple_people = None if people is None else np.asarray(people, dtype=np.int64)[first[order]]
         cnt = counts[order].astype(np.int64)
         self.n_sens = max(int(n_sens), 1)
         self.n_present = int(cnt.sum())
@@ -254,6 +258,21 @@ class _Lattice:
 
         stats = ClassStats(sizes.astype(np.int64), records=self.n)  # the whole table (k-map's estimators)
         needs = set().union(*(m.needs for m in self.extra))
+        if self.tuple_people is not None:  # classes judged by their distinct people (privacy._people)
+            from anonstudio.core.privacy._people import distinct_people, people_per_value
+
+            stats.sizes = distinct_people(classes, self.tuple_people, n)
+            if SENSITIVE in needs:
+                sel = (classes >= 0) & (self.sens >= 0)
+                v_class, v_code, v_people = people_per_value(classes, self.tuple_people, self.sens, sel)
+                stats.value_class, stats.value_code = v_class, v_code
+                stats.value_count = v_people.astype(float)
+                stats.value_total = self.totals
+                stats.value_texts = self.texts
+                stats.value_hierarchy = self.value_hierarchy
+            if POPULATION in needs:
+                stats.population = self._population_counts(levels, reps)
+            return stats
         if SENSITIVE in needs:
             sel = (classes >= 0) & (self.sens >= 0)
             key = classes[sel].astype(np.int64) * self.n_sens + self.sens[sel]
@@ -492,6 +511,7 @@ class GlobalRecoding(GeneralizingMethod):
 
     name = "global"
     group_unit = "class"
+    counts_people = True
     title = "Global recoding (optimal full-domain generalization)"
     reference = ("F. Kohlmayer, F. Prasser, C. Eckert, A. Kemper, K. A. Kuhn: Flash: efficient, stable and optimal "
                  "k-anonymity. PASSAT 2012; K. El Emam et al.: A globally optimal k-anonymity method for the "
@@ -592,10 +612,17 @@ class GlobalRecoding(GeneralizingMethod):
             node_to_leaf[h.arrays.ancestor[:, 0]] = np.arange(len(h.leaves))
             leaves[:, a] = node_to_leaf[leaf_nodes[idx, a] - packed.offsets[a]]
         report(progress, 0.02, f"lattice of {size:,} transformations")
+        people = None
+        if data.person is not None:
+            from anonstudio.core.privacy._people import person_codes
+
+            people = person_codes(data)
         lattice = _Lattice(leaves, sens_all[idx], n_sens, hs, low, high, model, weights, limits, n_missing,
-                           sens_all[missing], allowed - n_missing)
-        if self.extra_models():
-            self._judge_models(lattice, data, hierarchies, sens_all, n_sens, packed)
+                           sens_all[missing], allowed - n_missing, people=None if people is None else people[idx])
+        if self.extra_models() or people is not None:
+            # with a person column, k and l are judged again over people: a class whose records hold fewer than k
+            # people is suppressed (the kernel's count of records is only a first filter: people <= records)
+            self._judge_models(lattice, data, hierarchies, sens_all, n_sens, packed, people)
         found = search_lattice(lattice, progress)
         if found is None:
             what = f"k = {self.params['k']}" + (f" and {self.params['l_kind']} l-diversity with l = "
@@ -651,7 +678,7 @@ class GlobalRecoding(GeneralizingMethod):
         )
 
     def _judge_models(self, lattice: _Lattice, data: Table, hierarchies: dict, codes: np.ndarray, n_values: int,
-                      packed) -> None:
+                      packed, people: np.ndarray | None = None) -> None:
         """Hand the lattice the job's extra models and what they judge with."""
         import numpy as np
 
@@ -667,7 +694,12 @@ class GlobalRecoding(GeneralizingMethod):
             firsts[codes[present][::-1]] = np.flatnonzero(present)[::-1]
             texts = tuple(str(cells.texts[cells.codes[i]]) for i in firsts)
             totals = np.bincount(codes[present], minlength=n_values)
+            if people is not None:
+                from anonstudio.core.privacy._people import people_per_value_total
+
+                totals = people_per_value_total(people, codes, present, n_values)
         population = self.population_leaves(packed, data)
-        lattice.with_models(self.extra_models(), totals, texts, hierarchies.get(column) if column else None,
+        models = self.models() if people is not None else self.extra_models()
+        lattice.with_models(models, totals, texts, hierarchies.get(column) if column else None,
                             population)
 

@@ -47,6 +47,7 @@ class KMember(GeneralizingMethod):
 
     name = "kmember"
     group_unit = "cluster"
+    counts_people = True
     title = "k-member clustering (Byun et al.)"
     reference = (
         "J.-W. Byun, A. Kamra, E. Bertino, N. Li: Efficient k-anonymization using clustering techniques. "

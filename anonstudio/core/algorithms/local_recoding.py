@@ -119,6 +119,7 @@ class LocalRecoding(GeneralizingMethod):
                    "outliers within max_suppression when the quality model prefers it (k-anonymity, optional "
                    "l-diversity)")
     group_unit = "class"
+    counts_people = True
     privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
                       "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
                       "(α,k)-anonymity, average risk, sample and population uniqueness, k-map with an estimator or a population table, "

@@ -284,6 +284,7 @@ class MSTRecoding(GeneralizingMethod):
 
     name = "mst"
     group_unit = "cluster"
+    counts_people = True
     result_view = "MST partition"
     title = "MST local recoding (Ramana & Kumari)"
     reference = (

@@ -184,6 +184,7 @@ class _RandomAnonymization(SecretSeed, Algorithm):
                         "total_variation_max")
     needs_hierarchies = False  # values are published as read (or at a level the job names)
     group_unit = None  # every record is redrawn on its own: no classes, no groups
+    people_refusal = "it redraws each record on its own and forms no classes whose people could be counted"
     result_view = "Randomization"
     titles = {"weights": "Which attribute is redrawn", "draws": "How values are redrawn",
               "bias_runs": "Reruns measuring bias", "level": "Publish at hierarchy level",

@@ -113,6 +113,8 @@ class SafePub(SecretSeed, GeneralizingMethod):
 
     name = "safepub"
     group_unit = "class"
+    people_refusal = ("its (ε, δ)-differential privacy is per record: one person's several records need a "
+                      "guarantee per person, which its sampling does not give")
     title = "Differential privacy (SafePub: sampling + generalization)"
     reference = ("R. Bild, K. A. Kuhn, F. Prasser: SafePub: A Truthful Data Anonymization Algorithm With Strong "
                  "Privacy Guarantees. PoPETs 2018(1):67-87; N. Li, W. Qardaji, D. Su: On sampling, anonymization, "

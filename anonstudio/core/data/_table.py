@@ -184,11 +184,17 @@ class Table:
     #: the cell values the file was read with as missing (``None``: the readers' default), so a release is
     #: read back the same way
     missing_tokens: tuple[str, ...] | None = None
+    #: the column naming the person each record is of (``[input] person``; an identifying column, never
+    #: published): when set, every privacy model counts distinct people per class, not records
+    person: str | None = None
 
     def __post_init__(self) -> None:
         for col in list(self.roles) + list(self.types):
             if col not in self.df.columns:
                 raise InputError(f"no column named '{col}'", file=self.source, column=col)
+        if self.person is not None and self.person not in self.df.columns:
+            raise InputError(f"input.person names '{self.person}', which is not a column of the file (columns: "
+                             f"{', '.join(map(str, self.df.columns))})", file=self.source, column=self.person)
         for col in self.df.columns:
             if col not in self.types:
                 self.types[col] = self._infer_type(col)

@@ -49,6 +49,7 @@ from anonstudio.core.generate._table import (
     adult_hierarchies,
     adult_hierarchy_rows,
     adult_like_table,
+    visits_table,
 )
 from anonstudio.core.io import atomic_write, write_events, write_fasta, write_hierarchy, write_table
 from anonstudio.core.params import Command, Param, ParamSet
@@ -232,6 +233,7 @@ __all__ = [
     "adult_hierarchies",
     "adult_hierarchy_rows",
     "adult_like_table",
+    "visits_table",
     "event_hierarchies",
     "event_hierarchy_rows",
     "hhp_events",

@@ -206,3 +206,29 @@ def adult_hierarchies(columns=None) -> dict[str, Hierarchy]:
     Every value :func:`adult_like_table` can produce is a leaf of its column's hierarchy.
     """
     return hierarchies_of(adult_hierarchy_rows(), columns, ADULT_COLUMNS, "Adult-like column")
+
+
+#: the diagnoses of :func:`visits_table` (its sensitive column), most frequent first
+DIAGNOSES = ("hypertension", "diabetes", "asthma", "influenza", "back pain", "depression", "migraine", "fracture")
+
+
+def visits_table(people: int, max_visits: int = 6, seed: int | np.random.Generator = 0) -> pd.DataFrame:
+    """A visits table: ``people`` Adult-like people (:func:`adult_like_table`), each with 1..``max_visits`` records
+    (uniform), the person's quasi-identifiers repeated on every record — the shape of health data (visits,
+    prescriptions, claims) that a count of records mistakes for many people (issue 39). Columns ``patient_id``
+    (``p<n>``, the person), the Adult columns and ``diagnosis`` (one per visit; a person's visits tend to repeat
+    theirs). Rows are grouped by person, people in order."""
+    people, max_visits = int(people), int(max_visits)
+    if people < 1 or max_visits < 1:
+        raise ParameterError("a visits table needs at least one person and one visit each", column="rows")
+    rng = make_rng(seed)
+    base = adult_like_table(people, rng)
+    visits = rng.integers(1, max_visits + 1, size=people)
+    rows = np.repeat(np.arange(people), visits)
+    own = rng.integers(0, len(DIAGNOSES), size=people)[rows]  # the person's usual diagnosis
+    other = rng.integers(0, len(DIAGNOSES), size=len(rows))
+    diagnosis = np.where(rng.random(len(rows)) < 0.6, own, other)
+    out = base.iloc[rows].reset_index(drop=True)
+    out.insert(0, "patient_id", np.array([f"p{i + 1}" for i in range(people)], dtype=object)[rows])
+    out["diagnosis"] = np.asarray(DIAGNOSES, dtype=object)[diagnosis]
+    return out

@@ -200,6 +200,7 @@ PROJECT = obj({
         })),
         "roles": optional(mapping(text(choices=_ROLES))),
         "types": optional(mapping(text(choices=_TYPES))),
+        "person": optional(text(nonempty=True)),
     }, required=("path", "kind"))),
     "hierarchies": optional(mapping(obj({
         "rows": listof(listof(text(), nonempty=True), nonempty=True),

@@ -18,8 +18,8 @@ import pandas as pd
 from anonstudio import __version__
 from anonstudio.core import algorithms, io
 from anonstudio.core.algorithms import Algorithm, Result
-from anonstudio.core.data import AttrType, EventLog, SequenceSet, Table, kind_of
-from anonstudio.core.errors import AnonStudioError, JobError, NotAvailableError, PrivacyError
+from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table, kind_of
+from anonstudio.core.errors import AnonStudioError, InputError, JobError, NotAvailableError, ParameterError, PrivacyError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.io import to_jsonable
 from anonstudio.core.jobs._schema import InputSpec, Job
@@ -56,7 +56,18 @@ def load_data(spec: InputSpec) -> Table | EventLog | SequenceSet:
     """Read the job's input with its roles set."""
     if spec.format == "table":
         table = io.read_table(spec.path, delimiter=spec.delimiter, encoding=spec.encoding, missing=spec.missing)
-        return table.with_roles(spec.quasi_identifiers, spec.sensitive, spec.identifying)
+        if spec.person is not None and spec.person not in table.df.columns:
+            raise InputError(f"input.person names '{spec.person}', which is not a column of the file (columns: "
+                             f"{', '.join(map(str, table.df.columns))})", file=table.source, column=spec.person)
+        table = table.with_roles(spec.quasi_identifiers, spec.sensitive, spec.identifying)
+        if spec.person is not None:
+            from dataclasses import replace
+
+            from anonstudio.core.privacy._people import check_person_column
+
+            table = replace(table, person=spec.person)
+            check_person_column(table)
+        return table
     if spec.format == "events":
         if not spec.sequence_id or not spec.event_order:
             raise JobError("events input needs input.sequence_id and input.event_order", key="input.sequence_id")
@@ -204,6 +215,13 @@ def run(
     if algorithm.data_kind != kind_of(data):
         raise JobError(f"method '{algorithm.name}' works on {algorithm.data_kind} data, the input is {kind_of(data)}",
                        file=getattr(data, "source", None), key="algorithm.name")
+    if isinstance(data, Table) and data.person is not None and not algorithm.counts_people:
+        from anonstudio.core.jobs._schema import people_refusal
+
+        raise ParameterError(people_refusal(algorithm), file=getattr(data, "source", None), key="input.person")
+    if isinstance(data, Table) and data.person is not None and data.role(data.person) is not Role.IDENTIFYING:
+        raise ParameterError(f"the person column '{data.person}' must be identifying (it is never published), not "
+                             f"{data.role(data.person).value}", file=getattr(data, "source", None), key="input.person")
     pipeline = algorithm.pipeline
     if max_suppression is None:
         max_suppression = pipeline.get("max_suppression")
@@ -409,6 +427,8 @@ def declared_model(algorithm: Algorithm, data: Any, declared: InputSpec | None,
     """The privacy model to verify: the method's, with the quasi-identifiers and sensitive columns the
     job declares (for tables), so a role lost on the way cannot shrink what is checked."""
     model = dict(algorithm.privacy_model())
+    if isinstance(data, Table) and data.person is not None:
+        model["person"] = data.person  # every model counts distinct people per class (the verifier reads the ids)
     if isinstance(data, Table) and model.get("model") == "k-anonymity":
         model["max_suppression"] = 0.0 if max_suppression is None else float(max_suppression)
     if declared is not None and isinstance(data, Table):

@@ -26,7 +26,7 @@ from anonstudio.core.publication_rules import SHUFFLE_REQUIRED
 
 _INPUT_KEYS = {
     "path", "format", "quasi_identifiers", "sensitive", "identifying", "sequence_id", "event_order",
-    "label_pattern", "delimiter", "encoding", "missing", "alphabet", "labels",
+    "label_pattern", "delimiter", "encoding", "missing", "alphabet", "labels", "person",
 }
 _OUTPUT_KEYS = {"path", "report", "shuffle_rows", "shuffle_seed", "release_log"}
 _SECTIONS = {"input", "hierarchies", "algorithm", "output", "execution"}
@@ -51,6 +51,9 @@ class InputSpec:
     encoding: str | None = None
     missing: list[str] | None = None
     alphabet: str | None = None
+    #: tables: the identifying column naming the person each record is of (several records per person):
+    #: every privacy model then counts distinct people per class
+    person: str | None = None
 
 
 @dataclass
@@ -276,8 +279,19 @@ def parse_job(raw: dict[str, Any], *, base: Path, file: Path | None = None) -> J
         encoding=encoding,
         missing=str_list("missing") if "missing" in inp else None,
         alphabet=text("alphabet"),
+        person=text("person"),
     )
     _check_one_role_per_column(spec, err)
+    if spec.person is not None:
+        if fmt != "table":
+            raise err(f"input.person is for tables (several records of one person), not {fmt} input: "
+                      + ("each sequence is one person already" if fmt == "events" else
+                         "a pseudo-string stands for no record"), "input.person")
+        if spec.person in spec.quasi_identifiers or spec.person in spec.sensitive:
+            raise err(f"input.person names '{spec.person}', which is also a quasi-identifier or sensitive: the "
+                      "person column is identifying (never published)", "input.person")
+        if spec.person not in spec.identifying:
+            spec.identifying = [*spec.identifying, spec.person]  # the person's id is never published
     spec.more_paths = resolved_paths[1:]
     if "labels" in inp:
         spec.labels = str_list("labels")
@@ -349,8 +363,16 @@ def parse_job(raw: dict[str, Any], *, base: Path, file: Path | None = None) -> J
     for key, target in (("output.path", out_path), ("output.report", rep_path), ("output.release_log", log_path)):
         if target is not None:
             io.check_target(target, key, file=file)
-    job.make_algorithm()  # validates method name and parameters now, before any data is read
+    algorithm = job.make_algorithm()  # validates method name and parameters now, before any data is read
+    if spec.person is not None and not algorithm.counts_people:
+        raise err(people_refusal(algorithm), "input.person")
     return job
+
+
+def people_refusal(algorithm: Algorithm) -> str:
+    """Why ``algorithm`` refuses a person column (one line)."""
+    return (f"method '{algorithm.name}' cannot count people (input.person): {algorithm.people_refusal} — "
+            "use mondrian, global, local, kmember or mst, whose classes hold k distinct people")
 
 
 def short_repr(value: Any, limit: int = 60) -> str:

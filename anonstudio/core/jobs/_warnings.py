@@ -124,5 +124,8 @@ def release_warnings(data: Any, output: Any, algorithm: Any = None) -> list[str]
                 f"{unique} records ({unique / n:.1%}) are unique on the quasi-identifiers together with the columns "
                 f"published as they are ({', '.join(unroled[:6])}{' …' if len(unroled) > 6 else ''}): {clause}; "
                 "give those columns a role (quasi-identifying, sensitive, identifying) if others may know them")
+    from anonstudio.core.privacy._people import person_warnings
+
+    warnings += person_warnings(data)  # several records per person and no person column named (issue 39 item 2)
     return warnings
 

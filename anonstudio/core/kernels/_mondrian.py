@@ -46,17 +46,71 @@ def _diverse_ok(sens, idx, s, e, counts, log_l, min_distinct, rules):
 
 
 @njit(cache=True, nogil=True)
-def _parts_allowed(sens, idx, s, e, left, k, counts, log_l, min_distinct, rules):
+def _people_in(people, idx, s, e, seen, stamp):
+    """Distinct people among records ``idx[s:e]`` (``people``: each record's person code; ``seen``/``stamp``:
+    scratch, one stamp per count)."""
+    stamp[0] += 1
+    mark = stamp[0]
+    n = 0
+    for t in range(s, e):
+        p = people[idx[t]]
+        if seen[p] != mark:
+            seen[p] = mark
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _people_prefix(people, idx, s, size, seen, stamp, pre, suf):
+    """``pre[t]``: distinct people among ``idx[s:s+t]``; ``suf[t]``: among ``idx[s+t:s+size]`` (t = 0..size), so
+    every numeric cut of the ordered segment is judged in O(1)."""
+    stamp[0] += 1
+    mark = stamp[0]
+    n = 0
+    pre[0] = 0
+    for t in range(size):
+        p = people[idx[s + t]]
+        if seen[p] != mark:
+            seen[p] = mark
+            n += 1
+        pre[t + 1] = n
+    stamp[0] += 1
+    mark = stamp[0]
+    n = 0
+    suf[size] = 0
+    for t in range(size - 1, -1, -1):
+        p = people[idx[s + t]]
+        if seen[p] != mark:
+            seen[p] = mark
+            n += 1
+        suf[t] = n
+
+
+@njit(cache=True, nogil=True)
+def _part_small(people, idx, s, e, k, seen, stamp):
+    """Whether the part ``idx[s:e]`` holds fewer than ``k`` records — or, with a person column (``people`` not
+    empty), fewer than ``k`` distinct people."""
+    if e - s < k:
+        return True
+    if len(people) == 0:
+        return False
+    return _people_in(people, idx, s, e, seen, stamp) < k
+
+
+@njit(cache=True, nogil=True)
+def _parts_allowed(sens, idx, s, e, left, k, counts, log_l, min_distinct, rules, pre, suf):
     if left < k or (e - s) - left < k:
+        return False
+    if len(pre) > 0 and (pre[left] < k or suf[left] < k):
         return False
     return _diverse_ok(sens, idx, s, s + left, counts, log_l, min_distinct, rules) and _diverse_ok(sens, idx, s + left, e, counts, log_l, min_distinct, rules)
 
 
 @njit(cache=True, nogil=True)
-def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct, rules):
+def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct, rules, pre, suf):
     """Left part's size of the numeric cut (0: none allowable). ``sv``: the partition's sorted values."""
     for ci in range(2):
-        if _parts_allowed(sens, idx, s, s + size, cands[ci], k, counts, log_l, min_distinct, rules):
+        if _parts_allowed(sens, idx, s, s + size, cands[ci], k, counts, log_l, min_distinct, rules, pre, suf):
             return cands[ci]
     if not nearest:
         return 0
@@ -71,7 +125,8 @@ def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_d
             hi += 1
         take_lo = lo > 0 and (hi >= size or half - lo <= hi - half)
         left = lo if take_lo else hi
-        if 0 < left < size and _parts_allowed(sens, idx, s, s + size, left, k, counts, log_l, min_distinct, rules):
+        if 0 < left < size and _parts_allowed(sens, idx, s, s + size, left, k, counts, log_l, min_distinct, rules,
+                                              pre, suf):
             return left
         if take_lo:
             lo -= 1
@@ -81,13 +136,13 @@ def _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_d
 
 
 @njit(cache=True, nogil=True)
-def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules):
-    """Every run of equal keys (a part) holds >= k records (and is entropy l-diverse); at least two parts."""
+def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules, people, seen, stamp):
+    """Every run of equal keys (a part) holds >= k records (people) and is l-diverse; at least two parts."""
     start = 0
     parts = 0
     for t in range(1, size + 1):
         if t == size or sk[t] != sk[start]:
-            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct, rules):
+            if _part_small(people, idx, s + start, s + t, k, seen, stamp) or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct, rules):
                 return False
             parts += 1
             start = t
@@ -95,21 +150,33 @@ def _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rule
 
 
 @njit(cache=True, nogil=True)
-def _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules):
+def _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules, people, seen, stamp):
     """Give the children whose part is not allowable the key -1 (one pooled part); if the pool itself is too
     small, the smallest allowable child joins it. Returns whether a split into >= 2 parts remains."""
     start = 0
     pooled = 0
     for t in range(1, size + 1):
         if t == size or sk[t] != sk[start]:
-            if t - start < k or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct, rules):
+            if _part_small(people, idx, s + start, s + t, k, seen, stamp) or not _diverse_ok(sens, idx, s + start, s + t, counts, log_l, min_distinct, rules):
                 for u in range(start, t):
                     sk[u] = -1
                 pooled += t - start
             start = t
     if pooled == 0 or pooled == size:
         return False
-    if pooled < k:
+    small = pooled < k
+    if not small and len(people) > 0:  # the pool's distinct people
+        stamp[0] += 1
+        mark = stamp[0]
+        n = 0
+        for t in range(size):
+            if sk[t] == -1:
+                p = people[idx[s + t]]
+                if seen[p] != mark:
+                    seen[p] = mark
+                    n += 1
+        small = n < k
+    if small:
         best_start = -1
         best_len = size + 1
         start = 0
@@ -203,7 +270,8 @@ def depth_first_ranks(node_anc, node_level):
 
 @njit(cache=True, nogil=True)
 def _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, span, node_anc, node_level, node_leaves, sens,
-                   log_l, min_distinct, rules, k, nearest, counts, width, lca, perm, keys, cuts, cancel):
+                   log_l, min_distinct, rules, k, nearest, counts, width, lca, perm, keys, cuts, cancel, people, seen,
+                   stamp, pre, suf):
     """Split the segment ``idx[s:e]`` the way strict Mondrian splits a partition.
 
     Returns the number of parts ``p`` (0: no allowable cut, the segment is final). When ``p > 0``, ``idx[s:e]``
@@ -215,10 +283,16 @@ def _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, spa
 
     ``cancel[0] != 0`` (set by another thread) stops it before the next attribute is tried: it returns 0 and
     the caller, which polls the same flag, stops too (a large segment sorts once per attribute tried).
+
+    ``people`` (each record's person code; empty: none): every part must hold ``k`` distinct people, not records
+    (:mod:`anonstudio.core.privacy._people`); ``seen``/``stamp``/``pre``/``suf`` are its scratch.
     """
     d = leaf_nodes.shape[1]
     size = e - s
     if size < 2 * k:
+        return 0
+    by_people = len(people) > 0
+    if by_people and _people_in(people, idx, s, e, seen, stamp) < 2 * k:
         return 0
     for a in range(d):
         if split_numeric[a]:
@@ -272,7 +346,13 @@ def _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, spa
             cands[1] = down  # left size with '< median'
             if abs(cands[1] - size / 2) < abs(cands[0] - size / 2):
                 cands[0], cands[1] = cands[1], cands[0]
-            left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct, rules)
+            if by_people:
+                _people_prefix(people, idx, s, size, seen, stamp, pre, suf)
+                left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct, rules,
+                                    pre, suf)
+            else:
+                left = _numeric_cut(sv, cands, size, k, nearest, sens, idx, s, counts, log_l, min_distinct, rules,
+                                    pre[:0], suf[:0])
             if left > 0:
                 cuts[0] = s
                 cuts[1] = s + left
@@ -285,13 +365,15 @@ def _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, spa
             _order_by_key(keys, size, perm)
             _reorder(idx, s, size, perm)
             sk = keys[:size][perm[:size]]
-            ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules)
-            if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules):
+            ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules, people, seen, stamp)
+            if not ok and nearest and _pool_small(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules, people,
+                                                  seen, stamp):
                 # the pooled children share key -1: sort again so each part is contiguous
                 _order_by_key(sk, size, perm)
                 _reorder(idx, s, size, perm)
                 sk = sk[perm[:size]]
-                ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules)
+                ok = _groups_allowed(sk, size, k, sens, idx, s, counts, log_l, min_distinct, rules, people, seen,
+                                     stamp)
             if ok:
                 p = 0
                 cuts[0] = s
@@ -322,6 +404,15 @@ def mondrian_partition_until(leaf_nodes, values, split_numeric, span, node_anc, 
 @njit(cache=True, nogil=True)
 def mondrian_partition_rules(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens,
                              log_l, min_distinct, rules, k, nearest, cancel):
+    """:func:`mondrian_partition_people` counting records (no person column)."""
+    return mondrian_partition_people(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens,
+                                     n_sens, log_l, min_distinct, rules, k, nearest, np.zeros(0, dtype=np.int64),
+                                     cancel)
+
+
+@njit(cache=True, nogil=True)
+def mondrian_partition_people(leaf_nodes, values, split_numeric, span, node_anc, node_level, node_leaves, sens, n_sens,
+                              log_l, min_distinct, rules, k, nearest, people, cancel):
     """Partition ids (int64[n], numbered in creation order) of strict Mondrian.
 
     ``rules``: the sensitive-distribution models every part keeps (:mod:`._distribution`; ``no_rules()``: none).
@@ -335,7 +426,8 @@ def mondrian_partition_rules(leaf_nodes, values, split_numeric, span, node_anc, 
     leaf_nodes: int32[n, d] packed leaves; values: float64[n, d] numeric values (used where
     ``split_numeric[a]``); span: float64[d] domain width (numeric range, or leaf count of the root);
     sens: int32[n] sensitive codes in 0..n_sens-1 (-1 missing); log_l: ln(l) of entropy l-diversity, 0 for none;
-    min_distinct: l of distinct l-diversity, 1 for none.
+    min_distinct: l of distinct l-diversity, 1 for none; people: int64[n] each record's person code 0..P-1 (a
+    table's person column: every part holds ``k`` distinct people), or empty (parts hold ``k`` records).
 
     cancel: int64[2], shared with another thread (:func:`anonstudio.core.progress.cancel_flag`). ``cancel[0]``
     is polled before each segment and each attribute tried on it: once it is non-zero the kernel stops and
@@ -359,6 +451,14 @@ def mondrian_partition_rules(leaf_nodes, values, split_numeric, span, node_anc, 
     perm = np.empty(n, dtype=np.int64)
     keys = np.empty(n, dtype=np.int64)
     cuts = np.empty(n + 1, dtype=np.int64)
+    n_people = 0
+    for t in range(len(people)):
+        if people[t] + 1 > n_people:
+            n_people = people[t] + 1
+    seen = np.zeros(max(n_people, 1), dtype=np.int64)
+    stamp = np.zeros(1, dtype=np.int64)
+    pre = np.empty(n + 1 if len(people) > 0 else 1, dtype=np.int64)
+    suf = np.empty(n + 1 if len(people) > 0 else 1, dtype=np.int64)
     while top > 0:
         if cancel[0] != 0:
             break
@@ -367,7 +467,7 @@ def mondrian_partition_rules(leaf_nodes, values, split_numeric, span, node_anc, 
         e = st_e[top]
         p = _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, span, node_anc, node_level,
                            node_leaves, sens, log_l, min_distinct, rules, k, nearest, counts, width, lca, perm, keys, cuts,
-                           cancel)
+                           cancel, people, seen, stamp, pre, suf)
         if cancel[0] != 0:
             break
         if p == 0:
@@ -416,6 +516,10 @@ def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_
     new_s = np.empty(n + 1, dtype=np.int64)
     new_e = np.empty(n + 1, dtype=np.int64)
     never = np.zeros(2, dtype=np.int64)
+    no_people = np.zeros(0, dtype=np.int64)
+    seen = np.zeros(1, dtype=np.int64)
+    stamp = np.zeros(1, dtype=np.int64)
+    pre = np.empty(1, dtype=np.int64)
     while n_open > 0 and n_open + n_fin < min_parts:
         n_new = 0
         for j in range(n_open):
@@ -423,7 +527,7 @@ def mondrian_top_splits(leaf_nodes, values, split_numeric, span, node_anc, node_
             e = open_e[j]
             p = _split_segment(idx, s, e, leaf_nodes, values, ranks, dfs, split_numeric, span, node_anc, node_level,
                                node_leaves, sens, log_l, min_distinct, rules, k, nearest, counts, width, lca, perm, keys,
-                               cuts, never)
+                               cuts, never, no_people, seen, stamp, pre, pre)
             if p == 0:
                 fin_s[n_fin] = s
                 fin_e[n_fin] = e

@@ -99,11 +99,17 @@ def _attacks(frame: pd.DataFrame, ids: np.ndarray, class_key: np.ndarray, sensit
 
 def _side(frame: pd.DataFrame, quasi_identifiers: list[str], population: int, *, threshold: float,
           sensitive: list[str], unroled: list[str], equations: str, anatomy=None, population_frame=None,
-          source: Any = None, line_of=None) -> dict:
+          source: Any = None, line_of=None, people: np.ndarray | None = None) -> dict:
     coded: dict = {}
     class_key, star = _keys(frame, quasi_identifiers, coded)
     ids = np.where(star, -1, class_key)
     sizes = _sizes(ids)
+    if people is not None:
+        # a person column: a class's size is its distinct people, so each person's prosecutor risk in a class is
+        # 1 / (the class's people) — one person's six visits are one person, not six records to hide among
+        from anonstudio.core.privacy._people import distinct_people
+
+        sizes = distinct_people(ids, people, len(sizes))
     h = Histogram.of(sizes)
     if population_frame is None:
         figures = risk_figures(h, population, threshold=threshold, equations=equations)
@@ -113,6 +119,7 @@ def _side(frame: pd.DataFrame, quasi_identifiers: list[str], population: int, *,
         figures = risk_figures(h, population, threshold=threshold, equations=equations,
                                sample_sizes=sizes[present], population_sizes=big[present])
     figures["suppressed"] = int((ids < 0).sum())
+    figures["counted"] = "people" if people is not None else "records"
     figures["attacks"] = _attacks(frame, ids, class_key, sensitive, unroled, coded, anatomy)
     return figures
 
@@ -168,8 +175,11 @@ def _threshold(threshold: float) -> float:
 
 def table_risk(table: Any, quasi_identifiers: list[str], *, sensitive: list[str] = (), identifying: list[str] = (),
                population: int | None = None, sampling_fraction: float | None = None,
-               threshold: float = DEFAULT_THRESHOLD, population_table: Any = None, equations: str = "model") -> dict:
+               threshold: float = DEFAULT_THRESHOLD, population_table: Any = None, equations: str = "model",
+               person: str | None = None) -> dict:
     """Every risk figure of one table on ``quasi_identifiers`` (the contract's ``anonstudio risk --json`` keys).
+    ``person``: the column naming each record's person (several records per person): classes are sized by their
+    distinct people and the figures are per person in a class (``counted = "people"``); the column is identifying.
     Columns other than the quasi-identifiers, ``sensitive`` and ``identifying`` count as published without a
     role. ``population_table``: a table the given one is a sample of (journalist and marketer risk; its record
     count is the population size unless ``population``/``sampling_fraction`` say otherwise).
@@ -181,8 +191,16 @@ def table_risk(table: Any, quasi_identifiers: list[str], *, sensitive: list[str]
     qis = list(quasi_identifiers)
     if not qis:
         raise ParameterError("give at least one quasi-identifier", key="qi")
+    if person is not None and person not in identifying:
+        identifying = [*identifying, person]
     _check_columns(frame, {"quasi-identifier": qis, "sensitive": list(sensitive),
                            "identifying": list(identifying)}, source)
+    people = None
+    if person is not None:
+        if population_table is not None:
+            raise ParameterError("a population table is compared record by record: give --person or "
+                                 "--population-table, not both", key="person")
+        people = _person_codes(frame, person, source, getattr(table, "line_of", None))
     t = _threshold(threshold)
     if len(frame) == 0:
         raise InputError("the table has no records: there is no risk to measure", file=source)
@@ -202,9 +220,23 @@ def table_risk(table: Any, quasi_identifiers: list[str], *, sensitive: list[str]
     taken = set(qis) | set(sensitive) | set(identifying)
     unroled = [c for c in frame.columns if c not in taken]
     side = _side(frame, qis, size, threshold=t, sensitive=list(sensitive), unroled=unroled, equations=equations,
-                 population_frame=population_frame, source=source, line_of=getattr(table, "line_of", None))
+                 population_frame=population_frame, source=source, line_of=getattr(table, "line_of", None),
+                 people=people)
     return {"table": str(source.name) if source is not None else None, "quasi_identifiers": qis,
             "threshold": t, "population": _population_entry(size, origin, side["records"]), **side}
+
+
+def _person_codes(frame: pd.DataFrame, person: str, source: Any, line_of=None) -> np.ndarray:
+    """Each record's person code; a record without an id is refused, naming its line."""
+    cells = coded_cells(frame[person], "")
+    blank = np.array([not str(t).strip() for t in cells.texts], dtype=bool)
+    bad = np.flatnonzero(blank[cells.codes]) if len(cells.texts) else np.zeros(0, dtype=np.int64)
+    if len(bad):
+        row = int(bad[0])
+        where = {"line": line_of(row)} if line_of is not None else {"record": row + 1}
+        raise InputError(f"the person column '{person}' has no id in {len(bad):,} record(s), the first here",
+                         file=source, column=person, **where)
+    return np.asarray(cells.codes, dtype=np.int64)
 
 
 def _population_entry(size: int, origin: str, records: int) -> dict:
@@ -229,9 +261,11 @@ def release_risk(data: Any, output: Any, *, side_outputs: dict | None = None, po
     if st is not None and "group" in frame_out.columns and sensitive and sensitive[0] in _frame(st).columns:
         anatomy = (_frame(st), sensitive[0])
     common = {"threshold": t, "sensitive": sensitive, "equations": equations}
-    before = _side(frame_in, qis, size, unroled=unroled, **common)
+    person = getattr(data, "person", None)
+    people = None if person is None else _person_codes(frame_in, person, getattr(data, "source", None))
+    before = _side(frame_in, qis, size, unroled=unroled, people=people, **common)
     after = _side(frame_out, qis, size, unroled=[c for c in unroled if c in frame_out.columns], anatomy=anatomy,
-                  **common)
+                  people=people if people is not None and len(frame_out) == len(frame_in) else None, **common)
     return {"quasi_identifiers": qis, "sensitive": sensitive, "threshold": t,
             "population": _population_entry(size, origin, before["records"]), "before": before, "after": after}
 
@@ -249,7 +283,11 @@ def risk_lines(figures: dict) -> list[str]:
     pop = figures["population"]
     p, j = figures["prosecutor"], figures["journalist"]
     lines = [
-        f"{figures['records']} records measured ({figures['suppressed']} suppressed left out), "
+        *(["counted per person: a class's size is its distinct people, each person's risk in it 1 / those people"]
+          if figures.get("counted") == "people" else []),
+        f"{figures['records']} " + ("people-in-classes" if figures.get("counted") == "people" else "records")
+        + f" measured ({figures['suppressed']} suppressed " + ("records " if figures.get("counted") == "people" else "")
+        + "left out), "
         f"{figures['classes']} classes on {len(figures['quasi_identifiers'])} quasi-identifiers "
         f"({', '.join(figures['quasi_identifiers'])})",
         f"population: {pop['size']:,} ({pop['source']}), sampling fraction {pop['sampling_fraction']:.4g}",

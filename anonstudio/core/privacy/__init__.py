@@ -190,12 +190,15 @@ def _table(spec: dict[str, Any], models: list[PrivacyModel], original: Any, outp
         raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
     frame = frame_of(output)
     qis = spec.get("quasi_identifiers")
+    person = spec.get("person")
+    people = _people_of(original, person, len(frame))
     parts = []
     for model in models:
         if isinstance(model, KAnonymity):  # also checks the release is a faithful generalization
             parts.append(verify_k_anonymity(original, output if isinstance(output, Table) else frame, hierarchies,
                                             model.params["k"], quasi_identifiers=qis,
-                                            max_suppression=spec.get("max_suppression"), executor=executor))
+                                            max_suppression=spec.get("max_suppression"), executor=executor,
+                                            person=person))
         else:
             kind = model.name.split()[0]
             sensitive = spec.get("sensitive") or original.sensitive
@@ -205,10 +208,25 @@ def _table(spec: dict[str, Any], models: list[PrivacyModel], original: Any, outp
                                                     list(qis) if qis is not None else original.quasi_identifiers),
                                     list(qis) if qis is not None else original.quasi_identifiers,
                                     sensitive, model.params["l"], kind=kind,
-                                    suppressed=np.zeros(len(frame), dtype=bool), executor=executor)
+                                    suppressed=np.zeros(len(frame), dtype=bool), executor=executor, people=people)
             ld.details.update(l_kind=kind, l_violations=ld.details.get("violations", 0))
             parts.append(ld)
     return combine(parts, " + ".join(m.name for m in models))
+
+
+def _people_of(original: Any, person: str | None, rows: int) -> np.ndarray | None:
+    """Each record's person code from the input's person column (``None`` without one); the release has the input's
+    rows in its order (the k-anonymity part fails it otherwise), so row ``i`` of the output is the input's."""
+    if person is None:
+        return None
+    if not isinstance(original, Table) or person not in original.df.columns:
+        raise ParameterError(f"the person column '{person}' is not a column of the input", column=person)
+    from anonstudio.core.privacy._people import person_codes
+
+    codes = person_codes(original)
+    if len(codes) != rows:  # the k-anonymity part fails a release of another length; count nothing here
+        return np.zeros(rows, dtype=np.int64)
+    return codes
 
 
 def _as_written_qis(frame: pd.DataFrame, output: Any, qis: list[str]) -> pd.DataFrame:
@@ -334,6 +352,9 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     if unchecked:
         raise NotAvailableError(f"no independent verifier checks the side output '{unchecked[0]}' of a "
                                 f"'{spec['model']}' release: it cannot be published")
+    if spec.get("person") is not None and spec.get("model") != "k-anonymity":
+        raise NotAvailableError(f"a '{spec.get('model')}' release cannot be judged per person (input.person): only "
+                                "the partitioning methods' k-anonymity counts people")
     extra = extra_models(spec)
     verdict = check(spec, models_of(spec), original, output, hierarchies or {}, executor=executor,
                     side_outputs=side_outputs or {})
@@ -347,7 +368,8 @@ def verify_output(spec: dict[str, Any], original: Any, output: Any, hierarchies:
     qis = spec.get("quasi_identifiers") or original.quasi_identifiers
     sensitive = spec.get("sensitive") or original.sensitive
     published = output if isinstance(output, Table) else frame_of(output)
-    shared = PublishedClasses(published, list(qis), hierarchies)  # the classes found once for every model
+    people = _people_of(original, spec.get("person"), len(frame_of(published)))
+    shared = PublishedClasses(published, list(qis), hierarchies, people=people)  # the classes found once for every model
     parts = [verdict] + [verify_class_model(model, published, qis, sensitive=sensitive, hierarchies=hierarchies,
                                             highly_sensitive=spec.get("highly_sensitive") or (),
                                             population=spec.get("population"), shared=shared)

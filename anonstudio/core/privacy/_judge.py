@@ -38,8 +38,11 @@ class PublishedClasses:
     Each part is computed when a model first needs it; nothing is read from the method that made the release."""
 
     def __init__(self, output: Table | pd.DataFrame, quasi_identifiers: Sequence[str],
-                 hierarchies: dict[str, Hierarchy] | None = None) -> None:
+                 hierarchies: dict[str, Hierarchy] | None = None, people: np.ndarray | None = None) -> None:
         self.frame = frame_of(output, "a table")
+        #: each published row's person code (the input's person column, :mod:`._people`): classes' sizes and
+        #: value counts are then distinct people
+        self.people = None if people is None else np.asarray(people, dtype=np.int64)
         self.qis = list(quasi_identifiers)
         self.hierarchies = hierarchies or {}
         self._coded: dict[str, Any] = {}
@@ -83,6 +86,10 @@ class PublishedClasses:
             order = np.argsort(classes, kind="stable")
             starts = np.concatenate(([0], np.cumsum(sizes)))
             firsts = kept[order[starts[:-1]]] if len(sizes) else np.zeros(0, dtype=np.int64)
+            if self.people is not None:
+                from anonstudio.core.privacy._people import distinct_people
+
+                sizes = distinct_people(classes, self.people[kept], len(sizes))
             self._groupings[exempt] = (kept, classes, sizes, firsts)
         return self._groupings[exempt]
 
@@ -108,7 +115,15 @@ class PublishedClasses:
             compact = np.full(len(vals.texts), -1, dtype=np.int64)
             compact[used] = np.arange(len(used))
             m = max(len(used), 1)
-            pair = classes[present].astype(np.int64) * m + compact[vals.codes[present]]
+            if self.people is not None:  # per value, the distinct people holding it (:mod:`._people`)
+                from anonstudio.core.privacy._people import people_per_value_total
+
+                who = self.people[self.grouping(exempt)[0]]
+                total = people_per_value_total(who, vals.codes, present, len(vals.texts))
+                pair = np.unique(np.stack([classes[present].astype(np.int64) * m + compact[vals.codes[present]],
+                                           who[present]], axis=1), axis=0)[:, 0]
+            else:
+                pair = classes[present].astype(np.int64) * m + compact[vals.codes[present]]
             keys, counts = np.unique(pair, return_counts=True)
             self._pairs[key] = (keys // m, keys % m, counts.astype(float), total[used].astype(float),
                                 tuple(str(vals.texts[i]) for i in used), present)
@@ -118,7 +133,7 @@ class PublishedClasses:
 def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_identifiers: Sequence[str], *,
                        sensitive: str | Sequence[str] | None = None, hierarchies: dict[str, Hierarchy] | None = None,
                        highly_sensitive: Sequence[str] = (), population: Table | pd.DataFrame | None = None,
-                       shared: PublishedClasses | None = None) -> Verification:
+                       shared: PublishedClasses | None = None, people: np.ndarray | None = None) -> Verification:
     """Judge ``model`` over the classes of the published table ``output``.
 
     Records published fully suppressed (every quasi-identifier ``*`` or its hierarchy's root) are exempt when the
@@ -149,7 +164,9 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
         details.update(violations=problems.count, first_violations=problems.records)
         return Verification(False, model.name, details, problems.sentences)
     if shared is None or shared.frame is not pub or shared.qis != qis:
-        shared = PublishedClasses(pub, qis, hierarchies)
+        shared = PublishedClasses(pub, qis, hierarchies, people=people)
+    if shared.people is not None:
+        details["counted"] = "people"
     exempt = needs <= {"sizes", POPULATION}
     kept, classes, sizes, firsts = shared.grouping(exempt)
     covered = _population_counts(pub, qis, firsts, population, hierarchies, shared) if POPULATION in needs else None

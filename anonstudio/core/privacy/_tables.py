@@ -165,8 +165,12 @@ def verify_k_anonymity(
     quasi_identifiers: Sequence[str] | None = None,
     max_suppression: float | None = None,
     executor=None,
+    person: str | None = None,
 ) -> Verification:
     """Check from scratch that a published table is a k-anonymous generalization of ``original``.
+
+    ``person`` (the input's person column, :mod:`._people`): every class must hold records of at least ``k``
+    distinct people (their ids read from ``original``, row for row; the column is identifying, never published).
 
     ``max_suppression`` (a share of the records, ARX's suppression limit): more fully suppressed records
     than that fail the check — they are exempt from the class-size test, so the exemption has a bound.
@@ -235,26 +239,42 @@ def verify_k_anonymity(
         pub_text[q] = as_written(output, q, p)  # classes as the file reads: '?' and 'NA' are not one value
 
     kept = np.flatnonzero(~suppressed_all)
+    people = None
+    if person is not None:
+        from anonstudio.core.privacy._people import distinct_people, person_codes
+
+        if person not in src.columns:
+            raise ParameterError(f"the person column '{person}' is not a column of the input", column=person)
+        people = person_codes(original, kept)
+        executor = None  # distinct people are counted here
+        if person in pub.columns and person not in identifying:
+            problems.add(f"the person column '{person}' is in the output: a person's id is never published",
+                         column=person, kind="identifying column")
     if executor is None or not len(kept):
         classes = _class_ids_of([pub_text[q].take(kept) for q in qi_present], len(kept))
         sizes = np.bincount(classes) if len(kept) else np.zeros(0, dtype=np.int64)
     else:  # the same sizes in the same order, counted by the executor's tasks (``_counts``)
         sizes, _ = class_sizes(executor, [pub_text[q].take(kept) for q in qi_present])
+    records = sizes
+    if people is not None:
+        sizes = distinct_people(classes, people, len(records))
     small = KAnonymity(k=k).failing(ClassStats(sizes))
-    small_records = int(sizes[small].sum()) if len(small) else 0
+    small_records = int(records[small].sum()) if len(small) else 0
     if len(small):
         if executor is not None:  # the rows of the small classes, to name them
             classes = _class_ids_of([pub_text[q].take(kept) for q in qi_present], len(kept))
         order = np.argsort(classes, kind="stable")
-        starts = np.concatenate(([0], np.cumsum(sizes)))
+        starts = np.concatenate(([0], np.cumsum(records)))
         for cls in small[:10]:
             members = kept[order[starts[cls] : starts[cls + 1]]]
             first = int(members[0])
             values = ", ".join(f"{q}={show(pub_text[q][first])}" for q in qi_present)
             rows = ", ".join(str(int(m) + 1) for m in members[:5]) + (" …" if len(members) > 5 else "")
+            held = (f"record(s) of {int(sizes[cls])} person(s) ('{person}')" if people is not None else "record(s)")
+            count = f"{int(records[cls])} {held}" if people is not None else f"{int(sizes[cls])} {held}"
             problems.add(
-                f"{_row_ref(original, first)}: its equivalence class ({values}) has {int(sizes[cls])} "
-                f"record(s) (rows {rows}), fewer than k = {k}",
+                f"{_row_ref(original, first)}: its equivalence class ({values}) has {count} "
+                f"(rows {rows}), fewer than k = {k}" + (" people" if people is not None else ""),
                 row=first + 1,
                 kind="class smaller than k",
                 size=int(sizes[cls]),
@@ -281,6 +301,8 @@ def verify_k_anonymity(
         _cell_problems(problems, original, c, bad, o, p, "changed cell",
                        lambda i: f" (not a quasi-identifier) was changed from {show(o[i])} to {show(p[i])}")
 
+    if person is not None:
+        details.update(person=person, counted="people")
     details.update(
         classes=int(len(sizes)),
         smallest_class=int(sizes.min()) if len(sizes) else 0,
@@ -306,8 +328,12 @@ def verify_l_diversity(
     *,
     suppressed: np.ndarray | None = None,
     executor=None,
+    people: np.ndarray | None = None,
 ) -> Verification:
     """Check l-diversity of every equivalence class of a published table (Machanavajjhala et al. 2007).
+
+    ``people`` (each published row's person code, from the input's person column, :mod:`._people`): a class's
+    values are counted over people — per value, the distinct people holding it in the class.
 
     ``executor`` (the Dask engine): the class sizes and (class, value) counts are counted by its tasks
     (:mod:`._counts`), in the order computed here without it; the model judges them here.
@@ -348,6 +374,9 @@ def verify_l_diversity(
     if suppressed is None:  # a block of suppressed records all 'HIV' would disclose it: they are judged too
         suppressed = np.zeros(n, dtype=bool)
     kept = np.flatnonzero(~np.asarray(suppressed, dtype=bool))
+    if people is not None:
+        executor = None  # distinct people are counted here
+        details.update(counted="people")
     if executor is None or not len(kept):
         classes = _class_ids(pub.iloc[kept], qis)
         n_classes = int(classes.max()) + 1 if len(classes) else 0
@@ -364,12 +393,18 @@ def verify_l_diversity(
         if classes is None:
             value_class, value_count = pair_counts(executor, class_tuples, qi_text, vals.codes, present)
             stats = ClassStats(class_counts, value_class, value_count.astype(float))
+        elif people is not None:
+            from anonstudio.core.privacy._people import distinct_people, people_per_value
+
+            who = np.asarray(people, dtype=np.int64)[kept]
+            v_class, _, v_people = people_per_value(classes, who, vals.codes, present)
+            stats = ClassStats(distinct_people(classes, who, n_classes), v_class, v_people.astype(float))
         else:
             pairs = pd.DataFrame({"c": classes[present], "v": vals.codes[present]})
             counts = pairs.groupby(["c", "v"], sort=False).size()
             sizes = np.bincount(classes, minlength=n_classes)
             stats = ClassStats(sizes, counts.index.get_level_values(0).to_numpy(), counts.to_numpy(dtype=float))
-        sizes = stats.sizes
+        sizes = np.bincount(classes, minlength=n_classes) if people is not None else stats.sizes
         score, failing = model.score(stats), model.failing(stats)
         if len(score):
             worst = min(worst, float(score.min()))

@@ -45,11 +45,13 @@ class RiskView:
 
 
 def table_risk_view(data: Any, progress: Any = None, *, quasi_identifiers: list[str] | None = None,
-                    sensitive: list[str] | None = None, identifying: list[str] | None = None) -> RiskView | None:
+                    sensitive: list[str] | None = None, identifying: list[str] | None = None,
+                    person: str | None = None) -> RiskView | None:
     """The loaded table's risk on its quasi-identifiers (``None`` for data that is not a table, or a table without
     quasi-identifiers or records): the figures ``anonstudio risk TABLE --qi <QIs> --sensitive <S> --identifying
     <I> --json`` prints, US population (ARX's default). The roles are the table's unless given (a caller on
-    another thread passes those it took, so that a role changed meanwhile cannot change them under it)."""
+    another thread passes those it took, so that a role changed meanwhile cannot change them under it); ``person``
+    (default: the table's person column) counts each class's distinct people (``--person``)."""
     from anonstudio.core.data import Role, Table
     from anonstudio.core.metrics import table_risk
     from anonstudio.core.progress import report
@@ -64,7 +66,9 @@ def table_risk_view(data: Any, progress: Any = None, *, quasi_identifiers: list[
     if identifying is None:
         identifying = [str(c) for c in data.df.columns if data.role(c) is Role.IDENTIFYING]
     report(progress, 0.0, "measuring the re-identification risk of the table")
-    figures = table_risk(data, qis, sensitive=list(sensitive), identifying=list(identifying))
+    if person is None:
+        person = data.person
+    figures = table_risk(data, qis, sensitive=list(sensitive), identifying=list(identifying), person=person)
     report(progress, 1.0, "risk measured")
     return RiskView(list(figures["quasi_identifiers"]), dict(figures["population"]), figures,
                     what="the table loaded")

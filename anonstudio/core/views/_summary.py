@@ -111,6 +111,8 @@ CHECKED = {
     "largest_class": "records in the largest class",
     "suppressed": "records published fully suppressed ('*' in every quasi-identifier)",
     "max_suppression": "the share of records that may be fully suppressed",
+    "person": "the input's column naming each record's person (several records per person; never published)",
+    "counted": "what a class's size counts: people (a person column: distinct people, each at least k) or records",
     "epsilon_anon": "safepub: ε − ε_search, from which the verifier recomputes k",
     "delta": "safepub: the δ k was recomputed for",
     "sampling_probability": "safepub: β, each record's chance of being sampled (not checkable from a release)",

@@ -162,6 +162,8 @@ def project_dict(state: Workspace, project_path: str | Path) -> dict[str, Any]:
         if isinstance(state.data, Table):
             data["roles"] = {c: r.value for c, r in state.data.roles.items()}
             data["types"] = {c: t.value for c, t in state.data.types.items()}
+            if state.data.person is not None:
+                data["person"] = state.data.person
         elif isinstance(state.data, EventLog):
             data["read_options"].update(
                 sequence_id=state.data.sequence_id,
@@ -311,6 +313,16 @@ def read_project(path: str | Path, *, allow_outside: bool = False, restore: bool
                     raise ProjectError(f"column '{col}' is not in {data_path.name}", file=path, column=col)
             obj.roles.update(roles)
             obj.types.update(types)
+            person = data.get("person")
+            if person is not None:
+                if person not in obj.df.columns:
+                    raise ProjectError(f"the person column '{person}' is not in {data_path.name}", file=path,
+                                       key="data.person", column=person)
+                from anonstudio.core.privacy._people import check_person_column
+
+                obj.roles[person] = Role.IDENTIFYING
+                obj.person = person
+                check_person_column(obj)
         state.set_data(obj, data_path, read_options=options)
     for attr, entry in (raw.get("hierarchies") or {}).items():
         if not isinstance(entry, dict):
@@ -419,6 +431,8 @@ def job_dict(state: Workspace, job_path: str | Path, *, output_path: str | Path 
             inp["sensitive"] = d.sensitive
         if d.identifying:
             inp["identifying"] = d.identifying
+        if d.person is not None:
+            inp["person"] = d.person
     elif isinstance(d, EventLog):
         inp.update(sequence_id=d.sequence_id, event_order=d.event_order, quasi_identifiers=list(d.quasi_identifiers))
         if d.sensitive:

@@ -287,6 +287,8 @@ class Workspace:
                 d.roles.pop(column, None)
             else:
                 d.roles[column] = role
+            if d.person == column:
+                d.person = None  # a role chosen for the person column unmarks it (set_person marks it again)
         elif isinstance(d, EventLog):
             if column in (d.sequence_id, d.event_order):
                 raise ValueError(f"'{column}' identifies sequences or orders events; its role is fixed")
@@ -303,6 +305,36 @@ class Workspace:
         else:
             raise ValueError("this data has no columns")
         self._invalidate("roles changed since this run")
+        self._changed("roles")
+
+    def person(self) -> str | None:
+        """The column naming each record's person (a table's identifying column; ``None``: records are counted)."""
+        return self.data.person if isinstance(self.data, Table) else None
+
+    def set_person(self, column: str | None) -> None:
+        """Mark ``column`` as the person (it becomes identifying: never published) — every privacy model then counts
+        distinct people per class — or ``None`` to count records again. A missing id is refused (InputError)."""
+        d = self.data
+        if not isinstance(d, Table):
+            raise ValueError("only a table's records belong to people: event logs and strings have no person column")
+        if column is not None:
+            if column not in self.columns():
+                raise KeyError(column)
+            from anonstudio.core.privacy._people import check_person_column
+
+            previous = d.person
+            d.person = column
+            try:
+                check_person_column(d)
+            except Exception:
+                d.person = previous
+                raise
+            self.unroled = [c for c in self.unroled if c != column]
+            self.proposed.pop(column, None)
+            d.roles[column] = Role.IDENTIFYING
+        else:
+            d.person = None
+        self._invalidate("the person column changed since this run")
         self._changed("roles")
 
     def attr_type(self, column: str) -> AttrType | None:
@@ -490,6 +522,7 @@ class Workspace:
             spec.quasi_identifiers = list(d.quasi_identifiers)
             spec.sensitive = list(d.sensitive)
             spec.identifying = list(d.identifying)
+            spec.person = d.person
         elif isinstance(d, EventLog):
             spec.sequence_id, spec.event_order = d.sequence_id, d.event_order
             spec.quasi_identifiers = list(d.quasi_identifiers)

@@ -1,6 +1,7 @@
 """The attributes panel (issue 15 item 3, after ARX's attribute settings): one row per column.
 
-Each row: the column, its role (a combo box: identifying / quasi-identifying / sensitive / insensitive), its
+Each row: the column, its role (a combo box: identifying / identifying — the person (tables: the column naming
+each record's person, so that every class holds k people) / quasi-identifying / sensitive / insensitive), its
 detected type, how many distinct values and missing cells it has, its hierarchy (a file, a builder, edited by
 hand, default bands at run time, or none) and warnings in words ("looks like an identifier: every value is
 distinct", values missing from the hierarchy, a quasi-identifier without a hierarchy). Roles set here and in the
@@ -30,6 +31,9 @@ ROLES = [
     (Role.SENSITIVE, "sensitive"),
     (Role.INSENSITIVE, "insensitive"),
 ]
+#: the role box's choice that marks an identifying column as the person each record is of (tables only; saved in
+#: projects and jobs as ``person``): every privacy model then counts distinct people per class
+PERSON = ("person", "identifying — the person")
 #: what the role box shows while a column still needs a role
 NO_ROLE = "— choose a role —"
 #: short columns first, so that at 1280 × 720 Type, Distinct and Missing are never cut off; Warnings last, stretched
@@ -219,6 +223,12 @@ class AttributesPane(QWidget):
             if events and role is Role.IDENTIFYING:
                 continue
             box.addItem(label, role.value)
+            if role is Role.IDENTIFYING and isinstance(state.data, Table):
+                box.addItem(PERSON[1], PERSON[0])
+                box.setItemData(box.count() - 1, "This column names the person each record is of (several records "
+                                "per person: visits, prescriptions, claims). It is dropped like an identifying column, "
+                                "and every class must then hold k distinct people, not k records",
+                                Qt.ItemDataRole.ToolTipRole)
         fixed = events and column in (state.data.sequence_id, state.data.event_order)
         if fixed:
             box.clear()
@@ -234,11 +244,28 @@ class AttributesPane(QWidget):
         """The role box's value for ``column``: ``""`` while it still needs a role, else its role."""
         if column in self.state.unroled_columns():
             return ""
+        if self.state.person() == column:
+            return PERSON[0]
         return self.state.role(column).value
 
     def _role_chosen(self, column: str, value: str) -> None:
-        if self.state is not None and value and (self.state.role(column).value != value
-                                                 or column in self.state.unroled_columns()):
+        if self.state is None or not value:
+            return
+        if value == PERSON[0]:
+            if self.state.person() != column:
+                from anonstudio.core.errors import AnonStudioError
+
+                try:
+                    self.state.set_person(column)
+                except AnonStudioError as exc:  # a record without an id: said, and the box shows the role again
+                    from PySide6.QtWidgets import QMessageBox
+
+                    QMessageBox.warning(self, "Person column", str(exc))
+                    self._rows = []  # the box shows the state again
+                    self.refresh()
+            return
+        if self.state.person() == column or self.state.role(column).value != value \
+                or column in self.state.unroled_columns():
             self.state.set_role(column, value)
 
     def _double_clicked(self, row: int, col: int) -> None:

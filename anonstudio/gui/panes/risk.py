@@ -35,11 +35,12 @@ EMPTY_TEXT = ("Open a table and give it quasi-identifiers to see its re-identifi
 NOT_TABLE = "Re-identification risk is measured on tables: this {what} has no equivalence classes on columns."
 
 
-def _measure(data: Any, qis: list[str], sensitive: list[str], identifying: list[str], progress: Any = None) -> Any:
+def _measure(data: Any, qis: list[str], sensitive: list[str], identifying: list[str], person: str | None = None,
+             progress: Any = None) -> Any:
     """On the worker: the table's risk on the roles taken when it was asked for (a role changed meanwhile starts
-    another measurement)."""
+    another measurement); with a person column, per person."""
     return table_risk_view(data, quasi_identifiers=qis, sensitive=sensitive, identifying=identifying,
-                           progress=progress)
+                           person=person, progress=progress)
 
 
 class RiskPane(QtWidgets.QWidget):
@@ -178,7 +179,7 @@ class RiskPane(QtWidgets.QWidget):
         if not qis or len(data.df) == 0:
             return None
         identifying = [str(c) for c in data.df.columns if data.role(c) is Role.IDENTIFYING]
-        return (id(data), id(data.df), tuple(qis), tuple(data.sensitive), tuple(identifying))
+        return (id(data), id(data.df), tuple(qis), tuple(data.sensitive), tuple(identifying), data.person)
 
     def _measure_table(self) -> None:
         key = self._table_key()
@@ -199,7 +200,7 @@ class RiskPane(QtWidgets.QWidget):
         data = self._binding.state.data
         self._asked_key, self._measuring = key, True
         self.status.setText("measuring the table's risk…")
-        worker = ReadWorker(_measure, data, list(key[2]), list(key[3]), list(key[4]))
+        worker = ReadWorker(_measure, data, list(key[2]), list(key[3]), list(key[4]), key[5])
         worker.finished.connect(self._table_measured)
         worker.failed.connect(self._table_failed)
         worker.done.connect(self._measured_done)

@@ -1,0 +1,185 @@
+"""People, not rows: the counts every privacy model judges when a table names a person column (``[input] person``).
+
+Health data hold several records of one person (visits, prescriptions, claims). A class of k *records* may then be
+one person's k visits, and whoever knows that person's quasi-identifiers knows the class's sensitive values are
+theirs. With a person column, every model counts **distinct people** (the column's ids, compared as text; the
+column is identifying and never published):
+
+- **k-anonymity** (and every model that judges class sizes: k-map, average risk, sample and population
+  uniqueness, (α,k)-anonymity's k): a class's size is the number of distinct people with at least one record in
+  it. Every class holds records of at least k people.
+- **l-diversity, t-closeness, δ-disclosure, β-likeness, recursive (c,l)-diversity**: a class's distribution
+  counts, per sensitive value, the distinct people holding it in the class — a person counts once per distinct
+  value they hold there, however many records carry it (one person's six visits with ``HIV`` are one ``HIV``,
+  not six). Distinct l-diversity: at least l distinct values held by the class's people; entropy l-diversity:
+  the entropy of those per-value person counts (normalized by their sum) at least ``log l``. The table's
+  distribution that t-closeness, δ-disclosure and β-likeness compare a class with is counted the same way
+  (per value, the distinct people holding it in the whole table).
+
+This is the person-level reading of Wang & Fung, "Anonymizing sequential releases" (KDD 2006) and of
+Gong et al. ("(k,l)-anonymity for multiple records per individual", 2011; "Anonymizing 1:M microdata with
+high utility", Knowledge-Based Systems 2017), restricted to what a class shows: an attacker who knows *one* of a person's
+quasi-identifier tuples finds a class of at least k people, and the person's sensitive value in it among at
+least l values held by distinct people. ARX has no person-level model.
+
+What it does not promise: an attacker who knows *several* of one person's tuples, which fell in different
+classes, may intersect those classes' people (fewer than k may be in all of them). Publish one record per person
+(aggregate first) when such knowledge is likely.
+
+The functions here count; the verifiers (:mod:`._tables`, :mod:`._judge`), the methods' repair
+(:mod:`anonstudio.core.algorithms._model_repair`) and the risk figures (:mod:`anonstudio.core.risk`) use them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from anonstudio.core.errors import InputError
+
+if TYPE_CHECKING:
+    from anonstudio.core.data import Table
+
+
+def check_person_column(table: Table) -> None:
+    """Refuse (exit 2) a person column with a missing id, naming the first line: a record of no one cannot be
+    counted among a class's people (it would be one person, or every one, and either reading may overstate k)."""
+    if table.person is None:
+        return
+    if table.person not in table.df.columns:
+        raise InputError(f"input.person names '{table.person}', which is not a column of the file", file=table.source,
+                         column=table.person)
+    from anonstudio.core.data import coded_cells
+
+    cells = coded_cells(table.df[table.person], "")
+    blank = np.array([not str(t).strip() for t in cells.texts], dtype=bool)
+    bad = np.flatnonzero(blank[cells.codes]) if len(cells.texts) else np.zeros(0, dtype=np.int64)
+    if len(bad):
+        row = int(bad[0])
+        raise InputError(f"the person column '{table.person}' has no id in {len(bad):,} record(s), the first here: "
+                         "every record must name its person (input.person)", file=table.source,
+                         line=table.line_of(row) if table.source is not None else None,
+                         record=None if table.source is not None else row + 1, column=table.person)
+
+
+def person_codes(table: Table, rows: np.ndarray | None = None) -> np.ndarray:
+    """Each record's person as a code ``0..P-1`` (ids compared as the file spells them; ``rows``: those only)."""
+    from anonstudio.core.data import coded_cells
+
+    if table.person is None:
+        raise ValueError("the table names no person column")
+    cells = coded_cells(table.df[table.person], "")
+    codes = np.asarray(cells.codes, dtype=np.int64)
+    return codes if rows is None else codes[rows]
+
+
+def distinct_people(classes: np.ndarray, people: np.ndarray, n_classes: int | None = None) -> np.ndarray:
+    """Per class, the distinct people among its records (``classes[i]``: record ``i``'s class, ``-1`` none;
+    ``people[i]``: its person's code). The count a class's size is with a person column: k-anonymity asks
+    ``distinct_people(...) >= k``."""
+    classes = np.asarray(classes, dtype=np.int64)
+    people = np.asarray(people, dtype=np.int64)
+    n = int(classes.max()) + 1 if n_classes is None and len(classes) else int(n_classes or 0)
+    keep = classes >= 0
+    if not keep.any():
+        return np.zeros(n, dtype=np.int64)
+    pairs = pd.unique(classes[keep] * (int(people.max()) + 1) + people[keep])
+    return np.bincount(pairs // (int(people.max()) + 1), minlength=n).astype(np.int64)
+
+
+def people_per_value(classes: np.ndarray, people: np.ndarray, values: np.ndarray,
+                     present: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per (class, value) pair held by a record (``present``), the distinct people holding that value in the class:
+    ``(pair's class, pair's value code, people)``, pairs in order of first appearance."""
+    c = np.asarray(classes, dtype=np.int64)[present]
+    v = np.asarray(values, dtype=np.int64)[present]
+    p = np.asarray(people, dtype=np.int64)[present]
+    if not len(c):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    triples = pd.DataFrame({"c": c, "v": v, "p": p}).drop_duplicates()
+    counts = triples.groupby(["c", "v"], sort=False).size()
+    return (counts.index.get_level_values(0).to_numpy(dtype=np.int64),
+            counts.index.get_level_values(1).to_numpy(dtype=np.int64), counts.to_numpy(dtype=np.int64))
+
+
+def people_per_value_total(people: np.ndarray, values: np.ndarray, present: np.ndarray, n_values: int) -> np.ndarray:
+    """Per value code, the distinct people holding it in the whole table (the distribution t-closeness compares
+    a class with, counted over people)."""
+    v = np.asarray(values, dtype=np.int64)[present]
+    p = np.asarray(people, dtype=np.int64)[present]
+    if not len(v):
+        return np.zeros(n_values, dtype=np.int64)
+    pairs = pd.unique(v * (int(p.max()) + 1) + p)
+    return np.bincount(pairs // (int(p.max()) + 1), minlength=n_values).astype(np.int64)
+
+
+#: a table without a person column whose records repeat a whole earlier record (every column but the identifying
+#: ones equal) in more than this share gets a warning (:func:`repeated_record_share`): census-like tables of one
+#: record per person repeat some by chance (the demo's Adult sample 5.7 %), visits and claims far more
+REPEATED_RECORDS_SHARE = 0.10
+#: an identifying column that names a person or a record (``patient_id``) holding an id of an earlier record in more
+#: than this share of the records gets a warning (:func:`repeated_ids`)
+REPEATED_IDS_SHARE = 0.05
+#: words of a column name that names a person or a record (the workbench proposes such columns identifying)
+ID_WORDS = ("id", "uuid", "guid", "ssn", "email", "mail", "phone", "telephone", "fullname", "surname", "firstname",
+            "lastname", "mrn", "passport", "iban", "patient", "person", "customer", "member", "client")
+
+
+def repeated_record_share(frame: pd.DataFrame, leave_out: list[str]) -> tuple[int, float]:
+    """``(records, share)``: the records equal in every column but ``leave_out`` (identifying ones) to an earlier
+    record — the repeats a table of several records per person shows when no person column is named."""
+    from anonstudio.core.data import coded_cells
+    from anonstudio.core.data._chunks import row_classes
+
+    columns = [c for c in frame.columns if c not in set(leave_out)]
+    if not columns or not len(frame):
+        return 0, 0.0
+    key = row_classes([coded_cells(frame[c], "").codes for c in columns], len(frame))
+    repeats = int(len(key) - len(np.unique(key)))
+    return repeats, repeats / len(frame)
+
+
+def names_a_person(column: str) -> bool:
+    """Whether a column's name names a person or a record (``patient_id``, ``PatientID``, ``member-no``)."""
+    import re
+
+    words = [w.lower() for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-z])(?=[A-Z])", str(column)) if w]
+    return any(w in ID_WORDS for w in words)
+
+
+def repeated_ids(frame: pd.DataFrame, column: str) -> tuple[int, float]:
+    """``(records, share)``: the records whose ``column`` holds the id of an earlier record (missing ids left out)."""
+    from anonstudio.core.data import coded_cells
+
+    cells = coded_cells(frame[column], "")
+    codes = cells.codes[cells.texts[cells.codes] != ""] if len(cells.texts) else cells.codes
+    repeats = int(len(codes) - len(np.unique(codes)))
+    return repeats, repeats / max(len(frame), 1)
+
+
+def person_warnings(table: Table) -> list[str]:
+    """Without a person column: a table whose records look like several per person (issue 39 item 2) — an
+    identifying column naming a person that repeats its ids, or whole records repeated beyond
+    :data:`REPEATED_RECORDS_SHARE`. Each warning names the share; the release verdict is then "NOT safe to publish"
+    (:mod:`anonstudio.core.release_verdict`)."""
+    if table.person is not None or not len(table.df):
+        return []
+    out = []
+    for c in table.identifying:
+        if names_a_person(c):
+            n, share = repeated_ids(table.df, c)
+            if share > REPEATED_IDS_SHARE:
+                out.append(f"several records per person: the identifying column '{c}' holds an id of another record "
+                           f"in {n:,} records ({share:.1%}, more than {REPEATED_IDS_SHARE:.0%}), and k counts records, "
+                           f"so one person's records pass as different people — name it input.person (every class "
+                           "then holds k people)")
+    n, share = repeated_record_share(table.df, table.identifying)
+    if share > REPEATED_RECORDS_SHARE:
+        out.append(f"several records per person: {n:,} records ({share:.1%}, more than "
+                   f"{REPEATED_RECORDS_SHARE:.0%}) repeat an earlier record in every column but the identifying ones, "
+                   "and k counts records, so one person's records may pass as different people — name the column "
+                   "that identifies the person as input.person")
+    return out

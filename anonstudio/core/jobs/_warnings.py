@@ -134,7 +134,7 @@ def release_warnings(data: Any, output: Any, algorithm: Any = None) -> list[str]
     n = len(frame)
     # column by column, in slices of rows (core.data._chunks): on the workbench's worker thread no pandas call
     # holds the interpreter lock long enough to freeze the window
-    from anonstudio.core.data import _chunks, coded_cells
+    from anonstudio.core.data import _chunks
 
     unchanged = [c for c in frame.columns if data.role(c).value == "insensitive" and c in data.df.columns]
     for c in unchanged:

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import EventLog, Table

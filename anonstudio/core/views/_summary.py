@@ -110,6 +110,8 @@ CHECKED = {
     "smallest_class": "records in the smallest class (at least k)",
     "largest_class": "records in the largest class",
     "suppressed": "records published fully suppressed ('*' in every quasi-identifier)",
+    "suppressed_blanked": "fully suppressed records of a block smaller than k, whose other cells are published '*' "
+                          "too",
     "max_suppression": "the share of records that may be fully suppressed",
     "epsilon_anon": "safepub: ε − ε_search, from which the verifier recomputes k",
     "delta": "safepub: the δ k was recomputed for",

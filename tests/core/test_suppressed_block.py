@@ -83,6 +83,28 @@ def test_a_block_of_k_or_more_publishes_its_cells_and_is_judged_as_a_class(tmp_p
     block = [line for line in lines[1:] if line.startswith("*;*;")]
     assert len(block) == 4 and all(not line.endswith(";*") for line in block)
     assert sorted(line.split(";")[3] for line in block) == sorted(rows[i][3] for i in (1, 5, 9, 13))
+    # the risk analysis counts that block as a class of 4 (issue 39 item 10), not as left out
+    after = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["risk"]["after"]
+    assert after["suppressed"] == 0 and after["records"] == 40
+    assert 4 in after["class_sizes"]["sizes"]
+
+
+def test_the_risk_of_a_block_of_one_that_publishes_its_value_is_one():
+    """`anonstudio risk` on a release whose suppressed record publishes its disease: that record is a class of 1,
+    its disease certain — the figures ARX computes (suppressed records left out) would say 1/4."""
+    import pandas as pd
+
+    from anonstudio.core.metrics import table_risk
+
+    rows = [("*", "*", "HIV")] + [("Male", "30-31", d) for d in ("Flu", "HIV", "Cold", "Flu")]
+    frame = pd.DataFrame(rows, columns=["sex", "age", "disease"], dtype=object)
+    r = table_risk(frame, ["sex", "age"], sensitive=["disease"])
+    assert r["prosecutor"]["highest"] == 1.0 and r["suppressed"] == 0 and r["records"] == 5
+    assert r["attacks"]["inference"]["disease"]["homogeneous_records"] == pytest.approx(1 / 5)
+    blanked = frame.copy()
+    blanked.loc[0, "disease"] = "*"
+    r = table_risk(blanked, ["sex", "age"], sensitive=["disease"])
+    assert r["prosecutor"]["highest"] == 0.25 and r["suppressed"] == 1
 
 
 def test_a_column_pairing_records_inside_each_class_is_a_risk_though_no_record_is_unique(tmp_path):
@@ -97,6 +119,9 @@ def test_a_column_pairing_records_inside_each_class_is_a_risk_though_no_record_i
                               "quasi-identifiers together with the columns published unchanged (household)")
     assert "the smallest such class holds 2 records, 0 records are unique" in said[0]
     assert "Attributes pane" in said[0] and "quasi-identifying" in said[0]
+    w = report["risk"]["after"]["with_unchanged"]  # the risk analysis says the same
+    assert w["columns"] == ["household"] and w["smallest_class"] == 2 and w["highest"] == 0.5
+    assert w["records_at_risk"] == 1.0 and w["unique"] == 0.0
     verdict = release_verdict(report, report["warnings"])
     assert verdict.model_holds and not verdict.safe_to_publish
     assert "columns published unchanged single out records" in [risk_kind(r) for r in verdict.risks]

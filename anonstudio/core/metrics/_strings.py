@@ -310,7 +310,7 @@ def _binned_profiles(data: SequenceSet, bins: int) -> np.ndarray:
 
 
 def own_group_found(original: SequenceSet, input_groups: np.ndarray, pseudo: SequenceSet,
-                    pseudo_groups: np.ndarray, *, bins: int = 32) -> dict[str, Any]:
+                    pseudo_groups: np.ndarray, *, bins: int = 128) -> dict[str, Any]:
     """The share of inputs whose own group an attacker holding the input finds among the published groups (issue 39
     item 10: a limit of condensation, measured by this project; not a measure of the paper).
 

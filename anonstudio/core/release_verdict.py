@@ -6,9 +6,11 @@ as it is although every class is k-anonymous on the quasi-identifiers.
 The release-level risks are the warnings :func:`anonstudio.core.jobs.release_warnings` and
 :func:`anonstudio.core.publication.publication_warnings` give, each with its own threshold there:
 
-- records unique on the quasi-identifiers together with the columns published without a role (more than
-  :data:`~anonstudio.core.jobs.UNIQUE_WARNING_SHARE` of them), or a column without a role that holds a different
-  value in every record (it looks like an identifier);
+- records in classes smaller than the job's k (unique, for a method without k) on the quasi-identifiers together
+  with the columns published unchanged — no role, or set to insensitive: the same thing — (more than
+  :data:`~anonstudio.core.jobs.UNIQUE_WARNING_SHARE` of them; issue 39: a column that pairs records inside each
+  class leaves every record in a class of 2–3 although none is unique), or a column published unchanged that holds
+  a different value in every record (it looks like an identifier);
 - rows (sequences) in the input's order (``output.shuffle_rows`` off);
 - a second release of the same input with other settings (the release log);
 - several records per person and no person column named (:func:`anonstudio.core.privacy._people.person_warnings`).
@@ -25,8 +27,10 @@ from typing import Any
 
 #: what each release-level risk is called, and how its warning is recognised (the warnings' own words)
 RISK_KINDS = (
-    ("unroled columns make records unique", "are unique on the quasi-identifiers together with the columns"),
-    ("a column without a role looks like an identifier", "has no role and a different value in every record"),
+    ("columns published unchanged single out records",
+     "on the quasi-identifiers together with the columns published unchanged"),
+    ("a column published unchanged looks like an identifier",
+     "is published unchanged and holds a different value in every record"),
     ("rows keep the input's order", "rows keep the input's order"),
     ("sequences keep the input's order", "sequences keep the input's order"),
     ("a second release of this input", "this input was published before with other settings"),

@@ -37,7 +37,7 @@ class RunControl:
 
         The Run action (F5, no ``method`` given) first names the columns still without a role and asks
         (:meth:`_ask_unroled`); a script or test that names the method runs the roles as they are (the release
-        verdict still says when unroled columns make records unique)."""
+        verdict still says when columns published unchanged single out records)."""
         if self.runner.busy:
             return None
         if self.state.data is None:

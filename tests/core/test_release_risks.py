@@ -94,8 +94,8 @@ def test_warnings_for_identifiers_unique_records_hierarchies_and_order(tmp_path,
     assert main(["run", str(job), "--quiet"]) == 0
     warnings = json.loads((tmp_path / "out.json").read_text())["warnings"]
     text = "\n".join(warnings)
-    assert "column 'id' has no role and a different value in every record" in text
-    assert "unique on the quasi-identifiers together with the columns published as they are (id, race)" in text
+    assert "column 'id' is published unchanged and holds a different value in every record" in text
+    assert "on the quasi-identifiers together with the columns published unchanged (id, race)" in text
     assert "a hierarchy is given for 'race', which is not a quasi-identifier" in text
     assert "age.csv:3: 32 is under '30-31'" in text
     assert "rows keep the input's order" in text

@@ -57,10 +57,10 @@ def test_the_model_holding_is_not_the_release_being_safe(tmp_path):
     assert verdict.model_holds and not verdict.safe_to_publish
     kinds = [risk_kind(r) for r in verdict.risks]
     # the demo publishes race, marital-status and native-country as they are: they make records unique
-    assert kinds == ["unroled columns make records unique", "rows keep the input's order"], kinds
+    assert kinds == ["columns published unchanged single out records", "rows keep the input's order"], kinds
     assert "NOT safe to publish" in ws.verdict_text() and verdict.headline().startswith("the model holds — NOT safe")
     ws.set_release(shuffle_rows=True, shuffle_seed=2**62 + 7)  # the order risk is gone, the unroled one is not
-    assert [risk_kind(r) for r in ws.release_verdict().risks] == ["unroled columns make records unique"]
+    assert [risk_kind(r) for r in ws.release_verdict().risks] == ["columns published unchanged single out records"]
     # warnings that are no release risk (a hierarchy's) leave a release safe; a failed model is never safe
     quiet = release_verdict({"verification": {"passed": True}}, ["a hierarchy is given for 'x', which is not used"])
     assert quiet.safe_to_publish and quiet.headline() == "the model holds; safe to publish"

@@ -235,13 +235,22 @@ def generalized_output(
     packed: PackedHierarchies,
     groups: np.ndarray,
     class_nodes: np.ndarray,
+    k: int = 1,
 ) -> Table:
     """The published table: input layout (identifying columns dropped), QI cells replaced by the label of
-    their class's LCA node per attribute; records with ``groups == -1`` get ``*`` in every QI cell."""
+    their class's LCA node per attribute; records with ``groups == -1`` get ``*`` in every QI cell.
+
+    **The suppressed block is a class** (issue 39): the records published fully suppressed (every QI cell ``*``
+    or its hierarchy's root label), grouped by their published QI cells as a reader groups them, form blocks; a
+    block of fewer than ``k`` records publishes its other cells (the sensitive column and every column published
+    unchanged) as ``*`` too — whoever is missing from the published classes is one of its records — and a block
+    of at least ``k`` publishes them as they are (the methods keep the job's other models on it, as the verifier
+    judges it). The rule is :func:`~anonstudio.core.privacy._tables.suppressed_block`, the verifier's own."""
     import numpy as np
     import pandas as pd
 
     from anonstudio.core.data import Table
+    from anonstudio.core.data import AttrType
     from anonstudio.core.data._table import type_of_values
     from anonstudio.core.progress import checkpoint
 
@@ -265,18 +274,29 @@ def generalized_output(
     # joined without copying or consolidating: inserting them one by one into a frame costs time quadratic in
     # the column count (5,000 columns: 73 s) and a pandas warning per column
     source, dropped = data.df, set(data.identifying)
+    blank = _small_suppressed_block(packed, published, k,
+                                    any(c not in dropped and c not in published for c in source.columns),
+                                    people=_people_codes(data))
     columns = {}
     for column in source.columns:
         if column not in dropped:
             # object dtype as the readers give: pandas would otherwise infer its Arrow string dtype, a
             # conversion of every cell that holds the lock 0.1 s per column at 1M rows (and back, later)
-            columns[column] = (pd.Series(published[column], index=source.index, dtype=object) if column in published
-                               else source[column].copy())
+            if column in published:
+                columns[column] = pd.Series(published[column], index=source.index, dtype=object)
+            elif blank is not None:
+                cells = source[column].to_numpy(dtype=object, copy=True)
+                cells[blank] = SUPPRESSED
+                columns[column] = pd.Series(cells, index=source.index, dtype=object)
+            else:
+                columns[column] = source[column].copy()
             checkpoint()
     df = pd.DataFrame(columns, index=source.index, copy=False)
     roles = {c: r for c, r in data.roles.items() if c in df.columns}
     # generalized QI columns get their type from their published labels (interval labels are not numbers)
     types = {c: t for c, t in data.types.items() if c in df.columns and c not in packed.attributes}
+    if blank is not None:  # a column holding '*' is text
+        types = {c: (AttrType.CATEGORICAL if c not in published else t) for c, t in types.items()}
     types.update({c: t for c, t in generalized_types.items() if c in df.columns})
     return Table(
         df,
@@ -289,6 +309,54 @@ def generalized_output(
         # untouched columns keep their missing cells' spelling ('?', 'NA'): written back byte for byte
         missing_text={c: t for c, t in data.missing_text.items() if c in df.columns and c not in packed.attributes},
     )
+
+
+def _people_codes(data: Table) -> np.ndarray | None:
+    """Each record's person code when the table names a person column (issue 39 item 2), else ``None``."""
+    if getattr(data, "person", None) is None:
+        return None
+    from anonstudio.core.privacy._people import person_codes
+
+    return person_codes(data)
+
+
+def _small_suppressed_block(packed: PackedHierarchies, published: dict[str, np.ndarray], k: int,
+                            publishes_more: bool, people: np.ndarray | None = None) -> np.ndarray | None:
+    """The rows whose other cells :func:`generalized_output` publishes ``*`` (a suppressed block smaller than
+    ``k``, judged as the verifier judges it: :func:`~anonstudio.core.privacy._tables.suppressed_block`); ``None``
+    when there is none."""
+    import numpy as np
+    import pandas as pd
+
+    from anonstudio.core.privacy._tables import suppressed_block
+    from anonstudio.core.privacy._verification import as_coded
+
+    if not publishes_more or k <= 1 or not packed.attributes:
+        return None
+    n = len(next(iter(published.values())))
+    suppressed = np.ones(n, dtype=bool)
+    cells = []
+    for a, attr in enumerate(packed.attributes):
+        root = packed.labels[packed.node_anc[packed.offsets[a], -1]]
+        coded = as_coded(pd.Series(published[attr], dtype=object))
+        suppressed &= coded.isin([SUPPRESSED, root])
+        cells.append(coded)
+    blank, _ = suppressed_block(suppressed, cells, k, people=people)
+    return blank if blank.any() else None
+
+
+def blanked_note(output: Table, packed: PackedHierarchies, k: int, data: Table | None = None) -> list[str]:
+    """The report's sentence on the records of a suppressed block smaller than ``k`` (:func:`generalized_output`
+    published their other cells ``*``), or none."""
+    others = [c for c in output.df.columns if c not in packed.attributes]
+    blank = _small_suppressed_block(packed, {a: output.df[a].to_numpy(dtype=object) for a in packed.attributes}, k,
+                                    bool(others), people=_people_codes(data) if data is not None else None)
+    if blank is None:
+        return []
+    m = int(blank.sum())
+    return [f"{m} fully suppressed record{'s' if m != 1 else ''} (a suppressed block smaller than k = {k}) "
+            f"publish{'es' if m == 1 else ''} every other cell as '*' too: whoever is missing from the published "
+            "classes is one of them, so nothing but their count is published"]
 
 
 def renumber_by_first_record(labels: np.ndarray) -> np.ndarray:
@@ -590,7 +658,8 @@ class GeneralizingMethod(Algorithm):
         labels = renumber_by_first_record(labels)
         n_classes = int(labels.max()) + 1 if len(labels) and labels.max() >= 0 else 0
         nodes = class_lca(sub, labels, n_classes, packed.node_anc, packed.node_level)
-        result = tabular_result(data, packed, idx, labels, nodes, missing, metrics=metrics, details=details)
+        result = tabular_result(data, packed, idx, labels, nodes, missing, metrics=metrics, details=details,
+                                k=int(self.params["k"]))
         result.suppressed += int((labels < 0).sum())
         result.notes = result.notes + list(notes or [])
         return result
@@ -709,22 +778,25 @@ def tabular_result(
     *,
     metrics: dict,
     details: dict | None = None,
+    k: int = 1,
 ) -> Result:
     """The :class:`Result` of a recoding method: records ``idx`` (those with every QI present) in classes
-    ``labels`` generalized to ``class_nodes``; records with a missing QI suppressed and noted."""
+    ``labels`` generalized to ``class_nodes``; records with a missing QI suppressed and noted; a suppressed block
+    smaller than ``k`` publishes its other cells ``*`` (:func:`generalized_output`)."""
     import numpy as np
 
     groups = np.full(data.n_rows, -1, dtype=np.int64)
     groups[idx] = labels
     n_missing = int(missing.sum())
     notes = [f"{n_missing} records with a missing quasi-identifier were suppressed"] if n_missing else []
+    output = generalized_output(data, packed, groups, class_nodes, k=k)
     return Result(
-        output=generalized_output(data, packed, groups, class_nodes),
+        output=output,
         groups=groups,
         suppressed=n_missing,
         metrics=metrics,
         details=details or {},
-        notes=notes,
+        notes=notes + blanked_note(output, packed, k, data),
     )
 
 

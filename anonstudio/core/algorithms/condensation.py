@@ -931,6 +931,15 @@ class Condensation(Algorithm):
         report(progress, 0.6, "fragments")
         sizes = np.bincount(result.groups[result.groups >= 0])
         frag = metrics.fragment_leak(data, out, seed=seed)
+        report(progress, 0.65, "the attacker who holds an input")
+        own = metrics.own_group_found(data, result.groups, out, out.extra["groups"])
+        if own["inputs"]:
+            result.notes.append(
+                f"a limit of condensation: an attacker who holds an input finds its own group among the published "
+                f"ones for {own['found']:,} of {own['inputs']:,} inputs ({own['share']:.1%}), by comparing the input "
+                "with each group's pseudo-strings position by position — the groups hide which of their k inputs a "
+                "pseudo-string came from, not which group an input is in: treat a group's statistics as "
+                "disclosed about each of its members")
         extra = {}
         labels = data.labels
         if labels is not None and len(set(labels)) >= 2:
@@ -959,6 +968,7 @@ class Condensation(Algorithm):
             "distance_order_scoring": "unit-cost Needleman-Wunsch",
             "group_size": {"min": int(sizes.min()), "max": int(sizes.max()), "mean": round(float(sizes.mean()), 3)},
             "exact_copies": metrics.exact_copies(data, out),
+            "own_group_found": own,
             "longest_shared_substring": frag,
         }
 

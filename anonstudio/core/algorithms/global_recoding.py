@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Result
-from anonstudio.core.algorithms._tabular import (GeneralizingMethod, models_param, generalized_output,
+from anonstudio.core.algorithms._tabular import (GeneralizingMethod, models_param, generalized_output, blanked_note,
                                                  renumber_by_first_record)
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
@@ -664,8 +664,10 @@ class GlobalRecoding(GeneralizingMethod):
         if n_missing:
             notes.append(f"{n_missing} records with a missing quasi-identifier were suppressed")
         report(progress, 1.0, f"{n_groups} classes")
+        output = generalized_output(data, packed, groups, class_nodes, k=int(self.params["k"]))
+        notes += blanked_note(output, packed, int(self.params["k"]), data)
         return Result(
-            output=generalized_output(data, packed, groups, class_nodes),
+            output=output,
             groups=groups,
             suppressed=suppressed,
             metrics={"transformation": transformation, "quality_model": model.name, "quality_value": found.value,

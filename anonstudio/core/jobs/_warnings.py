@@ -19,9 +19,15 @@ def hierarchy_attributes(data: Any) -> list[str]:
     return []
 
 
-#: warn when more than this share of the published records is unique on its quasi-identifiers together with
-#: the columns published as they are: each such record is one person to anyone who knows those values.
+#: warn when more than this share of the published records is in a class smaller than k (unique, for a method
+#: without k) on its quasi-identifiers together with the columns published unchanged: anyone who knows those values
+#: narrows each such record to fewer than k people.
 UNIQUE_WARNING_SHARE = 0.01
+#: the words for the columns a release publishes as they are, whatever their role is called (no role, or set to
+#: insensitive: the same role, the same risk)
+UNCHANGED = "columns published unchanged"
+#: how a user changes a column's role, in the workbench and in a job file
+ROLE_FIX = ("set their role to {role} (the Attributes pane's Role, or the job's [input] lists)")
 #: event logs publish their sequence ids as they are (the file contract): (k,c)-privacy does not cover them
 IDS_WARNING = ("sequence ids (column '{column}') are published as they are: if they are record numbers or anyone "
                "may know them, replace them with pseudonyms before the release — (k,c)-privacy does not cover them")
@@ -76,10 +82,40 @@ def _unroled_clause(algorithm: Any) -> str | None:
     return None
 
 
+def _class_size_of(algorithm: Any) -> int:
+    """The class size the columns published unchanged are judged against: the job's k for a method that promises
+    k-anonymity, else 2 (records unique on them)."""
+    params = getattr(algorithm, "params", None)
+    k = params.get("k") if isinstance(params, dict) and getattr(algorithm, "needs_hierarchies", True) else None
+    return int(k) if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= 2 else 2
+
+
+def unchanged_classes(frame: Any, qis: list[str], unchanged: list[str]) -> tuple[np.ndarray, int] | None:
+    """``(sizes, records)``: per record judged, the size of its class on a published table's quasi-identifiers
+    together with the columns it publishes unchanged, and the records judged. A record whose cells are all ``*`` (a suppressed block smaller
+    than k publishes nothing but its count) is left out; a fully suppressed record that publishes its other cells is
+    in its class like any other (issue 39: the suppressed block is a class). The sizes count records: the place a
+    count of people per class would replace."""
+    from anonstudio.core.data import _chunks, coded_cells
+
+    n = len(frame)
+    coded = [coded_cells(frame[c], "") for c in qis + unchanged]
+    blank = np.ones(n, dtype=bool)
+    for cells in coded:
+        star = np.flatnonzero(cells.texts == "*")
+        blank &= (cells.codes == star[0]) if len(star) else False
+    keep = np.flatnonzero(~blank)
+    if not len(keep):
+        return None
+    key = _chunks.row_classes([cells.codes[keep] for cells in coded], len(keep))
+    return np.bincount(key)[key], len(keep)
+
+
 def release_warnings(data: Any, output: Any, algorithm: Any = None) -> list[str]:
     """Risks the privacy model does not cover, for the report, the CLI and the workbench (issue 11 #14, #16):
-    columns published as they are that look like identifiers, and records unique on the quasi-identifiers
-    together with the columns that have no role, said in the words of ``algorithm``'s model (issue 30: never
+    columns published unchanged that look like identifiers, and records in classes smaller than the job's k
+    (unique, for a method without k) on the quasi-identifiers together with the columns published unchanged
+    (:func:`unchanged_classes`; issue 39 item 8), said in the words of ``algorithm``'s model (issue 30: never
     k-anonymity to a method that does not promise it; anatomy, which publishes the quasi-identifiers as they are,
     is told which columns stand beside them unprotected); and what of the input was not read (a Parquet file's
     stored index)."""
@@ -98,32 +134,39 @@ def release_warnings(data: Any, output: Any, algorithm: Any = None) -> list[str]
     n = len(frame)
     # column by column, in slices of rows (core.data._chunks): on the workbench's worker thread no pandas call
     # holds the interpreter lock long enough to freeze the window
-    from anonstudio.core.data import _chunks, coded_cells
+    from anonstudio.core.data import _chunks
 
-    unroled = [c for c in frame.columns if data.role(c).value == "insensitive" and c in data.df.columns]
-    for c in unroled:
+    unchanged = [c for c in frame.columns if data.role(c).value == "insensitive" and c in data.df.columns]
+    for c in unchanged:
         if n > 1:
             codes, uniques = _chunks.factorize(data.df[c])
             if len(uniques) + bool((codes < 0).any()) == n:  # distinct values, a missing cell counting as one
-                warnings.append(f"column '{c}' has no role and a different value in every record: it looks like "
-                                "an identifier and is published as it is (mark it identifying to drop it)")
+                warnings.append(f"column '{c}' is published unchanged and holds a different value in every record: "
+                                f"it looks like an identifier — {ROLE_FIX.format(role='identifying')} to drop it")
     qis = [q for q in data.quasi_identifiers if q in frame.columns]
     clause = _unroled_clause(algorithm)
-    if clause is None and unroled:
+    shown = f"{', '.join(unchanged[:6])}{' …' if len(unchanged) > 6 else ''}"
+    if clause is None and unchanged:
         sensitive = ", ".join(f"'{s}'" for s in data.sensitive) or "the sensitive column"
         warnings.append(
-            f"the columns published without a role ({', '.join(unroled[:6])}{' …' if len(unroled) > 6 else ''}) "
-            f"stand beside the quasi-identifiers as they are: anatomy protects only the link to {sensitive}; mark a "
-            "column identifying to leave it out, or sensitive, if it must not be linked to a person")
-    elif qis and unroled and n:
-        # equal codes are equal text (missing = empty): integers to group, not n Python strings per column
-        key = _chunks.row_classes([coded_cells(frame[c], "").codes for c in qis + unroled], n)
-        unique = int((np.bincount(key) == 1).sum())
-        if unique / n > UNIQUE_WARNING_SHARE:
-            warnings.append(
-                f"{unique} records ({unique / n:.1%}) are unique on the quasi-identifiers together with the columns "
-                f"published as they are ({', '.join(unroled[:6])}{' …' if len(unroled) > 6 else ''}): {clause}; "
-                "give those columns a role (quasi-identifying, sensitive, identifying) if others may know them")
+            f"the columns published unchanged ({shown}) stand beside the quasi-identifiers as they are: anatomy "
+            f"protects only the link to {sensitive}; {ROLE_FIX.format(role='identifying')} to leave a column out, "
+            "or sensitive, if it must not be linked to a person")
+    elif qis and unchanged and n:
+        k = _class_size_of(algorithm)
+        judged = unchanged_classes(frame, qis, unchanged)
+        if judged is not None:
+            sizes, records = judged  # per record, the size of its class
+            below = int((sizes < k).sum())
+            unique = int((sizes == 1).sum())
+            if records and below / records > UNIQUE_WARNING_SHARE:
+                where = (f"in classes of fewer than k = {k} records" if k > 2 else "unique")
+                warnings.append(
+                    f"{below} records ({below / records:.1%}) are {where} on the quasi-identifiers together with the "
+                    f"{UNCHANGED} ({shown}): the smallest such class holds {int(sizes.min())} record"
+                    f"{'s' if int(sizes.min()) != 1 else ''}, {unique} record{'s are' if unique != 1 else ' is'} "
+                    f"unique; {clause}; if others may know those columns, "
+                    f"{ROLE_FIX.format(role='quasi-identifying')} to generalize them (or identifying to drop them)")
     from anonstudio.core.privacy._people import person_warnings
 
     warnings += person_warnings(data)  # several records per person and no person column named (issue 39 item 2)

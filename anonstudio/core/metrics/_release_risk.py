@@ -6,9 +6,17 @@
 - :func:`record_risks`, :func:`risk_distribution_frame`, :func:`risk_comparison_frame` — plain arrays and frames
   for a view that plots the distribution before and after (no Qt here).
 
-A record whose every quasi-identifier cell is ``*`` is suppressed: it is left out of the class figures (ARX leaves
-out its outputs' suppressed records too) and counted in ``suppressed``; it still counts in ``unique_with_unroled``,
-whose other columns are published. Cells are compared as published text (missing cells equal each other).
+**The suppressed block is a class** (issue 39). A record whose every quasi-identifier cell is ``*`` and whose other
+published cells are ``*`` too publishes nothing but its count: it is left out of the class figures and counted in
+``suppressed`` (ARX leaves out every suppressed record). A fully suppressed record that publishes its sensitive value
+or another column is in a class like any other — the records with every quasi-identifier ``*`` — since whoever is
+missing from the published classes is one of them: a block of one is a risk of 1.
+
+**Columns published unchanged** (issue 39 item 8): besides the figures on the quasi-identifiers (ARX's), each side
+carries ``with_unchanged``: the prosecutor figures on the quasi-identifiers together with the columns published
+unchanged (no role, or insensitive), which an attacker who knows those columns meets. Cells are compared as
+published text (missing cells equal each other). Class sizes count records: the place a count of people per class
+would replace.
 """
 
 from __future__ import annotations
@@ -97,12 +105,46 @@ def _attacks(frame: pd.DataFrame, ids: np.ndarray, class_key: np.ndarray, sensit
     return out
 
 
+def _blank(frame: pd.DataFrame, star: np.ndarray, published: list[str], coded: dict) -> np.ndarray:
+    """The fully suppressed records (``star``) whose every other published cell (``published``) is ``*`` too: they
+    publish nothing but their count. With no other published column, every fully suppressed record."""
+    blank = star.copy()
+    for c in published if blank.any() else []:
+        if c not in coded:
+            coded[c] = coded_cells(frame[c], "")
+        hit = np.flatnonzero(coded[c].texts == SUPPRESSED)
+        blank &= coded[c].codes == hit[0] if len(hit) else False
+    return blank
+
+
+def _with_unchanged(frame: pd.DataFrame, class_key: np.ndarray, blank: np.ndarray, unchanged: list[str],
+                    coded: dict, threshold: float) -> dict:
+    """The prosecutor figures on the quasi-identifiers together with the columns published ``unchanged`` (the
+    records of ``blank`` left out): the classes an attacker who knows those columns meets."""
+    keep = np.flatnonzero(~blank)
+    key = row_classes([class_key, _keys(frame, list(unchanged), coded)[0]], len(frame)) if unchanged else class_key
+    ids = pd.factorize(key[keep])[0] if len(keep) else np.zeros(0, dtype=np.int64)
+    sizes = np.bincount(ids) if len(ids) else np.zeros(0, dtype=np.int64)
+    per_record = sizes[ids].astype(np.float64) if len(ids) else np.zeros(0)
+    n = max(len(ids), 1)
+    h = Histogram.of(sizes)
+    return {"columns": list(unchanged), "records": int(len(ids)), "classes": int(len(sizes)),
+            "class_sizes": {"sizes": h.sizes.tolist(), "counts": h.counts.tolist()},
+            "smallest_class": int(sizes.min()) if len(sizes) else 0,
+            "highest": float(1.0 / sizes.min()) if len(sizes) else 0.0,
+            "average": float(len(sizes) / n) if len(ids) else 0.0,
+            "records_at_risk": float((1.0 / per_record > threshold).sum() / n) if len(ids) else 0.0,
+            "unique": float((per_record == 1).sum() / n) if len(ids) else 0.0}
+
+
 def _side(frame: pd.DataFrame, quasi_identifiers: list[str], population: int, *, threshold: float,
           sensitive: list[str], unroled: list[str], equations: str, anatomy=None, population_frame=None,
           source: Any = None, line_of=None, people: np.ndarray | None = None) -> dict:
     coded: dict = {}
     class_key, star = _keys(frame, quasi_identifiers, coded)
-    ids = np.where(star, -1, class_key)
+    published = [c for c in [*sensitive, *unroled] if c in frame.columns and c not in quasi_identifiers]
+    blank = _blank(frame, star, published, coded)
+    ids = np.where(blank, -1, class_key)  # the suppressed block is a class unless it publishes nothing else
     sizes = _sizes(ids)
     if people is not None:
         # a person column: a class's size is its distinct people, so each person's prosecutor risk in a class is
@@ -120,6 +162,7 @@ def _side(frame: pd.DataFrame, quasi_identifiers: list[str], population: int, *,
                                sample_sizes=sizes[present], population_sizes=big[present])
     figures["suppressed"] = int((ids < 0).sum())
     figures["counted"] = "people" if people is not None else "records"
+    figures["with_unchanged"] = _with_unchanged(frame, class_key, blank, unroled, coded, threshold)
     figures["attacks"] = _attacks(frame, ids, class_key, sensitive, unroled, coded, anatomy)
     return figures
 
@@ -318,8 +361,15 @@ def risk_lines(figures: dict) -> list[str]:
     lines.append("records by risk: " + ", ".join(f"{label} {_pct(share)}" for label, share in reversed(bins)))
     attacks = figures["attacks"]
     extra = attacks["unique_with_unroled"]["columns"]
-    lines.append(f"unique on the quasi-identifiers with the columns published without a role "
-                 f"({', '.join(extra) if extra else 'none'}): {_pct(attacks['unique_with_unroled']['share'])}")
+    w = figures.get("with_unchanged")
+    if w and extra:
+        lines.append(f"with the columns published unchanged ({', '.join(extra)}) beside the quasi-identifiers: "
+                     f"prosecutor risk highest {_pct(w['highest'])} (smallest class {w['smallest_class']}), average "
+                     f"{_pct(w['average'])}; records above the threshold {figures['threshold']:g}: "
+                     f"{_pct(w['records_at_risk'])}; unique: {_pct(w['unique'])}")
+    else:
+        lines.append(f"unique on the quasi-identifiers with the columns published unchanged "
+                     f"({', '.join(extra) if extra else 'none'}): {_pct(attacks['unique_with_unroled']['share'])}")
     for column, m in attacks["inference"].items():
         lines.append(f"{column}: {_pct(m['homogeneous_classes'])} of the classes hold one value "
                      f"({_pct(m['homogeneous_records'])} of the records: certain and right); the class-majority guess "
@@ -354,6 +404,10 @@ def risk_comparison_frame(risk: dict) -> pd.DataFrame:
         out["sample uniques"] = figures["sample_uniques"]
         out.update({f"population uniques ({k})": v["share"] for k, v in figures["population_uniques"].items()})
         out["unique with unroled columns"] = figures["attacks"]["unique_with_unroled"]["share"]
+        w = figures.get("with_unchanged") or {}
+        for key in ("highest", "average", "records_at_risk"):
+            if key in w:
+                out[f"with unchanged columns: prosecutor {key}"] = w[key]
         for column, m in figures["attacks"]["inference"].items():
             for key in ("homogeneous_classes", "homogeneous_records", "inference_rate", "base_rate"):
                 out[f"{column}: {key.replace('_', ' ')}"] = m[key]

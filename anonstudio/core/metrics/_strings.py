@@ -294,6 +294,63 @@ def _subset(data: SequenceSet, idx: np.ndarray) -> SequenceSet:
 
 # ---------------------------------------------------------------------------------------------------------
 # privacy diagnostics
+def _binned_profiles(data: SequenceSet, bins: int) -> np.ndarray:
+    """Per string, its symbol counts in each of ``bins`` stretches of equal relative length (``float[n, bins, A]``):
+    position ``p`` of a string of length ``L`` falls in stretch ``⌊p · bins / L⌋``, so strings of any length compare."""
+    n, a = len(data), len(data.alphabet)
+    out = np.zeros((n, bins, a), dtype=np.float64)
+    lengths = data.lengths
+    if not len(data.codes):
+        return out
+    owner = np.repeat(np.arange(n), lengths)
+    position = np.arange(len(data.codes)) - np.repeat(data.offsets[:-1], lengths)
+    stretch = (position * bins) // np.repeat(np.maximum(lengths, 1), lengths)
+    np.add.at(out, (owner, stretch, data.codes.astype(np.int64)), 1.0)
+    return out
+
+
+def own_group_found(original: SequenceSet, input_groups: np.ndarray, pseudo: SequenceSet,
+                    pseudo_groups: np.ndarray, *, bins: int = 128) -> dict[str, Any]:
+    """The share of inputs whose own group an attacker holding the input finds among the published groups (issue 39
+    item 10: a limit of condensation, measured by this project; not a measure of the paper).
+
+    Condensation (Aggarwal & Yu 2008) publishes each group's pseudo-strings tagged with the group, drawn from the
+    symbol statistics of its k inputs by position. The attacker holds one input ``x`` and scores every group by
+    the log-likelihood of ``x``'s symbols under the group's positional profile — the pseudo-strings' symbol
+    frequencies in ``bins`` stretches of equal relative length (add-one smoothing) — plus how far ``x``'s length
+    is from the group's (in log length, the groups are formed by length); the best-scoring group is the guess. It
+    hides which of a group's k inputs a pseudo-string came from; it does not hide which group an input is in.
+
+    Returns ``{"inputs", "found", "share", "bins"}`` over the inputs that have a group (``input_groups >= 0``)."""
+    _check_alphabets(original, pseudo)
+    input_groups = np.asarray(input_groups, dtype=np.int64)
+    pseudo_groups = np.asarray(pseudo_groups, dtype=np.int64)
+    judged = np.flatnonzero(input_groups >= 0)
+    if not len(judged) or not len(pseudo):
+        return {"inputs": int(len(judged)), "found": 0, "share": 0.0, "bins": bins}
+    groups, dense = np.unique(pseudo_groups, return_inverse=True)
+    a = len(original.alphabet)
+    profile = np.zeros((len(groups), bins, a), dtype=np.float64)
+    np.add.at(profile, dense, _binned_profiles(pseudo, bins))
+    profile += 1.0
+    log_p = np.log(profile / profile.sum(axis=2, keepdims=True)).reshape(len(groups), bins * a)
+    log_length = np.log(np.maximum(pseudo.lengths, 1).astype(np.float64))
+    group_length = np.bincount(dense, weights=log_length) / np.bincount(dense)
+    found = 0
+    for start in range(0, len(judged), 256):  # a block of inputs at a time: memory bounded whatever the count
+        rows = judged[start:start + 256]
+        sub = SequenceSet([original.ids[i] for i in rows], [original.headers[i] for i in rows],
+                          np.concatenate([original.codes_of(int(i)) for i in rows]),
+                          np.concatenate([[0], np.cumsum(original.lengths[rows])]).astype(np.int64),
+                          original.alphabet)
+        x = _binned_profiles(sub, bins).reshape(len(rows), bins * a)
+        length = np.log(np.maximum(sub.lengths, 1).astype(np.float64))
+        score = x @ log_p.T - np.abs(length[:, None] - group_length[None, :]) * sub.lengths[:, None]
+        guess = groups[np.argmax(score, axis=1)]
+        found += int((guess == input_groups[rows]).sum())
+    return {"inputs": int(len(judged)), "found": found, "share": found / len(judged), "bins": bins}
+
+
 def exact_copies(original: SequenceSet, pseudo: SequenceSet) -> int:
     """Number of pseudo-strings identical to some input string (must be 0)."""
     _check_alphabets(original, pseudo)

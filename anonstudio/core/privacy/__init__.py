@@ -63,6 +63,7 @@ from anonstudio.core.privacy._near_copies import (
 from anonstudio.core.privacy._anatomy import verify_anatomy
 from anonstudio.core.privacy._tables import (
     as_written,
+    blanked_block,
     suppressed_rows,
     verify_k_anonymity,
     verify_l_diversity,
@@ -193,6 +194,7 @@ def _table(spec: dict[str, Any], models: list[PrivacyModel], original: Any, outp
     person = spec.get("person")
     people = _people_of(original, person, len(frame))
     parts = []
+    k = next((int(m.params["k"]) for m in models if isinstance(m, KAnonymity)), 1)
     for model in models:
         if isinstance(model, KAnonymity):  # also checks the release is a faithful generalization
             parts.append(verify_k_anonymity(original, output if isinstance(output, Table) else frame, hierarchies,
@@ -203,12 +205,13 @@ def _table(spec: dict[str, Any], models: list[PrivacyModel], original: Any, outp
             kind = model.name.split()[0]
             sensitive = spec.get("sensitive") or original.sensitive
             # fully suppressed records are one class ('*' everywhere) and are NOT exempt from l-diversity: a
-            # large suppressed block whose sensitive values are all alike would disclose them
-            ld = verify_l_diversity(_as_written_qis(_as_read(frame, original, sensitive), output,
-                                                    list(qis) if qis is not None else original.quasi_identifiers),
-                                    list(qis) if qis is not None else original.quasi_identifiers,
-                                    sensitive, model.params["l"], kind=kind,
-                                    suppressed=np.zeros(len(frame), dtype=bool), executor=executor, people=people)
+            # large suppressed block whose sensitive values are all alike would disclose them; a block smaller
+            # than k publishes its sensitive cells '*' (the k part checks it) and is exempt
+            names = list(qis) if qis is not None else original.quasi_identifiers
+            ld = verify_l_diversity(_as_written_qis(_as_read(frame, original, sensitive), output, names),
+                                    names, sensitive, model.params["l"], kind=kind,
+                                    suppressed=blanked_block(original, output, names, hierarchies, k, people),
+                                    executor=executor, people=people)
             ld.details.update(l_kind=kind, l_violations=ld.details.get("violations", 0))
             parts.append(ld)
     return combine(parts, " + ".join(m.name for m in models))

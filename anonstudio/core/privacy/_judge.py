@@ -65,20 +65,25 @@ class PublishedClasses:
         return self._coded[column]
 
     def grouping(self, exempt: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(kept, classes, sizes, firsts)``: the rows judged (all, or with ``exempt`` those not fully suppressed —
-        every quasi-identifier ``*`` or its hierarchy's root), each one's class (ids by first appearance), the
-        classes' sizes and each class's first row."""
+        """``(kept, classes, sizes, firsts)``: the rows judged (with ``exempt`` those not fully suppressed —
+        every quasi-identifier ``*`` or its hierarchy's root; without, every row but those of a suppressed block
+        that publishes nothing but ``*``, which the k-anonymity part requires of a block smaller than k), each
+        one's class (ids by first appearance), the classes' sizes and each class's first row."""
         if exempt not in self._groupings:
             n = len(self.frame)
+            suppressed = np.ones(n, dtype=bool) if self.qis else np.zeros(n, dtype=bool)
+            for q in self.qis:
+                roots = [SUPPRESSED] + ([self.hierarchies[q].root_label] if q in self.hierarchies else [])
+                suppressed &= self.coded(q).isin(roots)
+                checkpoint()
             if exempt:
-                suppressed = np.ones(n, dtype=bool) if self.qis else np.zeros(n, dtype=bool)
-                for q in self.qis:
-                    roots = [SUPPRESSED] + ([self.hierarchies[q].root_label] if q in self.hierarchies else [])
-                    suppressed &= self.coded(q).isin(roots)
-                    checkpoint()
                 kept = np.flatnonzero(~suppressed)
             else:
-                kept = np.arange(n)
+                others = [c for c in self.frame.columns if c not in self.qis]
+                blanked = suppressed.copy() if others and self.frame.columns.is_unique else np.zeros(n, dtype=bool)
+                for c in others if blanked.any() else []:
+                    blanked &= self.coded(c).isin([SUPPRESSED])
+                kept = np.flatnonzero(~blanked)
             whole = len(kept) == n
             columns = [self.coded(q) if whole else self.coded(q).take(kept) for q in self.qis]
             classes = _class_ids_of(columns, len(kept))

@@ -76,6 +76,54 @@ def marker_problem(h: Hierarchy | None, column: str) -> str | None:
             f"published '{SUPPRESSED}' would be exempt from the k test yet read as that group — relabel it")
 
 
+def suppressed_block(suppressed: np.ndarray, published: list[CodedCells], k: int, *,
+                     publishes_more: bool = True, people: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(blank, sizes)``: the fully suppressed records that must publish every other cell ``*`` too, and per
+    record the size of its block (0 for a record not suppressed).
+
+    The records exempt from the class-size test are a class of their own to an attacker: whoever is missing from
+    the published classes is one of them (issue 39). Grouped by their published quasi-identifier cells
+    (``published``: the columns as coded, ``*`` and a hierarchy's root label told apart as a reader tells them), a
+    block of fewer than ``k`` records publishes nothing but its count — its other cells (the sensitive column and
+    every column published unchanged) are ``*`` — and a block of at least ``k`` publishes them as they are (the
+    job's other models judge it as one class). ``publishes_more``: whether the release has columns besides the
+    quasi-identifiers (without any, nothing is blanked). The count per block is of records, or of distinct people
+    when ``people`` (each record's person code, a person column named: issue 39 item 2) is given — one person's
+    three suppressed visits are one person to find among the missing, not three."""
+    n = len(suppressed)
+    sizes = np.zeros(n, dtype=np.int64)
+    rows = np.flatnonzero(suppressed)
+    if not len(rows):
+        return np.zeros(n, dtype=bool), sizes
+    ids = _class_ids_of([cells.take(rows) for cells in published], len(rows))
+    if people is None:
+        sizes[rows] = np.bincount(ids)[ids]
+    else:
+        from anonstudio.core.privacy._people import distinct_people
+
+        sizes[rows] = distinct_people(ids, np.asarray(people)[rows])[ids]
+    blank = np.zeros(n, dtype=bool)
+    if publishes_more:
+        blank[rows] = sizes[rows] < k
+    return blank, sizes
+
+
+def blanked_block(original: Table, output: Table | pd.DataFrame, quasi_identifiers: Sequence[str],
+                  hierarchies: dict[str, Hierarchy], k: int, people: np.ndarray | None = None) -> np.ndarray:
+    """The rows of ``output`` (a release of ``original``) in a suppressed block smaller than ``k``
+    (:func:`suppressed_block`): their other cells are ``*``, so a model judging sensitive values exempts them
+    (the k-anonymity part refuses the release if they publish anything)."""
+    pub = frame_of(output, "a table")
+    qis = [q for q in quasi_identifiers if q in pub.columns]
+    if not pub.columns.is_unique or not qis:
+        return np.zeros(len(pub), dtype=bool)
+    identifying = {c for c in original.df.columns if original.role(c) is Role.IDENTIFYING}
+    others = [c for c in pub.columns if c not in qis and c not in identifying]
+    suppressed = suppressed_rows(pub, qis, hierarchies)
+    return suppressed_block(suppressed, [as_written(output, q, as_coded(pub[q])) for q in qis], k,
+                            publishes_more=bool(others), people=people)[0]
+
+
 def as_written(output: Table | pd.DataFrame, column: str, cells: CodedCells) -> CodedCells:
     """``cells`` (a published column as compared) with each missing cell that the file spells with a token
     (``?``, ``NA``: :meth:`Table.publish_frame` writes it back so) told apart by that token: equal missing
@@ -185,7 +233,10 @@ def verify_k_anonymity(
        hierarchy (without a hierarchy: the original value), or ``*`` / the root label (suppressed);
     3. records with every quasi-identifier suppressed are counted and exempt; the other records' classes
        have at least ``k`` members;
-    4. non-quasi-identifier columns are unchanged, cell by cell.
+    4. non-quasi-identifier columns are unchanged, cell by cell — except in a *suppressed block* smaller than
+       ``k`` (the fully suppressed records with the same published quasi-identifier cells,
+       :func:`suppressed_block`), whose every other cell must be ``*``: whoever is missing from the published
+       classes is one of those records, so a block of fewer than k publishes nothing but its count (issue 39).
 
     Returns a :class:`Verification` whose problems name the row (and source line) of each violation.
     """
@@ -282,6 +333,10 @@ def verify_k_anonymity(
             )
         problems.count += max(0, len(small) - 10)
 
+    others = [c for c in expected if c not in qis and c in pub.columns]
+    blank, block_sizes = suppressed_block(suppressed_all, [pub_text[q] for q in qi_present], k,
+                                          publishes_more=bool(others),
+                                          people=person_codes(original) if person is not None else None)
     n_suppressed = int(suppressed_all.sum())
     if max_suppression is not None and n and n_suppressed / n > max_suppression + 1e-12:
         problems.add(
@@ -290,16 +345,34 @@ def verify_k_anonymity(
             kind="too many suppressed",
         )
     changed_cells = 0
-    for c in expected:
-        if c in qis or c not in pub.columns:
-            continue
+    leaked: dict[int, list[str]] = {}  # row of a small suppressed block -> its columns published as they are
+    for c in others:
         # as spelled in the files: a missing cell written '?' and one left empty are different cells
         o = spelled_text(original, c)
         p = spelled_text(output, c)
-        bad = np.flatnonzero(o != p)
+        # the one published form of the cell: the original, or '*' in a suppressed block smaller than k
+        bad = np.flatnonzero(np.where(blank, p != SUPPRESSED, o != p))
+        unblanked = bad[blank[bad]]
+        for i in unblanked.tolist():
+            leaked.setdefault(int(i), []).append(c)
+        bad = bad[~blank[bad]]
         changed_cells += len(bad)
         _cell_problems(problems, original, c, bad, o, p, "changed cell",
                        lambda i: f" (not a quasi-identifier) was changed from {show(o[i])} to {show(p[i])}")
+    if leaked:
+        block_rows = np.flatnonzero(blank)
+        for i, columns in list(leaked.items())[:10]:
+            size = int(block_sizes[i])
+            problems.add(
+                f"{_row_ref(original, i)} is fully suppressed, in a block of {size} fully suppressed record(s) "
+                f"with the same published quasi-identifiers, fewer than k = {k}, yet publishes "
+                f"{', '.join(repr(c) for c in columns[:4])}{' …' if len(columns) > 4 else ''} as it is: whoever is "
+                f"missing from the published classes is one of these records, so their other cells must be "
+                f"published '{SUPPRESSED}' too (the suppressed block is a class: at least k records, or nothing "
+                "but its count published)",
+                row=i + 1, kind="suppressed block smaller than k", size=size, columns=columns,
+                rows=[int(r) + 1 for r in block_rows[:10]])
+        problems.count += max(0, len(leaked) - 10)
 
     if person is not None:
         details.update(person=person, counted="people")
@@ -308,6 +381,8 @@ def verify_k_anonymity(
         smallest_class=int(sizes.min()) if len(sizes) else 0,
         largest_class=int(sizes.max()) if len(sizes) else 0,
         suppressed=int(suppressed_all.sum()),
+        # fully suppressed records whose other cells are published '*' too (their block is smaller than k)
+        suppressed_blanked=int(blank.sum()),
         max_suppression=max_suppression,
         classes_below_k=int(len(small)),
         records_in_small_classes=small_records,

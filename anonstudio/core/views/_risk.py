@@ -107,7 +107,8 @@ def _estimate(e: dict[str, Any]) -> str:
 
 #: the figures of :func:`risk_rows`, with what each says
 RISK_FIGURES = {
-    "records measured": "records on which the figures are computed (fully suppressed ones left out)",
+    "records measured": "records on which the figures are computed (fully suppressed ones that publish nothing "
+                        "else left out; a suppressed block that publishes its other cells is a class)",
     "equivalence classes": "groups of records with equal quasi-identifiers",
     "prosecutor risk: highest": "1 / the smallest class: the risk of the most exposed record",
     "prosecutor risk: average": "classes / records: the share of records re-identified on average",
@@ -121,7 +122,22 @@ RISK_FIGURES = {
     "population uniques: SNB": "shifted negative binomial (Chen & Keller-McNulty 1998)",
     "population uniques: Dankar's rule": "Dankar et al. (2012): Pitman at a sampling fraction ≤ 0.1, else the "
                                          "smaller of Zayatz and SNB",
+    "with columns published unchanged: highest": "1 / the smallest class on the quasi-identifiers together with "
+                                                 "the columns published unchanged, which an attacker may know",
+    "with columns published unchanged: above the threshold": "share of records whose risk on the "
+                                                             "quasi-identifiers and those columns exceeds the "
+                                                             "threshold",
 }
+
+
+def _unchanged(figures: dict[str, Any], threshold: float) -> list[str]:
+    """The two rows on the quasi-identifiers with the columns published unchanged (``—`` when there are none), the
+    records above ``threshold`` recounted from that key's class-size histogram."""
+    w = figures.get("with_unchanged")
+    if not w or not w.get("columns"):
+        return ["— (none published)", "—"]
+    columns = ", ".join(w["columns"][:4]) + (" …" if len(w["columns"]) > 4 else "")
+    return [f"{_pct(w['highest'])} ({columns})", _pct(records_above(w, threshold))]
 
 
 def risk_rows(view: RiskView, threshold: float) -> list[tuple[str, str, str]]:
@@ -151,6 +167,7 @@ def risk_rows(view: RiskView, threshold: float) -> list[tuple[str, str, str]]:
             _estimate(est["snb"]),
             ("none (no record is unique)" if chosen == "none" else f"{chosen.capitalize() if chosen != 'snb' else 'SNB'}: "
              + _estimate(dankar)),
+            *_unchanged(figures, threshold),
         ]
 
     before, after = side(view.before), side(view.after)

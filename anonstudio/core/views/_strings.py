@@ -94,7 +94,7 @@ def composition(
 
 #: report metric names (substrings, lower case) that describe leaks of original string fragments
 LEAK_WORDS = ("leak", "fragment", "copied", "copies", "longest_shared", "shared_substring", "common_substring",
-              "longest_match", "shared_kmer", "near_copy")
+              "longest_match", "shared_kmer", "near_copy", "own_group")
 
 #: what the condensation report's fragment figures mean
 LEAK_MEANINGS = {
@@ -103,6 +103,11 @@ LEAK_MEANINGS = {
     "longest_shared_substring.pseudo_max": "longest fragment shared with an input, max",
     "longest_shared_substring.random_mean": "same for random strings (chance level), mean",
     "longest_shared_substring.random_max": "same for random strings (chance level), max",
+    # an attacker who holds an input (issue 39: a limit of condensation)
+    "own_group_found.share": "share of inputs whose own group an attacker holding the input finds",
+    "own_group_found.found": "inputs whose own group that attacker finds",
+    "own_group_found.inputs": "inputs measured",
+    "own_group_found.bins": "stretches each string's positions are compared in",
     # the pseudo-string verifier's own figures
     "verification.exact_copies": "verifier: pseudo-strings equal to an input",
     "verification.longest_shared_max": "verifier: longest fragment shared with an input, max",

@@ -110,6 +110,8 @@ CHECKED = {
     "smallest_class": "records in the smallest class (at least k)",
     "largest_class": "records in the largest class",
     "suppressed": "records published fully suppressed ('*' in every quasi-identifier)",
+    "suppressed_blanked": "fully suppressed records of a block smaller than k, whose other cells are published '*' "
+                          "too",
     "max_suppression": "the share of records that may be fully suppressed",
     "person": "the input's column naming each record's person (several records per person; never published)",
     "counted": "what a class's size counts: people (a person column: distinct people, each at least k) or records",

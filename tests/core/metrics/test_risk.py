@@ -114,15 +114,31 @@ def test_a_table_that_is_not_a_sample_of_the_population_table_is_refused():
         table_risk(df, QIS, population_table=df[QIS].iloc[[0, 2]])
 
 
-def test_suppressed_records_are_left_out_of_the_classes_but_not_of_the_unique_figure():
+def test_the_suppressed_block_is_a_class_unless_it_publishes_nothing_but_its_count():
+    """Issue 39: whoever is missing from the published classes is one of the suppressed records, so a suppressed
+    block that publishes its sensitive value or another column is a class; one that publishes only '*' is left
+    out (ARX leaves out every suppressed record)."""
     df = frame([("*", "*", "HIV", "p"), ("*", "*", "flu", "q"), ("x", "1", "HIV", "p"), ("x", "1", "HIV", "p"),
                 ("x", "2", "flu", "r")])
     r = table_risk(df, QIS, sensitive=["disease"])
-    assert r["suppressed"] == 2 and r["records"] == 3 and r["classes"] == 2
-    assert r["prosecutor"]["highest"] == 1.0 and r["sample_uniques"] == pytest.approx(1 / 3)
-    assert r["attacks"]["inference"]["disease"]["records"] == 3
-    # the suppressed records still publish their zip: two of five are unique on (a, b, zip)
+    assert r["suppressed"] == 0 and r["records"] == 5 and r["classes"] == 3
+    assert r["prosecutor"]["highest"] == 1.0 and r["sample_uniques"] == pytest.approx(1 / 5)
+    assert r["attacks"]["inference"]["disease"]["records"] == 5
+    # the suppressed records publish their zip: three of five are unique on (a, b, zip)
     assert r["attacks"]["unique_with_unroled"]["share"] == pytest.approx(3 / 5)
+    w = r["with_unchanged"]
+    assert w["columns"] == ["zip"] and w["smallest_class"] == 1 and w["highest"] == 1.0
+    assert w["unique"] == pytest.approx(3 / 5) and w["records_at_risk"] == 1.0  # every class is under 5
+    # a block of one publishing its disease: that record's disease is certain, risk 1
+    one = table_risk(frame([("*", "*", "HIV", "p"), ("x", "1", "flu", "p"), ("x", "1", "HIV", "p")]), QIS,
+                     sensitive=["disease"])
+    assert one["prosecutor"]["highest"] == 1.0 and one["suppressed"] == 0
+    assert one["attacks"]["inference"]["disease"]["homogeneous_records"] == pytest.approx(1 / 3)
+    # the block publishing nothing but '*' is left out
+    blank = table_risk(frame([("*", "*", "*", "*"), ("x", "1", "flu", "p"), ("x", "1", "HIV", "p")]), QIS,
+                       sensitive=["disease"])
+    assert blank["suppressed"] == 1 and blank["records"] == 2 and blank["prosecutor"]["highest"] == 0.5
+    assert blank["with_unchanged"]["records"] == 2 and blank["with_unchanged"]["highest"] == 0.5
 
 
 def test_sensitive_values_are_told_apart_as_a_reader_tells_them():

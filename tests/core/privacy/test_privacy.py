@@ -127,11 +127,31 @@ def test_suppressed_records_are_exempt_and_counted():
     table, hs = paper_table(), paper_hierarchies()
     qi = [list(r) for r in TABLE_1C_QI]
     qi[9] = ["*", "*", "*"]  # record 10 suppressed: the remaining class of 8, 9 has 2 records
+    # its 'Disease' published beside it: the suppressed block is a class of 1, and whoever is missing from the
+    # published classes is that record (issue 39)
     v = verify_k_anonymity(table, published(qi), hs, 2)
-    assert v.passed and v.details["suppressed"] == 1
-    assert not verify_k_anonymity(table, published(qi), hs, 3).passed
+    assert not v.passed and v.details["suppressed"] == 1
+    assert [p["kind"] for p in v.details["first_violations"]] == ["suppressed block smaller than k"]
+    assert v.problems[0].startswith("row 10 is fully suppressed, in a block of 1 fully suppressed record")
+    assert "'Disease'" in v.problems[0]
+    blanked = published(qi)
+    blanked.loc[9, "Disease"] = "*"  # nothing but its count published: exempt
+    v = verify_k_anonymity(table, blanked, hs, 2)
+    assert v.passed and v.details["suppressed"] == 1 and v.details["suppressed_blanked"] == 1
+    assert not verify_k_anonymity(table, blanked, hs, 3).passed
+    # a block of k or more publishes its cells as they are; blanking it is a change no release makes
+    blanked.loc[8, ["Gender", "Age", "Zip-code"]] = "*"
+    blanked.loc[8, "Disease"] = "*"
+    v = verify_k_anonymity(table, blanked, hs, 2)
+    assert not v.passed and v.details["suppressed"] == 2 and v.details["suppressed_blanked"] == 0
+    assert any("column 'Disease' (not a quasi-identifier) was changed from" in p for p in v.problems)
+    qi[8] = ["*", "*", "*"]  # a block of 2 at k = 2 publishes its cells (record 8 is alone now: that fails)
+    v = verify_k_anonymity(table, published(qi), hs, 2)
+    assert [p["kind"] for p in v.details["first_violations"]] == ["class smaller than k"]
     qi[8] = ["person", "[20-40]", "5352**"]  # root labels count as suppressed too
-    v = verify_k_anonymity(table, published(qi), hs, 2)
+    blanked = published(qi)
+    blanked.loc[[8, 9], "Disease"] = "*"  # two blocks of 1 ('*' and the root labels read apart): both blanked
+    v = verify_k_anonymity(table, blanked, hs, 2)
     assert not v.passed and v.details["suppressed"] == 2  # record 8 is alone now
 
 
@@ -330,13 +350,20 @@ def test_verification_dataclass_summary_for_failures():
 
 def test_records_suppressed_to_the_root_label_are_exempt_from_k_but_not_from_l_diversity():
     """Issue 11 item 16: the suppressed block is one class for l-diversity (a block of records with one
-    sensitive value would disclose it); for the k test it stays exempt, within max_suppression."""
+    sensitive value would disclose it); for the k test it stays exempt, within max_suppression — as a block of at
+    least k (issue 39: a smaller one publishes its other cells '*', and is then exempt from l-diversity too)."""
     table, hs = paper_table(), paper_hierarchies()
     qi = [list(r) for r in TABLE_1C_QI]
     qi[0] = ["person", "[20-40]", "5352**"]  # row 1 suppressed with root labels: class 1 keeps HIV, Heart Disease
+    alone = published(qi)
+    alone.loc[0, "Disease"] = "*"  # a block of 1: nothing but its count
+    model = {"model": "k-anonymity", "k": 2, "l": 2, "l_kind": "distinct", "max_suppression": 0.2}
+    assert verify_output(model, table, alone, hs).passed
+    assert not verify_output(model, table, published(qi), hs).passed  # its 'Flu' published beside it
+    qi[5] = ["person", "[20-40]", "5352**"]  # row 6 too: a block of 2 (Flu, Flu) at k = 2 publishes its cells
     k_only = verify_output({"model": "k-anonymity", "k": 2, "max_suppression": 0.2}, table, published(qi), hs)
     assert k_only.passed, k_only.problems
-    assert k_only.details["suppressed"] == 1
+    assert k_only.details["suppressed"] == 2
     model = {"model": "k-anonymity", "k": 2, "l": 2, "l_kind": "distinct", "max_suppression": 0.2}
     v = verify_output(model, table, published(qi), hs)
     assert not v.passed

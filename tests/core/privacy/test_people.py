@@ -229,3 +229,31 @@ def test_a_job_with_a_person_column_runs_verifies_and_saves_it_again(tmp_path):
     ws.save_job(tmp_path / "again.toml")
     assert 'person = "patient_id"' in (tmp_path / "again.toml").read_text(encoding="utf-8")
     assert Workspace.from_job(tmp_path / "again.toml").person() == "patient_id"
+
+
+def test_a_suppressed_block_is_sized_by_its_people():
+    """The suppressed block is a class (item 3) counted in people (item 2): five suppressed visits of one patient
+    publishing their diagnoses are one person to find among the missing, not five records — refused; the same
+    block with its diagnoses '*' passes; the method blanks such a block itself."""
+    frame = pd.DataFrame({"patient_id": ["a"] * 5 + [f"p{i}" for i in range(45)],
+                          "sex": ["Male"] * 5 + ["Female"] * 45,
+                          "age": ["30"] * 5 + ["40"] * 45,
+                          "race": ["White"] * 50, "marital-status": ["Divorced"] * 50,
+                          "diagnosis": ["flu"] * 5 + ["cold", "asthma", "flu"] * 15})
+    table = replace(Table(frame).with_roles(QIS, sensitive=["diagnosis"], identifying=["patient_id"]),
+                    person="patient_id")
+    hs = {q: h for q, h in adult_hierarchies().items() if q in QIS}
+    out = frame.drop(columns=["patient_id"])
+    out.loc[:4, QIS] = "*"
+    spec = {"model": "k-anonymity", "k": 5, "max_suppression": 0.1}
+    assert privacy.verify_output(spec, replace(table, person=None), out, hs).passed  # a block of 5 records
+    people_spec = {**spec, "person": "patient_id"}
+    assert not privacy.verify_output(people_spec, table, out, hs).passed  # ... of one person
+    blanked = out.copy()
+    blanked.loc[:4, "diagnosis"] = "*"
+    assert privacy.verify_output(people_spec, table, blanked, hs).passed
+    outcome = run_in_memory(table, hs, get("global")(k=5, max_suppression=0.1))
+    assert outcome.verification.passed
+    published = outcome.result.output.df
+    alone = published["sex"].to_numpy() == "*"
+    assert not alone.any() or (published.loc[alone, "diagnosis"] == "*").all()

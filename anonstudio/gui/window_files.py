@@ -122,12 +122,25 @@ class FileActions:
         self.error(pending[3] if pending is not None else "Cannot open data", exc, unexpected=is_unexpected(exc))
 
     def _show_data(self, data: Any, path: str | Path, options: dict[str, Any] | None) -> None:
-        self.state.set_data(data, Path(path).resolve(), read_options=options)
+        self.forget_per_data_views()
+        self.state.open_data(data, Path(path).resolve(), read_options=options)  # nothing of the earlier data stays
         self.trust_files([path])
         self.state.propose_roles()  # columns start without a role; an identifier-looking one is proposed identifying
         self.add_recent(path)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
         self.dataOpened.emit(str(path))
+
+    def forget_per_data_views(self) -> None:
+        """Before other data, a job or a project is shown (issue 40 item 1): the views that keep something of the
+        data open now drop it — the hierarchy editor's trees (one still being built included), a run being
+        presented, a sweep's points — so nothing of it is applied to what comes next."""
+        self._presenting = None
+        hier = self.panes.get("Hierarchies")
+        if hier is not None and hasattr(hier, "forget"):
+            hier.forget()
+        metrics = self.panes.get("Metrics")
+        if metrics is not None and hasattr(metrics, "clear_sweep"):
+            metrics.clear_sweep()
 
     def open_data_dialog(self) -> None:
         """File ▸ Open data… (Ctrl+O): a table, an event log or FASTA sequences, as the chosen filter says."""
@@ -257,6 +270,7 @@ class FileActions:
     def adopt_state(self, new: Workspace) -> None:
         """Show a project or job just read (keeps this window's state object, which the panes hold)."""
         method, params, dirty, restored = new.method, dict(new.params), new.dirty, new.outcome
+        self.forget_per_data_views()
         self.state.replace_from(new)
         # a pane that follows the data kind may have reset the method to its defaults: put the project's back
         if (self.state.method, self.state.params) != (method, params):

@@ -337,6 +337,18 @@ class HierarchyEditor(QWidget):
         self.state = state
         self.refresh()
 
+    def forget(self) -> None:
+        """Drop every tree (other data is about to be shown): none is carried to it, none applied to it."""
+        self._validate_timer.stop()
+        self.tree.setModel(None)
+        for model in self.models.values():
+            model.deleteLater()
+        self.models.clear()
+        self._in_state.clear()
+        self.attribute_box.blockSignals(True)
+        self.attribute_box.clear()
+        self.attribute_box.blockSignals(False)
+
     def attributes(self) -> list[str]:
         """Quasi-identifiers first, then other attributes that have a hierarchy."""
         if self.state is None:
@@ -449,6 +461,8 @@ class HierarchyEditor(QWidget):
     def validate(self) -> bool:
         """Check the shown tree; apply it to the state when valid; list missing data values."""
         attr, model = self.attribute, self.model
+        if model is not None and attr not in self.attributes():
+            model = None  # a tree of data no longer open (or of a column no longer a quasi-identifier): never applied
         self.missing_list.clear()
         self.default_button.setVisible(False)
         if model is None or self.state is None:

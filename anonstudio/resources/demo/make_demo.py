@@ -162,6 +162,8 @@ def jobs() -> dict[str, str]:
             f"highly_sensitive = {_toml_list(gen.HIGHLY_SENSITIVE)}",
             "",
             "[output]",
+            "# sequences in a random order (a fresh seed each run): in the input's order they link to their persons",
+            "shuffle_rows = true",
             'path = "results/events-cbmsa-k5.csv"',
             'report = "results/events-cbmsa-k5.report.json"',
             "",

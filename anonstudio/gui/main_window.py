@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWi
 
 from anonstudio.gui.panes._common import ResultHolder
 from anonstudio.core.workspace import Workspace
+from anonstudio.gui.fixes import all_in_workbench_words
 from anonstudio.gui.dialogs import SweepDialog, error_text, unexpected_error_box
 from anonstudio.gui.workers import RunWorker, TaskRunner, preload_engine
 from anonstudio.gui.window_files import FileActions
@@ -314,7 +315,7 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         verdict = self.state.release_verdict()  # the engine judges; red when the model holds but a risk is left
         unsafe = verdict.model_holds is not None and not verdict.safe_to_publish
         self.verdict_label.setStyleSheet("color: #b00020; font-weight: bold;" if unsafe else "")
-        self.verdict_label.setToolTip("\n".join(verdict.risks) if unsafe else "")
+        self.verdict_label.setToolTip("\n".join(all_in_workbench_words(verdict.risks)) if unsafe else "")
 
     def _update_actions(self) -> None:
         busy = self.runner.busy or self._presenting is not None

@@ -421,20 +421,36 @@ class FileActions:
 
     def confirm_release_risks(self) -> list[str] | None:
         """Before an export: when the engine's release verdict says the model holds but release-level risks
-        crossed their thresholds (``Workspace.release_verdict``), say so in red and ask for an explicit
-        confirmation. Returns the risks confirmed (``[]``: none to confirm), or ``None`` when the user declined."""
+        crossed their thresholds (``Workspace.release_verdict``), say so in red, each risk naming its fix as the
+        workbench applies it (:mod:`anonstudio.gui.fixes`), and ask for an explicit confirmation. When shuffling
+        the rows removes a risk, the dialog's Apply button does it (ticks “Publish rows in a random order”) and
+        asks again about what is left. Returns the risks confirmed (``[]``: none to confirm), or ``None`` when the
+        user declined."""
         from html import escape
+
+        from anonstudio.gui.fixes import in_workbench_words, shuffling_fixes
 
         verdict = self.state.release_verdict()
         if verdict.safe_to_publish or not verdict.model_holds:
             return []
-        items = "".join(f"<li>{escape(r)}</li>" for r in verdict.risks)
+        items = "".join(f"<li>{escape(in_workbench_words(r))}</li>" for r in verdict.risks)
+        buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel
+        fixable = any(shuffling_fixes(r) for r in verdict.risks)
+        apply = ""
+        if fixable:
+            buttons |= QMessageBox.StandardButton.Apply
+            apply = (" <b>Apply</b> shuffles the rows (ticks “Publish rows in a random order”) and asks again about "
+                     "what is left.")
         answer = QMessageBox.question(
             self, "Not safe to publish",
             f"<p style='color:{RISK_COLOUR}'><b>{escape(verdict.headline())}</b></p><ul style='color:{RISK_COLOUR}'>"
-            f"{items}</ul><p>The privacy model holds, but these risks are not covered by it. Publish anyway? Your "
-            "confirmation and these risks are written into the report.</p>",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+            f"{items}</ul><p>The privacy model holds, but these risks are not covered by it.{apply} Publish anyway? "
+            "Your confirmation and these risks are written into the report.</p>",
+            buttons, QMessageBox.StandardButton.Cancel)
+        if fixable and answer == QMessageBox.StandardButton.Apply:
+            self.state.set_release(shuffle_rows=True)
+            self.statusBar().showMessage("Rows are published in a random order (Release, in the Method pane)", 8000)
+            return self.confirm_release_risks()
         if answer != QMessageBox.StandardButton.Yes:
             self.statusBar().showMessage("Export cancelled: nothing was published", 5000)
             return None

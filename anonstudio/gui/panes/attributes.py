@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QComboBox, QHeaderView, QLabel, QTableWidget, QTab
 from anonstudio.core.data import EventLog, Role, Table
 from anonstudio.gui.panes._common import StateBinding
 from anonstudio.core.workspace import Workspace
+from anonstudio.gui.fixes import counted
 
 #: the roles a user can choose, in the combo box's order, with the words shown
 ROLES = [
@@ -77,7 +78,7 @@ def warnings_of(state: Workspace, column: str) -> list[str]:
         if h is not None:
             missing = state.missing_values(column)
             if missing:
-                out.append(f"{len(missing)} value(s) not in its hierarchy")
+                out.append(f"{counted(len(missing), 'value')} not in its hierarchy")
         elif not state.gets_default_bands(column) and state.method_needs_hierarchies():
             out.append("needs a hierarchy (Import… or Build… in Hierarchies)")
     # what a run warns about this column's hierarchy (an interval label that does not hold its values, a

@@ -46,6 +46,7 @@ from anonstudio.core.hierarchy import DATE_PARTS, Hierarchy
 from anonstudio.gui.models import HierarchyItemModel
 from anonstudio.gui.panes._common import ERROR_STYLE
 from anonstudio.core.workspace import Workspace
+from anonstudio.gui.fixes import counted, is_are
 
 OK_STYLE = "color: #1e7b34;"
 MISSING_BRUSH = QBrush(QColor(253, 226, 226))
@@ -518,7 +519,8 @@ class HierarchyEditor(QWidget):
         missing = h.missing(self.state.column_values(attr))
         self._show_missing(missing)
         if missing:
-            self.status.setText(f"{len(missing)} value(s) of '{attr}' in the data are not leaves of the tree (listed in red).")
+            self.status.setText(f"{counted(len(missing), 'value')} of '{attr}' in the data {is_are(len(missing))} not "
+                                f"{'a leaf' if len(missing) == 1 else 'leaves'} of the tree (listed in red).")
             self.status.setStyleSheet(ERROR_STYLE)
             return False
         warnings = self.state.hierarchy_warnings(attr)
@@ -680,13 +682,14 @@ class HierarchyEditor(QWidget):
         listed = ", ".join(f"'{v}'" for v in missing[:12]) + (f" … ({len(missing)} in all)" if len(missing) > 12 else "")
         if 2 * len(missing) >= len(values):
             QMessageBox.critical(self, "Hierarchy does not fit",
-                                 f"{name} does not fit column '{attribute}': {len(missing)} of its {len(values)} values are "
-                                 f"not in it ({listed}). It was not assigned; choose the hierarchy made for '{attribute}'.")
+                                 f"{name} does not fit column '{attribute}': {len(missing)} of its {counted(len(values), 'value')} "
+                                 f"{is_are(len(missing))} not in it ({listed}). It was not assigned; choose the hierarchy made for '{attribute}'.")
             return False
         answer = QMessageBox.question(
             self, "Hierarchy misses values",
-            f"{len(missing)} of the {len(values)} values of column '{attribute}' are not in {name}: {listed}.\n\n"
-            "Assign it anyway and add them to the tree (they are listed in red until then)?",
+            f"{len(missing)} of the {counted(len(values), 'value')} of column '{attribute}' {is_are(len(missing))} not in "
+            f"{name}: {listed}.\n\n"
+            f"Assign it anyway and add {'it' if len(missing) == 1 else 'them'} to the tree (listed in red until then)?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
 

@@ -147,3 +147,23 @@ def test_run_is_off_with_the_reason_while_a_parameter_is_invalid_and_k_is_bounde
     screenshot(window.docks["Run"], "run_blocked")
     k.setValue(3)
     assert window.act_run.isEnabled() and run.run_button.isEnabled() and not run.blocked.isVisibleTo(run)
+
+
+def test_one_role_for_many_column_headers_selected_in_the_data_pane(window, staff_csv):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    window.open_data(staff_csv, "table")
+    data = window.panes["Data"]
+    header = data.table_view.horizontalHeader()
+    names = [data.table_model.column_name(j) for j in range(data.table_model.columnCount())]
+    columns = [f"c{c}" for c in range(4)]
+    for i, column in enumerate(columns):  # click the first header, Ctrl+click the others
+        modifier = Qt.KeyboardModifier.NoModifier if i == 0 else Qt.KeyboardModifier.ControlModifier
+        x = header.sectionViewportPosition(names.index(column)) + 5
+        QTest.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, modifier, QPoint(x, 5))
+    assert data.selected_columns() == columns
+    menu = data.columns_menu(data.selected_columns())  # what right-clicking one of them opens
+    next(a for a in menu.actions() if a.data() == ("role", "sensitive")).trigger()
+    assert all(window.state.role(c).value == "sensitive" for c in columns)
+    assert not set(columns) & set(window.state.unroled_columns())

@@ -114,3 +114,21 @@ def test_a_data_file_opened_after_a_job_starts_from_nothing_of_the_job(window, d
     # the random row order its guarantee needs
     assert editor.models == {} and editor.attribute_box.count() == 0
     assert window.panes["History"].numbers() == []
+
+
+def test_a_project_opened_after_another_job_is_the_projects_alone(window, demo, qtbot, monkeypatch, messages):
+    """A project saved from the RA job, then the event job opened and run, then the project opened again: the
+    project's data, roles, hierarchies (none) and run history — nothing of the event log."""
+    state = window.state
+    _open_job(window, qtbot, monkeypatch, demo / "table-ra.toml")
+    assert _run(window, qtbot, messages) is not None
+    project = demo / "ra.anonstudio.json"
+    assert window.save_project_to(project)
+    _open_job(window, qtbot, monkeypatch, demo / "events-cbmsa.toml")
+    assert _run(window, qtbot, messages) is not None and set(state.hierarchies) == {"AdmYr", "ZIP", "DSFC", "LOS"}
+    _open_job(window, qtbot, monkeypatch, project)
+    assert state.kind == "table" and state.project_path == project and window.windowTitle().startswith("ra")
+    assert state.hierarchies == {} and state.hierarchy_sources == {}
+    assert set(window.panes["Hierarchies"].models) <= set(state.columns())
+    assert [e["method"] for e in state.history] == ["ra"] and state.release.shuffle_rows is False
+    assert state.method == "ra" and "occupation" in state.columns()

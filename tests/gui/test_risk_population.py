@@ -62,3 +62,13 @@ def test_the_risk_pane_takes_a_country_a_number_or_a_sampling_fraction(window, q
     # back to ARX's default: the report's section as the run measured it
     pane.set_population(country="USA")
     _wait_for(pane, qtbot, int(outcome.report["risk"]["population"]["size"]), after=True)
+
+
+def test_other_data_starts_from_the_default_population(window, qtbot, tmp_path, adult_csv):
+    assert window.open_demo(tmp_path / "demo")
+    pane = window.panes["Risk"]
+    _wait_for_table(pane, qtbot, QIS)
+    pane.set_population(country="Portugal")
+    assert pane.population() == (COUNTRY_POPULATIONS["Portugal"], None)
+    window.open_data(adult_csv, "table")
+    assert pane.population() == (None, None) and "USA" in pane.population_box.currentText()

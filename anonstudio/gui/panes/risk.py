@@ -190,6 +190,14 @@ class RiskPane(QtWidgets.QWidget):
         outcome = getattr(state, "outcome", None)
         if what == "data":
             self._outcome = None
+            # the population is the new data's to choose (what a table is a sample of): back to the default
+            for box in (self.population_box, self.population_number, self.sampling_fraction):
+                box.blockSignals(True)
+            self.population_box.setCurrentIndex(0)
+            for box in (self.population_box, self.population_number, self.sampling_fraction):
+                box.blockSignals(False)
+            self._show_population_fields()
+            self.population_error.setVisible(False)
             self.clear()
         elif what == "outcome":
             if outcome is not None:

@@ -111,6 +111,7 @@ def test_one_role_for_many_selected_columns(window, staff_csv, screenshot):
     for column in codes:  # Ctrl+click on fifteen rows
         selection.select(table.model().index(pane.row_of(column), 0), flags)
     assert pane.selected_columns() == codes and "15 selected" in pane.bulk_button.text()
+    assert pane.bulk.isVisibleTo(pane) and not pane.note.isVisibleTo(pane)  # in the note's place
     pane.bulk_role.setCurrentIndex(pane.bulk_role.findData("insensitive"))
     pane.bulk_button.click()  # one click
     assert all(window.state.role(c).value == "insensitive" for c in codes)

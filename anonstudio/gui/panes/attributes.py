@@ -107,6 +107,8 @@ class AttributesPane(QWidget):
         self._binding = StateBinding(self, self._on_state)
         self.note = QLabel("Open a table or an event log to set its columns' roles here.")
         self.note.setWordWrap(True)
+        self.note.setToolTip("Select several rows (Shift/Ctrl+click, Ctrl+A) to give them one role at once, or "
+                             "right-click them")
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setObjectName("attributesTable")
         self.table.setHorizontalHeaderLabels(HEADERS)
@@ -147,7 +149,10 @@ class AttributesPane(QWidget):
         self.bulk_button.setToolTip("Give every selected column (select rows with Shift/Ctrl+click, or Ctrl+A) the "
                                     "role chosen on the left")
         self.bulk_button.clicked.connect(lambda: self.set_roles(self.selected_columns(), self.bulk_role.currentData()))
-        bulk = QHBoxLayout()
+        # shown in the note's place while two or more rows are selected (the table keeps its height)
+        self.bulk = QWidget()
+        bulk = QHBoxLayout(self.bulk)
+        bulk.setContentsMargins(0, 0, 0, 0)
         self.bulk_label = QLabel("Role of the selected columns:")
         bulk.addWidget(self.bulk_label)
         bulk.addWidget(self.bulk_role)
@@ -156,7 +161,7 @@ class AttributesPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.note)
-        layout.addLayout(bulk)
+        layout.addWidget(self.bulk)
         layout.addWidget(self.table, 1)
         self._selection_changed()
 
@@ -265,6 +270,8 @@ class AttributesPane(QWidget):
         n = len(self.selected_columns())
         self.bulk_button.setEnabled(n > 0)
         self.bulk_button.setText(f"Set for the {n} selected" if n > 1 else "Set for the selected")
+        self.bulk.setVisible(n > 1)
+        self.note.setVisible(n <= 1)
 
     def _settable(self, column: str, role: str) -> bool:
         data = self.state.data if self.state is not None else None

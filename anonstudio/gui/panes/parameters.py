@@ -312,7 +312,10 @@ class _Field:
             if isinstance(w, ModelsEditor):
                 w.set_value(value)
             elif isinstance(w, QtWidgets.QSpinBox):
-                w.setValue(int(value) if value is not None else 0)
+                number = int(value) if value is not None else 0
+                if number > w.maximum():  # a job's k above the records: kept as given (the run refuses it, in the
+                    w.setMaximum(number)  # command line's words), never silently lowered
+                w.setValue(number)
             elif isinstance(w, QtWidgets.QDoubleSpinBox):
                 v = float(value) if value is not None else 0.0
                 w.setValue(v if math.isfinite(v) else 0.0)

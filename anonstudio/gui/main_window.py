@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWi
 
 from anonstudio.gui.panes._common import ResultHolder
 from anonstudio.core.workspace import Workspace
+from anonstudio.gui.fixes import all_in_workbench_words
 from anonstudio.gui.dialogs import SweepDialog, error_text, unexpected_error_box
 from anonstudio.gui.workers import RunWorker, TaskRunner, preload_engine
 from anonstudio.gui.window_files import FileActions
@@ -165,6 +166,12 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         run = self.panes.get("Run")
         if run is not None and hasattr(run, "cancelRequested"):
             run.cancelRequested.connect(self.cancel_run)
+        if run is not None and hasattr(run, "runRequested"):
+            run.runRequested.connect(lambda: self.act_run.trigger())
+        method = self.panes.get("Method")
+        if method is not None and hasattr(method, "paramsChanged"):  # Run follows the parameters' validity
+            method.paramsChanged.connect(lambda *_: self._update_actions())
+            method.validityChanged.connect(lambda *_: self._update_actions())
         hier = self.panes.get("Hierarchies")
         data = self.panes.get("Data")
         if data is not None and hasattr(data, "roleChanged") and hier is not None:
@@ -314,17 +321,45 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         verdict = self.state.release_verdict()  # the engine judges; red when the model holds but a risk is left
         unsafe = verdict.model_holds is not None and not verdict.safe_to_publish
         self.verdict_label.setStyleSheet("color: #b00020; font-weight: bold;" if unsafe else "")
-        self.verdict_label.setToolTip("\n".join(verdict.risks) if unsafe else "")
+        self.verdict_label.setToolTip("\n".join(all_in_workbench_words(verdict.risks)) if unsafe else "")
 
     def _update_actions(self) -> None:
+        if not hasattr(self, "act_run"):
+            return  # still being built
         busy = self.runner.busy or self._presenting is not None
         has_data = self.state.data is not None
-        self.act_run.setEnabled(has_data and not busy)
+        blocked = self.run_blocked_reason() if has_data else ""
+        self.act_run.setEnabled(has_data and not busy and not blocked)
+        self.act_run.setToolTip(blocked or "Anonymize with the chosen method (F5)")
+        run = self.panes.get("Run")
+        if run is not None and hasattr(run, "set_runnable"):
+            run.set_runnable(self.act_run.isEnabled(), "" if busy else blocked)
         self.act_sweep.setEnabled(has_data and not busy)
         self.act_cancel.setEnabled(busy)
         self.act_export_data.setEnabled(self.state.outcome is not None)
         self.act_export_report.setEnabled(self.state.outcome is not None or self.state.last_report is not None)
         self.act_save_job.setEnabled(has_data)
+
+    def run_blocked_reason(self) -> str:
+        """Why Run is off although data is open (issue 40 item 4), ``""`` when it may start: no method chosen, or
+        a parameter the engine would refuse — named by its label, with the engine's message."""
+        pane = self.panes.get("Method")
+        if pane is None or not hasattr(pane, "is_valid") or not hasattr(getattr(pane, "method_box", None), "count"):
+            return ""
+        if pane.method_box.count() == 0:
+            return ""  # nothing offered for this data: Run says so itself
+        if pane.method() is None:
+            return "Run is off: choose a method in the Method pane"
+        errors = pane.errors()
+        if errors:
+            name, message = next(iter(errors.items()))
+            label = pane.form.field(name).param.label
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            what = message if label.lower() in message.lower() else f"{label}: {message}"
+            return f"Run is off: {what}{more}"
+        if not pane.is_valid():
+            return "Run is off: the method's parameters do not fit together (see the Method pane)"
+        return ""
 
     def error(self, title: str, exc: BaseException | str, *, unexpected: bool | None = None) -> None:
         """Show an error dialog (the error's own text: file, where, what). An exception that is a bug (``unexpected``;

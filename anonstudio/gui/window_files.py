@@ -122,12 +122,25 @@ class FileActions:
         self.error(pending[3] if pending is not None else "Cannot open data", exc, unexpected=is_unexpected(exc))
 
     def _show_data(self, data: Any, path: str | Path, options: dict[str, Any] | None) -> None:
-        self.state.set_data(data, Path(path).resolve(), read_options=options)
+        self.forget_per_data_views()
+        self.state.open_data(data, Path(path).resolve(), read_options=options)  # nothing of the earlier data stays
         self.trust_files([path])
         self.state.propose_roles()  # columns start without a role; an identifier-looking one is proposed identifying
         self.add_recent(path)
         self.statusBar().showMessage(f"Opened {Path(path).name}", 5000)
         self.dataOpened.emit(str(path))
+
+    def forget_per_data_views(self) -> None:
+        """Before other data, a job or a project is shown (issue 40 item 1): the views that keep something of the
+        data open now drop it — the hierarchy editor's trees (one still being built included), a run being
+        presented, a sweep's points — so nothing of it is applied to what comes next."""
+        self._presenting = None
+        hier = self.panes.get("Hierarchies")
+        if hier is not None and hasattr(hier, "forget"):
+            hier.forget()
+        metrics = self.panes.get("Metrics")
+        if metrics is not None and hasattr(metrics, "clear_sweep"):
+            metrics.clear_sweep()
 
     def open_data_dialog(self) -> None:
         """File ▸ Open data… (Ctrl+O): a table, an event log or FASTA sequences, as the chosen filter says."""
@@ -257,6 +270,7 @@ class FileActions:
     def adopt_state(self, new: Workspace) -> None:
         """Show a project or job just read (keeps this window's state object, which the panes hold)."""
         method, params, dirty, restored = new.method, dict(new.params), new.dirty, new.outcome
+        self.forget_per_data_views()
         self.state.replace_from(new)
         # a pane that follows the data kind may have reset the method to its defaults: put the project's back
         if (self.state.method, self.state.params) != (method, params):
@@ -407,20 +421,36 @@ class FileActions:
 
     def confirm_release_risks(self) -> list[str] | None:
         """Before an export: when the engine's release verdict says the model holds but release-level risks
-        crossed their thresholds (``Workspace.release_verdict``), say so in red and ask for an explicit
-        confirmation. Returns the risks confirmed (``[]``: none to confirm), or ``None`` when the user declined."""
+        crossed their thresholds (``Workspace.release_verdict``), say so in red, each risk naming its fix as the
+        workbench applies it (:mod:`anonstudio.gui.fixes`), and ask for an explicit confirmation. When shuffling
+        the rows removes a risk, the dialog's Apply button does it (ticks “Publish rows in a random order”) and
+        asks again about what is left. Returns the risks confirmed (``[]``: none to confirm), or ``None`` when the
+        user declined."""
         from html import escape
+
+        from anonstudio.gui.fixes import in_workbench_words, shuffling_fixes
 
         verdict = self.state.release_verdict()
         if verdict.safe_to_publish or not verdict.model_holds:
             return []
-        items = "".join(f"<li>{escape(r)}</li>" for r in verdict.risks)
+        items = "".join(f"<li>{escape(in_workbench_words(r))}</li>" for r in verdict.risks)
+        buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel
+        fixable = any(shuffling_fixes(r) for r in verdict.risks)
+        apply = ""
+        if fixable:
+            buttons |= QMessageBox.StandardButton.Apply
+            apply = (" <b>Apply</b> shuffles the rows (ticks “Publish rows in a random order”) and asks again about "
+                     "what is left.")
         answer = QMessageBox.question(
             self, "Not safe to publish",
             f"<p style='color:{RISK_COLOUR}'><b>{escape(verdict.headline())}</b></p><ul style='color:{RISK_COLOUR}'>"
-            f"{items}</ul><p>The privacy model holds, but these risks are not covered by it. Publish anyway? Your "
-            "confirmation and these risks are written into the report.</p>",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+            f"{items}</ul><p>The privacy model holds, but these risks are not covered by it.{apply} Publish anyway? "
+            "Your confirmation and these risks are written into the report.</p>",
+            buttons, QMessageBox.StandardButton.Cancel)
+        if fixable and answer == QMessageBox.StandardButton.Apply:
+            self.state.set_release(shuffle_rows=True)
+            self.statusBar().showMessage("Rows are published in a random order (Release, in the Method pane)", 8000)
+            return self.confirm_release_risks()
         if answer != QMessageBox.StandardButton.Yes:
             self.statusBar().showMessage("Export cancelled: nothing was published", 5000)
             return None

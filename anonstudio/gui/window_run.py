@@ -11,6 +11,7 @@ from anonstudio.core.errors import AnonStudioError
 from anonstudio.core import workspace as proj
 from anonstudio.gui.dialogs import FAILED, SweepDialog, error_text
 from anonstudio.gui.workers import RunWorker, SweepWorker
+from anonstudio.gui.fixes import counted
 
 class RunControl:
     """Run, sweep, progress, cancel and the outcome's presentation (the engine's ``jobs.run`` on a worker)."""
@@ -77,7 +78,7 @@ class RunControl:
         shown = ", ".join(f"'{c}'" for c in unroled[:8]) + (" …" if len(unroled) > 8 else "")
         answer = QMessageBox.question(
             self, "Columns without a role",
-            f"{len(unroled)} column(s) still need a role: {shown}.\n\nChoose their roles in the Attributes pane, or "
+            f"{counted(len(unroled), 'column')} still need{'s' if len(unroled) == 1 else ''} a role: {shown}.\n\nChoose their roles in the Attributes pane, or "
             "run with them quasi-identifying (ARX's default: they are generalized, never published as they are).\n\n"
             "Run with them quasi-identifying?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)

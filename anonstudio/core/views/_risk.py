@@ -46,10 +46,12 @@ class RiskView:
 
 def table_risk_view(data: Any, progress: Any = None, *, quasi_identifiers: list[str] | None = None,
                     sensitive: list[str] | None = None, identifying: list[str] | None = None,
-                    person: str | None = None) -> RiskView | None:
+                    person: str | None = None, population: int | None = None,
+                    sampling_fraction: float | None = None) -> RiskView | None:
     """The loaded table's risk on its quasi-identifiers (``None`` for data that is not a table, or a table without
     quasi-identifiers or records): the figures ``anonstudio risk TABLE --qi <QIs> --sensitive <S> --identifying
-    <I> --json`` prints, US population (ARX's default). The roles are the table's unless given (a caller on
+    <I> --json`` prints, for the US population (ARX's default) unless ``population`` or ``sampling_fraction`` is
+    given (its ``--population`` / ``--sampling-fraction``). The roles are the table's unless given (a caller on
     another thread passes those it took, so that a role changed meanwhile cannot change them under it); ``person``
     (default: the table's person column) counts each class's distinct people (``--person``)."""
     from anonstudio.core.data import Role, Table
@@ -68,19 +70,32 @@ def table_risk_view(data: Any, progress: Any = None, *, quasi_identifiers: list[
     report(progress, 0.0, "measuring the re-identification risk of the table")
     if person is None:
         person = data.person
-    figures = table_risk(data, qis, sensitive=list(sensitive), identifying=list(identifying), person=person)
+    figures = table_risk(data, qis, sensitive=list(sensitive), identifying=list(identifying), person=person,
+                         population=population, sampling_fraction=sampling_fraction)
     report(progress, 1.0, "risk measured")
     return RiskView(list(figures["quasi_identifiers"]), dict(figures["population"]), figures,
                     what="the table loaded")
 
 
-def release_risk_view(outcome: Any) -> RiskView | None:
+def release_risk_view(outcome: Any, *, population: int | None = None,
+                      sampling_fraction: float | None = None) -> RiskView | None:
     """A finished run's risk, before and after, from its report's ``risk`` section (``None`` when the report has
-    none: a release of event sequences or strings)."""
+    none: a release of event sequences or strings) — or, for another population than the report's (``population``
+    or ``sampling_fraction``), measured again on the run's input and release
+    (:func:`anonstudio.core.metrics.release_risk`, as the run measured it)."""
     report = getattr(outcome, "report", None) or {}
     risk = report.get("risk")
     if not isinstance(risk, dict) or "before" not in risk:
         return None
+    if population is not None or sampling_fraction is not None:
+        from anonstudio.core.io import to_jsonable
+        from anonstudio.core.metrics import release_risk
+        from anonstudio.core.risk import DEFAULT_THRESHOLD
+
+        result = outcome.result
+        risk = to_jsonable(release_risk(outcome.data, result.output, side_outputs=result.side_outputs,
+                                        population=population, sampling_fraction=sampling_fraction,
+                                        threshold=float(risk.get("threshold", DEFAULT_THRESHOLD))))
     return RiskView(list(risk["quasi_identifiers"]), dict(risk["population"]), risk["before"], risk["after"],
                     what=f"the input and the {report.get('algorithm', 'method')} release")
 

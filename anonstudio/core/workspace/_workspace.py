@@ -194,6 +194,28 @@ class Workspace:
         self._invalidate("other data was opened since this run")
         self._changed("data")
 
+    def open_data(
+        self,
+        data: Table | EventLog | SequenceSet,
+        path: str | Path | None = None,
+        *,
+        read_options: dict[str, Any] | None = None,
+    ) -> None:
+        """Open a data file by hand (issue 40 item 1): nothing of the data open before is carried over — not its
+        roles, hierarchies (built or given by a job), last outcome and report, run history (with the outcomes
+        kept in memory), release options, output paths, engine, nor the job or project it came from (the window
+        shows "untitled"). Only the chosen method and its parameters stay when the new data is of the same kind
+        (a choice of the user's, not a property of the data). Listeners hear every kind of change, as for a
+        project or job just read (:meth:`replace_from`)."""
+        fresh = Workspace()
+        fresh.set_data(data, path, read_options=read_options)
+        if fresh.kind == self.kind and self.method is not None:
+            fresh.method, fresh.params = self.method, dict(self.params)
+            if self._needs_random_row_order(self.method):
+                fresh.release = ReleaseOptions(shuffle_rows=True)
+        fresh.dirty = True
+        self.replace_from(fresh)
+
     def propose_roles(self) -> None:
         """Safe defaults for data just opened by hand (issue 30 item 1): every column without a role starts
         *unroled* — a run names them and asks (:meth:`unroled_columns`) — except one that looks like an identifier
@@ -741,10 +763,14 @@ class Workspace:
         return out
 
     def title(self) -> str:
-        """Window title: project name, ``*`` when there are unsaved changes, and the version."""
+        """Window title: the project's name — or the job's file name (``table-mst.toml``) when a job was opened and not
+        yet saved as a project — ``*`` when there are unsaved changes, and the version."""
         from anonstudio import __version__
 
-        return f"{self.project_name}{'*' if self.dirty else ''} — anonstudio {__version__}"
+        name = self.project_name
+        if self.project_path is None and self.job_path is not None:
+            name = Path(self.job_path).name
+        return f"{name}{'*' if self.dirty else ''} — anonstudio {__version__}"
 
     def mark_saved(self, path: str | Path | None = None) -> None:
         if path is not None:

@@ -8,6 +8,8 @@ hierarchy round-trips through the editor unchanged.
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 
@@ -15,6 +17,17 @@ from anonstudio.core.hierarchy import Hierarchy
 
 LEAF_COLOUR = QColor(40, 40, 40)
 NODE_COLOUR = QColor(20, 70, 140)
+
+
+_START = re.compile(r"^\s*[\[(]?\s*(-?\d+(?:\.\d+)?)")
+
+
+def label_key(label: str) -> tuple:
+    """How a node's children are ordered (issue 40 item 4, as ARX shows them): labels that start with a number
+    — values and intervals, ``"20-39"``, ``"[20, 40["`` — by that number (the interval's start), before the other
+    labels in text order."""
+    m = _START.match(label)
+    return (0, float(m.group(1)), label) if m else (1, 0.0, label)
 
 
 class HierarchyItemModel(QStandardItemModel):
@@ -37,13 +50,18 @@ class HierarchyItemModel(QStandardItemModel):
         self.setHorizontalHeaderLabels([attribute or "node"])
         nodes: dict[tuple[str, ...], QStandardItem] = {}
         tops: list[QStandardItem] = []
-        # build detached items first (no model signals per item), then insert the root(s) once
+        # build detached items first (no model signals per item), then insert the root(s) once; the paths sorted
+        # from the root down, so every node's children are in order (40-59 after 20-39, not in the data's order)
+        paths: list[list[str]] = []
         for row in rows:
             path: list[str] = []
             for label in reversed([str(c) for c in row]):
                 if path and path[-1] == label:
                     continue  # padding: the same label repeated down a chain
                 path.append(label)
+            paths.append(path)
+        paths.sort(key=lambda p: [label_key(label) for label in p])
+        for path in paths:
             parent: QStandardItem | None = None
             for depth in range(len(path)):
                 key = tuple(path[: depth + 1])

@@ -234,11 +234,14 @@ class OutcomePane(QtWidgets.QWidget):
 
     def warnings_of(self, outcome: Any) -> list[str]:
         """The warnings to show with ``outcome``: the workspace's (every one the command line prints, with the
-        release options on screen), or the report's when no workspace is bound."""
+        release options on screen), or the report's when no workspace is bound — each naming its fix as the
+        workbench applies it (:func:`anonstudio.gui.fixes.in_workbench_words`)."""
+        from anonstudio.gui.fixes import all_in_workbench_words
+
         state = self._binding.state
         if state is not None and hasattr(state, "warnings_for"):
-            return state.warnings_for(outcome)
-        return [str(w) for w in (getattr(outcome, "report", None) or {}).get("warnings") or []]
+            return all_in_workbench_words(state.warnings_for(outcome))
+        return all_in_workbench_words([str(w) for w in (getattr(outcome, "report", None) or {}).get("warnings") or []])
 
     def _fresh(self, outcome: Any, shown: Any) -> bool:
         """Whether ``outcome`` is to be drawn: ``None`` clears the pane; the outcome already ``shown`` is not

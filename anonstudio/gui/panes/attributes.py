@@ -18,11 +18,13 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QComboBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from anonstudio.core.data import EventLog, Role, Table
 from anonstudio.gui.panes._common import StateBinding
 from anonstudio.core.workspace import Workspace
+from anonstudio.gui.fixes import counted
 
 #: the roles a user can choose, in the combo box's order, with the words shown
 ROLES = [
@@ -81,7 +83,7 @@ def warnings_of(state: Workspace, column: str) -> list[str]:
         if h is not None:
             missing = state.missing_values(column)
             if missing:
-                out.append(f"{len(missing)} value(s) not in its hierarchy")
+                out.append(f"{counted(len(missing), 'value')} not in its hierarchy")
         elif not state.gets_default_bands(column) and state.method_needs_hierarchies():
             out.append("needs a hierarchy (Import… or Build… in Hierarchies)")
     # what a run warns about this column's hierarchy (an interval label that does not hold its values, a
@@ -109,12 +111,20 @@ class AttributesPane(QWidget):
         self._binding = StateBinding(self, self._on_state)
         self.note = QLabel("Open a table or an event log to set its columns' roles here.")
         self.note.setWordWrap(True)
+        self.note.setToolTip("Select several rows (Shift/Ctrl+click, Ctrl+A) to give them one role at once, or "
+                             "right-click them")
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setObjectName("attributesTable")
         self.table.setHorizontalHeaderLabels(HEADERS)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        # many columns at once (issue 40 item 4): select rows (Shift/Ctrl+click, Ctrl+A), then one role for all —
+        # the box above the table, or the right-click menu
+        self.table.setSelectionMode(QTableWidget.SelectionMode.ExtendedSelection)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
@@ -134,10 +144,30 @@ class AttributesPane(QWidget):
             "What to look at before a run",
         ]):
             self.table.horizontalHeaderItem(i).setToolTip(tip)
+        self.bulk_role = QComboBox()
+        self.bulk_role.setObjectName("bulkRole")
+        for role, label in ROLES:
+            self.bulk_role.addItem(label, role.value)
+        self.bulk_button = QPushButton("Set for the selected")
+        self.bulk_button.setObjectName("bulkRoleButton")
+        self.bulk_button.setToolTip("Give every selected column (select rows with Shift/Ctrl+click, or Ctrl+A) the "
+                                    "role chosen on the left")
+        self.bulk_button.clicked.connect(lambda: self.set_roles(self.selected_columns(), self.bulk_role.currentData()))
+        # shown in the note's place while two or more rows are selected (the table keeps its height)
+        self.bulk = QWidget()
+        bulk = QHBoxLayout(self.bulk)
+        bulk.setContentsMargins(0, 0, 0, 0)
+        self.bulk_label = QLabel("Role of the selected columns:")
+        bulk.addWidget(self.bulk_label)
+        bulk.addWidget(self.bulk_role)
+        bulk.addWidget(self.bulk_button)
+        bulk.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.note)
+        layout.addWidget(self.bulk)
         layout.addWidget(self.table, 1)
+        self._selection_changed()
 
     def set_state(self, state: Workspace) -> None:
         self.state = state
@@ -239,6 +269,58 @@ class AttributesPane(QWidget):
             box.setCurrentIndex(max(0, box.findData(self._role_value(column))))
             box.currentIndexChanged.connect(lambda _i, c=column, b=box: self._role_chosen(c, b.currentData()))
         return box
+
+    # -- many columns at once -----------------------------------------------------------------------------
+    def selected_columns(self) -> list[str]:
+        """The columns of the selected rows, in table order."""
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        return [self.table.item(r, 0).text() for r in rows if self.table.item(r, 0) is not None]
+
+    def _selection_changed(self) -> None:
+        n = len(self.selected_columns())
+        self.bulk_button.setEnabled(n > 0)
+        self.bulk_button.setText(f"Set for the {n} selected" if n > 1 else "Set for the selected")
+        self.bulk.setVisible(n > 1)
+        self.note.setVisible(n <= 1)
+
+    def _settable(self, column: str, role: str) -> bool:
+        data = self.state.data if self.state is not None else None
+        if isinstance(data, EventLog):
+            return column not in (data.sequence_id, data.event_order) and role != Role.IDENTIFYING.value
+        return True
+
+    def set_roles(self, columns: list[str], role: str) -> list[str]:
+        """Give each of ``columns`` the role ``role`` (one choice for many: 17 columns, one click). An event log's
+        sequence id and event order keep theirs; returns the columns changed."""
+        if self.state is None or not role:
+            return []
+        changed = []
+        for column in columns:
+            if self._settable(column, role) and (self.state.role(column).value != role
+                                                 or column in self.state.unroled_columns()):
+                self.state.set_role(column, role)
+                changed.append(column)
+        return changed
+
+    def _context_menu(self, pos) -> None:
+        menu = self.role_menu()
+        if menu.actions():
+            menu.exec(self.table.viewport().mapToGlobal(pos))
+
+    def role_menu(self) -> QMenu:
+        """The right-click menu: one role for every selected column."""
+        menu = QMenu(self)
+        columns = self.selected_columns()
+        if not columns:
+            return menu
+        what = f"the {len(columns)} selected columns" if len(columns) > 1 else f"'{columns[0]}'"
+        menu.addSection(f"Role of {what}")
+        for role, label in ROLES:
+            action = menu.addAction(label)
+            action.setData(role.value)
+            action.setEnabled(any(self._settable(c, role.value) for c in columns))
+            action.triggered.connect(lambda _=False, v=role.value, cs=columns: self.set_roles(cs, v))
+        return menu
 
     def _role_value(self, column: str) -> str:
         """The role box's value for ``column``: ``""`` while it still needs a role, else its role."""

@@ -113,6 +113,9 @@ class DataPane(QWidget):
         # tables
         self.table_model = FrameModel(role_of=self._role_of, type_of=self._type_of, all_distinct=self._all_distinct)
         self.table_view = self._make_view(self.table_model)
+        # cells, rows or whole columns: Ctrl/Shift+click on headers selects columns for one role at once
+        self.table_view.setSelectionBehavior(QTableView.SelectionBehavior.SelectItems)
+        self.table_view.setSelectionMode(QTableView.SelectionMode.ExtendedSelection)
         header = self.table_view.horizontalHeader()
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._header_menu)
@@ -253,11 +256,44 @@ class DataPane(QWidget):
                 tmenu.addAction(act)
         return menu
 
+    def columns_menu(self, columns: list[str]) -> QMenu:
+        """One role for many columns (issue 40 item 4): what right-clicking one of several selected headers opens
+        (Ctrl/Shift+click the headers to select them)."""
+        menu = QMenu(self)
+        menu.setObjectName("columnsMenu")
+        title = menu.addAction(f"{len(columns)} selected columns")
+        title.setEnabled(False)
+        for role, label in ROLE_LABELS:
+            if isinstance(self.state.data, EventLog) and role is Role.IDENTIFYING:
+                continue
+            act = QAction(label, menu)
+            act.setData(("role", role.value))
+            act.triggered.connect(lambda _=False, cs=list(columns), r=role: self.set_roles(cs, r))
+            menu.addAction(act)
+        return menu
+
+    def set_roles(self, columns: list[str], role: Role) -> None:
+        """Give every column of ``columns`` the role (an event log's sequence id and event order keep theirs)."""
+        data = self.state.data
+        for column in columns:
+            if isinstance(data, EventLog) and column in (data.sequence_id, data.event_order):
+                continue
+            self.set_role(column, role)
+
+    def selected_columns(self) -> list[str]:
+        """The columns whose headers are selected (whole columns), in table order."""
+        model = self.table_view.selectionModel()
+        if model is None:
+            return []
+        return [self.table_model.column_name(i.column()) for i in sorted(model.selectedColumns(), key=lambda i: i.column())]
+
     def _header_menu(self, pos: QPoint) -> None:
         col = self.table_view.horizontalHeader().logicalIndexAt(pos)
         if col < 0 or self.state is None:
             return
-        menu = self.column_menu(self.table_model.column_name(col))
+        column = self.table_model.column_name(col)
+        selected = self.selected_columns()
+        menu = self.columns_menu(selected) if column in selected and len(selected) > 1 else self.column_menu(column)
         menu.exec(self.table_view.horizontalHeader().mapToGlobal(pos))
 
     def _header_menu_events(self, pos: QPoint) -> None:

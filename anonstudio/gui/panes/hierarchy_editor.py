@@ -46,6 +46,7 @@ from anonstudio.core.hierarchy import DATE_PARTS, Hierarchy
 from anonstudio.gui.models import HierarchyItemModel
 from anonstudio.gui.panes._common import ERROR_STYLE
 from anonstudio.core.workspace import Workspace
+from anonstudio.gui.fixes import counted, is_are
 
 OK_STYLE = "color: #1e7b34;"
 MISSING_BRUSH = QBrush(QColor(253, 226, 226))
@@ -100,6 +101,67 @@ def parse_groups(text: str) -> list[dict[str, list[str]]]:
     return [lvl for lvl in levels if lvl]
 
 
+def format_groups(levels: list[dict[str, list[str]]]) -> str:
+    """The text :func:`parse_groups` reads back: ``label: member, member`` per line, ``---`` between levels."""
+    return "\n---\n".join("\n".join(f"{label}: {', '.join(members)}" for label, members in level.items())
+                           for level in levels if level)
+
+
+def grouped(text: str, label: str, values: list[str]) -> str:
+    """The groups ``text`` with ``values`` put into level-1 group ``label`` (made if new, taken out of any other
+    level-1 group; a group left empty goes, with its name in the levels above)."""
+    levels = (parse_groups(text) if text.strip() else []) or [{}]
+    first = levels[0]
+    moved = set(values)
+    for name in list(first):
+        first[name] = [v for v in first[name] if v not in moved]
+    first.setdefault(label, [])
+    first[label] += [v for v in values if v not in first[label]]
+    gone = {name for name, members in first.items() if not members}
+    for name in gone:
+        del first[name]
+    for level in levels[1:]:
+        for name in list(level):
+            level[name] = [m for m in level[name] if m not in gone]
+            if not level[name]:
+                del level[name]
+    return format_groups([lvl for lvl in levels if lvl])
+
+
+class GroupList(QListWidget):
+    """The level-1 groups of the Grouping tab: values dragged from the values list onto a group join it (on empty
+    space: a new group)."""
+
+    def __init__(self, dropped, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._dropped = dropped
+        self.setAcceptDrops(True)
+        self.setDropIndicatorShown(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if isinstance(event.source(), QListWidget) and event.source() is not self:
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802
+        if isinstance(event.source(), QListWidget) and event.source() is not self:
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        source = event.source()
+        if not isinstance(source, QListWidget) or source is self:
+            event.ignore()
+            return
+        item = self.itemAt(event.position().toPoint())
+        self._dropped(item.data(Qt.ItemDataRole.UserRole) if item is not None else None,
+                      [it.text() for it in source.selectedItems()])
+        event.acceptProposedAction()
+
+
 class BuilderDialog(QDialog):
     """Build a hierarchy for one attribute from intervals, masking or groups, with a live preview."""
 
@@ -132,13 +194,52 @@ class BuilderDialog(QDialog):
         f.addRow("Mask character", self.mask_char)
         f.addRow(QLabel("One more character is masked from the right at each level."))
         self.tabs.addTab(w, "Masking")
-        # grouping
+        # grouping (issue 40 item 4, as ARX's): the column's values listed; select some and group them, or drag
+        # them onto a group; the text below is the whole spec (more levels after a '---' line)
         w = QWidget()
         v = QVBoxLayout(w)
-        v.addWidget(QLabel("One group per line as  label: value, value, …  — a line '---' starts the next level."))
+        self.ungrouped = QListWidget()
+        self.ungrouped.setObjectName("ungroupedValues")
+        self.ungrouped.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.ungrouped.setDragEnabled(True)
+        self.ungrouped.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.group_list = GroupList(self._drop_into_group)
+        self.group_list.setObjectName("groups")
+        self.group_name = QLineEdit()
+        self.group_name.setPlaceholderText("name of the new group")
+        self.new_group_button = QPushButton("New group →")
+        self.new_group_button.setToolTip("Put the selected values into a new group named as typed above")
+        self.new_group_button.clicked.connect(self.group_selected)
+        self.add_to_group_button = QPushButton("Add to group →")
+        self.add_to_group_button.setToolTip("Put the selected values into the group selected on the right")
+        self.add_to_group_button.clicked.connect(self.add_selected_to_group)
+        self.rest_button = QPushButton("The rest → new group")
+        self.rest_button.setToolTip("Put every value not yet in a group into a new group named as typed above")
+        self.rest_button.clicked.connect(self.group_the_rest)
+        picker = QHBoxLayout()
+        left = QVBoxLayout()
+        self.ungrouped_label = QLabel()
+        left.addWidget(self.ungrouped_label)
+        left.addWidget(self.ungrouped, 1)
+        middle = QVBoxLayout()
+        middle.addStretch(1)
+        middle.addWidget(self.group_name)
+        for b in (self.new_group_button, self.add_to_group_button, self.rest_button):
+            middle.addWidget(b)
+        middle.addStretch(1)
+        right = QVBoxLayout()
+        right.addWidget(QLabel("Groups (drag values onto one)"))
+        right.addWidget(self.group_list, 1)
+        picker.addLayout(left, 2)
+        picker.addLayout(middle, 1)
+        picker.addLayout(right, 2)
+        v.addLayout(picker, 3)
+        v.addWidget(QLabel("As text: one group per line as  label: value, value, …  — a line '---' starts the next "
+                           "level (groups of the groups)."))
         self.groups = QPlainTextEdit()
         self.groups.setPlaceholderText("Young: 17, 18, 19\nOld: 80, 81\n---\nAny age: Young, Old")
-        v.addWidget(self.groups)
+        self.groups.textChanged.connect(self._show_groups)
+        v.addWidget(self.groups, 1)
         self.tabs.addTab(w, "Grouping")
         # dates
         w = QWidget()
@@ -172,7 +273,7 @@ class BuilderDialog(QDialog):
         layout.addWidget(self.preview, 2)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
-        self.resize(640, 560)
+        self.resize(760, 680)
 
         self._timer = QTimer(self, singleShot=True, interval=150)
         self._timer.timeout.connect(self.update_preview)
@@ -183,8 +284,65 @@ class BuilderDialog(QDialog):
         if values and _all_dates(values):
             self.tabs.setCurrentIndex(3)
         elif values and not all(is_number(v) for v in values):
-            self.tabs.setCurrentIndex(1)
+            self.tabs.setCurrentIndex(2)  # text: grouped, as ARX opens it (masking a word tells little)
+        self._show_groups()
         self.update_preview()
+
+    # -- grouping ----------------------------------------------------------------------------------------
+    def _levels(self) -> list[dict[str, list[str]]]:
+        try:
+            return parse_groups(self.groups.toPlainText()) or [{}]
+        except ValueError:
+            return [{}]
+
+    def _show_groups(self) -> None:
+        """List the values in no level-1 group yet and the level-1 groups (with their sizes)."""
+        first = self._levels()[0]
+        inside = {m for members in first.values() for m in members}
+        left = [v for v in self.values if v not in inside]
+        self.ungrouped.clear()
+        self.ungrouped.addItems(left)
+        self.ungrouped_label.setText(f"Values in no group yet ({len(left)} of {len(self.values)})")
+        selected = self.group_list.currentItem().data(Qt.ItemDataRole.UserRole) if self.group_list.currentItem() else None
+        self.group_list.clear()
+        for label, members in first.items():
+            item = QListWidgetItem(f"{label}  ({len(members)})")
+            item.setData(Qt.ItemDataRole.UserRole, label)
+            item.setToolTip(", ".join(members))
+            self.group_list.addItem(item)
+            if label == selected:
+                self.group_list.setCurrentItem(item)
+
+    def _group(self, label: str | None, values: list[str]) -> None:
+        if not values:
+            return
+        if not label:
+            label = self.group_name.text().strip() or self._new_group_name()
+        self.groups.setPlainText(grouped(self.groups.toPlainText(), label, values))
+        self.group_name.clear()
+
+    def _new_group_name(self) -> str:
+        taken = set(self._levels()[0])
+        n = len(taken) + 1
+        while f"group {n}" in taken:
+            n += 1
+        return f"group {n}"
+
+    def _drop_into_group(self, label: str | None, values: list[str]) -> None:
+        self._group(label, values)
+
+    def group_selected(self) -> None:
+        """New group →: the selected values into a new group (named as typed, else "group N")."""
+        self._group(None, [it.text() for it in self.ungrouped.selectedItems()])
+
+    def add_selected_to_group(self) -> None:
+        """Add to group →: the selected values into the group selected on the right."""
+        item = self.group_list.currentItem()
+        if item is not None:
+            self._group(item.data(Qt.ItemDataRole.UserRole), [it.text() for it in self.ungrouped.selectedItems()])
+
+    def group_the_rest(self) -> None:
+        self._group(None, [self.ungrouped.item(i).text() for i in range(self.ungrouped.count())])
 
     def current_spec(self) -> dict[str, Any]:
         tab = self.tabs.currentIndex()
@@ -337,6 +495,18 @@ class HierarchyEditor(QWidget):
         self.state = state
         self.refresh()
 
+    def forget(self) -> None:
+        """Drop every tree (other data is about to be shown): none is carried to it, none applied to it."""
+        self._validate_timer.stop()
+        self.tree.setModel(None)
+        for model in self.models.values():
+            model.deleteLater()
+        self.models.clear()
+        self._in_state.clear()
+        self.attribute_box.blockSignals(True)
+        self.attribute_box.clear()
+        self.attribute_box.blockSignals(False)
+
     def attributes(self) -> list[str]:
         """Quasi-identifiers first, then other attributes that have a hierarchy."""
         if self.state is None:
@@ -449,6 +619,8 @@ class HierarchyEditor(QWidget):
     def validate(self) -> bool:
         """Check the shown tree; apply it to the state when valid; list missing data values."""
         attr, model = self.attribute, self.model
+        if model is not None and attr not in self.attributes():
+            model = None  # a tree of data no longer open (or of a column no longer a quasi-identifier): never applied
         self.missing_list.clear()
         self.default_button.setVisible(False)
         if model is None or self.state is None:
@@ -504,7 +676,8 @@ class HierarchyEditor(QWidget):
         missing = h.missing(self.state.column_values(attr))
         self._show_missing(missing)
         if missing:
-            self.status.setText(f"{len(missing)} value(s) of '{attr}' in the data are not leaves of the tree (listed in red).")
+            self.status.setText(f"{counted(len(missing), 'value')} of '{attr}' in the data {is_are(len(missing))} not "
+                                f"{'a leaf' if len(missing) == 1 else 'leaves'} of the tree (listed in red).")
             self.status.setStyleSheet(ERROR_STYLE)
             return False
         warnings = self.state.hierarchy_warnings(attr)
@@ -666,13 +839,14 @@ class HierarchyEditor(QWidget):
         listed = ", ".join(f"'{v}'" for v in missing[:12]) + (f" … ({len(missing)} in all)" if len(missing) > 12 else "")
         if 2 * len(missing) >= len(values):
             QMessageBox.critical(self, "Hierarchy does not fit",
-                                 f"{name} does not fit column '{attribute}': {len(missing)} of its {len(values)} values are "
-                                 f"not in it ({listed}). It was not assigned; choose the hierarchy made for '{attribute}'.")
+                                 f"{name} does not fit column '{attribute}': {len(missing)} of its {counted(len(values), 'value')} "
+                                 f"{is_are(len(missing))} not in it ({listed}). It was not assigned; choose the hierarchy made for '{attribute}'.")
             return False
         answer = QMessageBox.question(
             self, "Hierarchy misses values",
-            f"{len(missing)} of the {len(values)} values of column '{attribute}' are not in {name}: {listed}.\n\n"
-            "Assign it anyway and add them to the tree (they are listed in red until then)?",
+            f"{len(missing)} of the {counted(len(values), 'value')} of column '{attribute}' {is_are(len(missing))} not in "
+            f"{name}: {listed}.\n\n"
+            f"Assign it anyway and add {'it' if len(missing) == 1 else 'them'} to the tree (listed in red until then)?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
 

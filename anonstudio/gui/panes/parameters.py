@@ -142,12 +142,15 @@ class _Field:
         if p.kind in ("int", "float") and not p.required and not self.optional and not fine:
             if p.kind == "int":
                 w = QtWidgets.QSpinBox()
-                w.setRange(-_INT_LIMIT, _INT_LIMIT)
+                # never below 0 when the parameter cannot be negative (k = −2,000,000,000 is not typed at all); a
+                # value below the parameter's own low (k = 1) is typed and marked red with the engine's message
+                w.setRange(0 if p.low is not None and p.low >= 0 else -_INT_LIMIT,
+                           int(p.high) if p.high is not None and p.high < _INT_LIMIT else _INT_LIMIT)
                 w.valueChanged.connect(on_change)
             else:
                 w = QtWidgets.QDoubleSpinBox()
                 w.setDecimals(4)
-                w.setRange(-_FLOAT_LIMIT, _FLOAT_LIMIT)
+                w.setRange(0.0 if p.low is not None and p.low >= 0 else -_FLOAT_LIMIT, _FLOAT_LIMIT)
                 span = (p.high - p.low) if (p.low is not None and p.high is not None) else None
                 w.setSingleStep(0.05 if span is not None and span <= 1 else 0.1 if span is not None and span <= 10 else 1.0)
                 w.valueChanged.connect(on_change)
@@ -309,7 +312,10 @@ class _Field:
             if isinstance(w, ModelsEditor):
                 w.set_value(value)
             elif isinstance(w, QtWidgets.QSpinBox):
-                w.setValue(int(value) if value is not None else 0)
+                number = int(value) if value is not None else 0
+                if number > w.maximum():  # a job's k above the records: kept as given (the run refuses it, in the
+                    w.setMaximum(number)  # command line's words), never silently lowered
+                w.setValue(number)
             elif isinstance(w, QtWidgets.QDoubleSpinBox):
                 v = float(value) if value is not None else 0.0
                 w.setValue(v if math.isfinite(v) else 0.0)
@@ -610,9 +616,22 @@ class ParametersPane(QtWidgets.QWidget):
         cls = self._classes[index]
         # the method's own parameters, then those the pipeline takes for it (max_suppression), titled by the method
         self.form.set_parameters(cls.form_parameters(), cls.reference)
+        self._bound_by_records()
         self.reference.setText(cls.reference)
         self.reference.setToolTip(cls.__doc__.strip().splitlines()[0] if cls.__doc__ else "")
         self._offer_sensitive_values()
+
+    def _bound_by_records(self) -> None:
+        """The group size k can be at most the number of records (a table's rows, an event log's sequences, the
+        strings of a FASTA file): its spin box stops there (issue 40 item 4)."""
+        state = self._binding.state if getattr(self, "_binding", None) is not None else None
+        n = state.n_records() if state is not None and hasattr(state, "n_records") else 0
+        if "k" not in self.form.parameters.names() or n <= 0:
+            return
+        editor = self.form.editor("k")
+        if isinstance(editor, QtWidgets.QSpinBox):
+            editor.setMaximum(max(n, editor.minimum()))
+            editor.setToolTip(editor.toolTip().split("\nAt most")[0] + f"\nAt most {n:,}: the number of records")
 
     def _on_method(self, index: int) -> None:
         if self._updating or index < 0 or index >= len(self._classes):
@@ -669,6 +688,8 @@ class ParametersPane(QtWidgets.QWidget):
             self._sync_release()
         if what in ("data", "roles", "project"):
             self._offer_sensitive_values()
+        if what in ("data", "project"):
+            self._bound_by_records()
         if self._updating:
             return
         if what in ("data", "project", "method"):

@@ -20,6 +20,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtCore import Signal
 
+from anonstudio.core.population import COUNTRY_POPULATIONS, US_POPULATION
 from anonstudio.core.risk import DEFAULT_THRESHOLD
 from anonstudio.core.views import RiskView, records_above, release_risk_view, risk_bars, risk_rows, table_risk_view
 from anonstudio.core.views._risk import RISK_FIGURES
@@ -36,11 +37,24 @@ NOT_TABLE = "Re-identification risk is measured on tables: this {what} has no eq
 
 
 def _measure(data: Any, qis: list[str], sensitive: list[str], identifying: list[str], person: str | None = None,
-             progress: Any = None) -> Any:
+             population: tuple = (), progress: Any = None) -> Any:
     """On the worker: the table's risk on the roles taken when it was asked for (a role changed meanwhile starts
-    another measurement); with a person column, per person."""
+    another measurement), for the population chosen then (``(population, sampling_fraction)``); with a person
+    column, per person."""
+    size, fraction = population or (None, None)
     return table_risk_view(data, quasi_identifiers=qis, sensitive=sensitive, identifying=identifying,
-                           person=person, progress=progress)
+                           person=person, progress=progress, population=size, sampling_fraction=fraction)
+
+
+def _measure_release(outcome: Any, population: tuple, progress: Any = None) -> Any:
+    """On the worker: a run's input and release measured again for another population."""
+    size, fraction = population
+    return release_risk_view(outcome, population=size, sampling_fraction=fraction)
+
+
+#: how the population's origin reads on screen (the engine names the command line's flags)
+ORIGINS = {"--population": "as given", "--sampling-fraction": "from the sampling fraction",
+           "--population-table": "the population table's records"}
 
 
 class RiskPane(QtWidgets.QWidget):
@@ -75,10 +89,49 @@ class RiskPane(QtWidgets.QWidget):
         self.threshold.valueChanged.connect(self._threshold_changed)
         self.status = QtWidgets.QLabel()
         self.status.setObjectName("riskStatus")
+        # the population the table is a sample of (issue 40 item 7), as `anonstudio risk` takes it: a country from a
+        # short list, a number of people, or the sampling fraction
+        self.population_box = QtWidgets.QComboBox()
+        self.population_box.setObjectName("population")
+        for name, size in COUNTRY_POPULATIONS.items():
+            self.population_box.addItem(f"{name}: {size:,}", ("country", name))
+        self.population_box.addItem("a number of people…", ("number", None))
+        self.population_box.addItem("a sampling fraction…", ("fraction", None))
+        self.population_box.setToolTip("The population the table is a sample of: the population uniques (Pitman, "
+                                       "Zayatz, SNB, Dankar's rule) and the marketer risk depend on it. Mid-2023 "
+                                       "totals, approximately (World Bank); the USA's is ARX's default figure")
+        self.population_number = QtWidgets.QDoubleSpinBox()
+        self.population_number.setObjectName("populationNumber")
+        self.population_number.setDecimals(0)
+        self.population_number.setRange(1, 1e10)
+        self.population_number.setGroupSeparatorShown(True)
+        self.population_number.setValue(1_000_000)
+        self.population_number.setToolTip("How many people the population has (anonstudio risk --population)")
+        self.sampling_fraction = QtWidgets.QDoubleSpinBox()
+        self.sampling_fraction.setObjectName("samplingFraction")
+        self.sampling_fraction.setDecimals(6)
+        self.sampling_fraction.setRange(0.000001, 1.0)
+        self.sampling_fraction.setSingleStep(0.01)
+        self.sampling_fraction.setValue(0.01)
+        self.sampling_fraction.setToolTip("The table's share of the population, in (0, 1]: the population is records "
+                                          "/ fraction (anonstudio risk --sampling-fraction)")
+        self.population_error = QtWidgets.QLabel()
+        self.population_error.setObjectName("populationError")
+        self.population_error.setStyleSheet(f"color: {INVALID};")
+        self.population_error.setWordWrap(True)
+        self.population_error.setVisible(False)
+        self.population_box.currentIndexChanged.connect(self._population_changed)
+        self.population_number.valueChanged.connect(self._population_changed)
+        self.sampling_fraction.valueChanged.connect(self._population_changed)
+        self._show_population_fields()
         controls = QtWidgets.QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
         controls.addWidget(QtWidgets.QLabel("Records at risk above:"))
         controls.addWidget(self.threshold)
+        controls.addWidget(QtWidgets.QLabel("Population:"))
+        controls.addWidget(self.population_box)
+        controls.addWidget(self.population_number)
+        controls.addWidget(self.sampling_fraction)
         controls.addWidget(self.status, 1)
 
         self.plot = pg.PlotWidget(background="w")
@@ -114,6 +167,7 @@ class RiskPane(QtWidgets.QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.heading)
         lay.addLayout(controls)
+        lay.addWidget(self.population_error)
         lay.addWidget(split, 1)
         self.empty = placeholder(EMPTY_TEXT)
         self.stack = QtWidgets.QStackedWidget()
@@ -137,6 +191,14 @@ class RiskPane(QtWidgets.QWidget):
         outcome = getattr(state, "outcome", None)
         if what == "data":
             self._outcome = None
+            # the population is the new data's to choose (what a table is a sample of): back to the default
+            for box in (self.population_box, self.population_number, self.sampling_fraction):
+                box.blockSignals(True)
+            self.population_box.setCurrentIndex(0)
+            for box in (self.population_box, self.population_number, self.sampling_fraction):
+                box.blockSignals(False)
+            self._show_population_fields()
+            self.population_error.setVisible(False)
             self.clear()
         elif what == "outcome":
             if outcome is not None:
@@ -146,15 +208,71 @@ class RiskPane(QtWidgets.QWidget):
         elif what == "roles" and self._outcome is None:
             self._measure_table()
 
+    # -- the population -----------------------------------------------------------------------------------
+    def population(self) -> tuple[int | None, float | None]:
+        """``(population, sampling_fraction)`` as chosen (``(None, None)``: ARX's default, the USA)."""
+        kind, name = self.population_box.currentData() or ("country", None)
+        if kind == "number":
+            return int(self.population_number.value()), None
+        if kind == "fraction":
+            return None, float(self.sampling_fraction.value())
+        size = COUNTRY_POPULATIONS.get(name or "")
+        return (None, None) if size is None or size == US_POPULATION else (size, None)
+
+    def set_population(self, *, country: str | None = None, number: int | None = None,
+                       fraction: float | None = None) -> None:
+        """Choose the population as a user does (a country of the list, a number, or a sampling fraction)."""
+        for i in range(self.population_box.count()):
+            kind, name = self.population_box.itemData(i)
+            if (country is not None and kind == "country" and name.startswith(country)) or (
+                    number is not None and kind == "number") or (fraction is not None and kind == "fraction"):
+                if number is not None:
+                    self.population_number.setValue(number)
+                if fraction is not None:
+                    self.sampling_fraction.setValue(fraction)
+                self.population_box.setCurrentIndex(i)
+                return
+        raise KeyError(country)
+
+    def _show_population_fields(self) -> None:
+        kind = (self.population_box.currentData() or ("country", None))[0]
+        self.population_number.setVisible(kind == "number")
+        self.sampling_fraction.setVisible(kind == "fraction")
+
+    def _population_changed(self, *_: Any) -> None:
+        self._show_population_fields()
+        self.population_error.setVisible(False)
+        if self._outcome is not None:
+            outcome, self._outcome = self._outcome, None
+            self.show_outcome(outcome)
+        else:
+            self._measure_table()
+
+    def _population_failed(self, exc: BaseException) -> None:
+        from anonstudio.gui.dialogs import error_text
+
+        self.status.setText("")
+        self.population_error.setText(f"Not measured for this population: {error_text(exc)}")
+        self.population_error.setVisible(True)
+
     # -- result pane API ----------------------------------------------------------------------------------
     def show_outcome(self, outcome: Any) -> None:
-        """Show a finished run's input and release (``None``: the table loaded)."""
+        """Show a finished run's input and release (``None``: the table loaded) for the population chosen (another
+        than the report's is measured again, on a worker)."""
         if outcome is None:
             self.clear()
             return
         if outcome is self._outcome:
             return
         self._outcome = outcome
+        population = self.population()
+        if population != (None, None) and release_risk_view(outcome) is not None:
+            self.status.setText("measuring the risk for this population…")
+            worker = ReadWorker(_measure_release, outcome, population)
+            worker.finished.connect(lambda view, o=outcome, p=population: self._release_measured(view, o, p))
+            worker.failed.connect(self._population_failed)
+            self.runner.start_worker(worker)
+            return
         view = release_risk_view(outcome)
         if view is None:
             self.view = None
@@ -162,6 +280,10 @@ class RiskPane(QtWidgets.QWidget):
             self.stack.setCurrentIndex(0)
             return
         self._present(view)
+
+    def _release_measured(self, view: Any, outcome: Any, population: tuple) -> None:
+        if outcome is self._outcome and population == self.population() and view is not None:
+            self._present(view)
 
     def clear(self) -> None:
         """No run on screen: show the risk of the table loaded (measured on a worker when it is not on screen)."""
@@ -179,7 +301,8 @@ class RiskPane(QtWidgets.QWidget):
         if not qis or len(data.df) == 0:
             return None
         identifying = [str(c) for c in data.df.columns if data.role(c) is Role.IDENTIFYING]
-        return (id(data), id(data.df), tuple(qis), tuple(data.sensitive), tuple(identifying), data.person)
+        return (id(data), id(data.df), tuple(qis), tuple(data.sensitive), tuple(identifying), data.person,
+                self.population())
 
     def _measure_table(self) -> None:
         key = self._table_key()
@@ -200,7 +323,7 @@ class RiskPane(QtWidgets.QWidget):
         data = self._binding.state.data
         self._asked_key, self._measuring = key, True
         self.status.setText("measuring the table's risk…")
-        worker = ReadWorker(_measure, data, list(key[2]), list(key[3]), list(key[4]), key[5])
+        worker = ReadWorker(_measure, data, list(key[2]), list(key[3]), list(key[4]), key[5], key[6])
         worker.finished.connect(self._table_measured)
         worker.failed.connect(self._table_failed)
         worker.done.connect(self._measured_done)
@@ -216,6 +339,11 @@ class RiskPane(QtWidgets.QWidget):
         self._present(view)
 
     def _table_failed(self, exc: BaseException) -> None:
+        from anonstudio.core.errors import ParameterError
+
+        if isinstance(exc, ParameterError) and self.view is not None:  # e.g. fewer people than records
+            self._population_failed(exc)
+            return
         if self._outcome is None:
             self.view = None
             self.empty.setText(f"The table's risk could not be measured: {exc}")
@@ -239,7 +367,7 @@ class RiskPane(QtWidgets.QWidget):
         self.heading.setText(
             f"<b>Re-identification risk of {view.what}</b> on {len(qis)} quasi-identifier"
             f"{'s' if len(qis) != 1 else ''} ({', '.join(qis)}); population {int(pop['size']):,} "
-            f"({pop['source']}), sampling fraction {float(pop['sampling_fraction']):.4g}.")
+            f"({self._origin(pop)}), sampling fraction {float(pop['sampling_fraction']):.4g}.")
         bars = risk_bars(view)
         x = np.arange(len(bars.upper), dtype=float)
         both = bars.after is not None
@@ -265,6 +393,14 @@ class RiskPane(QtWidgets.QWidget):
         self._threshold_changed()
         self.status.setText("")
         self.riskShown.emit()
+
+    def _origin(self, pop: dict) -> str:
+        """Where the population's size comes from, in words: the country chosen, "as given", ARX's default."""
+        kind, name = self.population_box.currentData() or ("country", None)
+        size = COUNTRY_POPULATIONS.get(name or "")
+        if kind == "country" and size is not None and int(pop["size"]) == size and size != US_POPULATION:
+            return f"{name}, mid-2023, approximately"
+        return ORIGINS.get(str(pop["source"]), str(pop["source"]))
 
     def _threshold_changed(self, *_: Any) -> None:
         view = self.view

@@ -40,6 +40,8 @@ class RunPane(QtWidgets.QWidget):
     """Progress bar, the engine's current message, elapsed time and a Cancel button."""
 
     cancelRequested = QtCore.Signal()
+    #: the Run button was pressed (the window starts the run, as F5 does)
+    runRequested = QtCore.Signal()
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,11 +71,27 @@ class RunPane(QtWidgets.QWidget):
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
 
+        # Run, off while a parameter is invalid, with the reason beside it (issue 40 item 4)
+        self.run_button = QtWidgets.QPushButton("Run")
+        self.run_button.setObjectName("runButton")
+        self.run_button.setToolTip("Anonymize with the chosen method (F5)")
+        self.run_button.setEnabled(False)
+        self.run_button.clicked.connect(self.runRequested)
+        self.blocked = QtWidgets.QLabel()
+        self.blocked.setObjectName("runBlocked")
+        self.blocked.setWordWrap(True)
+        self.blocked.setStyleSheet(f"color: {INVALID};")
+        self.blocked.setVisible(False)
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(self.run_button)
+        top.addWidget(self.blocked, 1)
+
         row = QtWidgets.QHBoxLayout()
         row.addWidget(self.bar, 1)
         row.addWidget(self.elapsed)
         row.addWidget(self.cancel_button)
         layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(top)
         layout.addLayout(row)
         layout.addWidget(self.message)
         layout.addWidget(self.result)
@@ -82,6 +100,13 @@ class RunPane(QtWidgets.QWidget):
     # -- public API ----------------------------------------------------------------------------------------
     def set_state(self, state: Any) -> None:
         self._binding.bind(state)
+
+    def set_runnable(self, enabled: bool, reason: str = "") -> None:
+        """Whether Run can start now; ``reason``: why not (an invalid parameter, no method), shown beside it."""
+        self.run_button.setEnabled(enabled)
+        self.blocked.setText(reason)
+        self.blocked.setVisible(bool(reason))
+        self.run_button.setToolTip(reason or "Anonymize with the chosen method (F5)")
 
     def start(self, text: str = "Starting…") -> None:
         """A run has started: reset the bar, start the clock, enable Cancel."""

@@ -17,6 +17,7 @@ from typing import Any
 from PySide6 import QtWidgets
 
 from anonstudio.core.views import Summary, summary_html, summary_sections
+from anonstudio.gui.fixes import shuffling_fixes
 from anonstudio.gui.panes._common import OutcomePane, column, placeholder
 
 class SummaryPane(OutcomePane):
@@ -31,12 +32,23 @@ class SummaryPane(OutcomePane):
         self.card.setOpenExternalLinks(False)
         self.empty = placeholder("Run a method to see its summary: the verdict, what was checked, the records "
                                  "published and suppressed, the utility figures and the time.")
-        self.stack = self._stack(self.empty, column((self.card, 1)))
+        # the fix of a release risk, as a button (issue 40 item 2): rows in the input's order → shuffle them
+        self.shuffle_button = QtWidgets.QPushButton("Shuffle rows")
+        self.shuffle_button.setObjectName("fixShuffleRows")
+        self.shuffle_button.setToolTip("Publish the rows (an event log's sequences) in a random order: ticks “Publish "
+                                       "rows in a random order” under Release in the Method pane")
+        self.shuffle_button.clicked.connect(self.shuffle_rows)
+        self.shuffle_button.setVisible(False)
+        fixes = QtWidgets.QHBoxLayout()
+        fixes.addWidget(self.shuffle_button)
+        fixes.addStretch(1)
+        self.stack = self._stack(self.empty, column((self.card, 1), fixes))
 
     def clear(self) -> None:
         self.outcome = None
         self.summary = None
         self.card.clear()
+        self.shuffle_button.setVisible(False)
         self.stack.setCurrentIndex(0)
 
     def show_outcome(self, outcome: Any) -> None:
@@ -46,13 +58,22 @@ class SummaryPane(OutcomePane):
         self._draw()
 
     def _draw(self) -> None:
-        self.summary = summary_sections(self.outcome.report or {}, warnings=self.warnings_of(self.outcome))
+        warnings = self.warnings_of(self.outcome)
+        self.summary = summary_sections(self.outcome.report or {}, warnings=warnings)
         self.card.setHtml(summary_html(self.summary))
+        self.shuffle_button.setVisible(any(shuffling_fixes(w) for w in warnings))
         self.stack.setCurrentIndex(1)
 
     def _release_changed(self) -> None:
         if self.outcome is not None:
             self._draw()
+
+    def shuffle_rows(self) -> None:
+        """The Shuffle rows button: the release's rows in a random order (a release option: the verified outcome
+        stays current, the warning about the input's order goes)."""
+        state = self._binding.state
+        if state is not None and hasattr(state, "set_release"):
+            state.set_release(shuffle_rows=True)
 
     def text(self) -> str:
         return self.card.toPlainText()

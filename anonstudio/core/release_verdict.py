@@ -10,7 +10,9 @@ The release-level risks are the warnings :func:`anonstudio.core.jobs.release_war
   :data:`~anonstudio.core.jobs.UNIQUE_WARNING_SHARE` of them), or a column without a role that holds a different
   value in every record (it looks like an identifier);
 - rows (sequences) in the input's order (``output.shuffle_rows`` off);
-- a second release of the same input with other settings (the release log).
+- a second release of the same input with other settings (the release log);
+- a release of an input that shares most of its records with one published before (the release log's keyed
+  sketches, issue 39 item 9).
 
 The engine judges here; the workbench only shows the verdict (Summary, status bar, export dialog) and, when a user
 publishes anyway, the export writes the confirmation into the report (:func:`confirmation_entry`).
@@ -29,6 +31,7 @@ RISK_KINDS = (
     ("rows keep the input's order", "rows keep the input's order"),
     ("sequences keep the input's order", "sequences keep the input's order"),
     ("a second release of this input", "this input was published before with other settings"),
+    ("a release of an overlapping input", "this input overlaps a release published"),
 )
 
 

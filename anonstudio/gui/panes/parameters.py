@@ -487,7 +487,7 @@ class ParametersPane(QtWidgets.QWidget):
         self.shuffle_rows.setToolTip(
             "Export writes the rows (an event log's sequences) in a random order after verification, so nobody who "
             "knows the input's order can link a published row to its person (job key output.shuffle_rows). The "
-            "seed is drawn by the operating system at each export unless the job gives output.shuffle_seed.")
+            "order is drawn from your release key (anonstudio key), never from a seed written in a job.")
         self.shuffle_rows.toggled.connect(self._on_release)
         release_layout = QtWidgets.QVBoxLayout(self.release_box)
         release_layout.addWidget(self.shuffle_rows)

@@ -173,6 +173,18 @@ def load_key(path: str | Path | None = None, *, create: bool = False, fingerprin
     return key
 
 
+def kept_keys(key: ReleaseKey) -> list[ReleaseKey]:
+    """The keys :func:`rotate_key` kept beside ``key`` (``<stem>-<fingerprint><suffix>``), readable ones only: the
+    release log checks an input under each, so a rotation does not hide what was published before it."""
+    out = []
+    for path in sorted(key.path.parent.glob(f"{key.path.stem}-*{key.path.suffix}")):
+        try:
+            out.append(read_key(path))
+        except JobError:
+            continue
+    return out
+
+
 def rotate_key(path: str | Path | None = None) -> tuple[ReleaseKey, Path | None]:
     """A new key at ``path`` (default :func:`default_key_path`); the old one, if any, kept beside it as
     ``release-<fingerprint>.key`` (still 0600), so releases made with it can still be re-derived."""

@@ -180,21 +180,28 @@ def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict[str, A
     """Warnings about earlier releases of this input with other settings, and about releases of an input that
     shares most of its records with this one (none if neither was published), from the log at ``log_path``
     (default :func:`release_log_path`). ``key``: the release key (default: the user's, made on first use)."""
+    from anonstudio.core.keys import kept_keys
+
     key = _key(key)
-    hashes = record_hashes(data, key)
-    if hashes is None:
-        return []
-    digest = keyed_digest(data, key, hashes)
     log = _read_log(log_path)
     settings = settings_digest(report, data, hierarchies)
-    out = []
-    earlier = [e for e in log.get(str(digest), []) if isinstance(e, dict) and e.get("settings") != settings]
+    out: list[str] = []
+    earlier: list[dict[str, Any]] = []
+    overlap = None
+    for each in [key, *kept_keys(key)]:  # a rotated key's releases are found under the key kept beside it
+        hashes = record_hashes(data, each)
+        if hashes is None:
+            return []
+        digest = str(keyed_digest(data, each, hashes))
+        earlier += [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("settings") != settings]
+        found = _overlapping(log, digest, hashes, each.fingerprint)
+        if found is not None and (overlap is None or found[0] > overlap[0]):
+            overlap = found
     if earlier:
         last = earlier[-1]
         out.append(f"{EARLIER} ({last.get('summary', '?')} → "
                    f"{Path(str(last.get('output', '?'))).name}): two releases of one input can be lined up and "
                    "intersected, leaving some people in classes smaller than k; publish one of them only")
-    overlap = _overlapping(log, str(digest), hashes, key.fingerprint)
     if overlap is not None:
         share_here, share_there, entry = overlap
         out.append(f"{OVERLAP} {entry.get('published', '?')} to {Path(str(entry.get('output', '?'))).name} "

@@ -310,7 +310,10 @@ def methods_text() -> str:
         lines.append(f"  engines ([execution] engine): {', '.join(f['engines'])}")
         if f["metrics"]:
             lines.append(f"  metrics: {', '.join(f['metrics'])}")
-        params = list(cls.parameters) + list(cls.pipeline_parameters)
+        # a method with secret draws takes no seed from a job: its draws come from the release key
+        params = [p for p in cls.form_parameters()]
+        if cls.secret_draws:
+            lines.append("  draws: from your release key ('anonstudio key'); a job may not write a seed")
         for prm in params:
             default = "required" if prm.required else f"default {prm.default!r}"
             rng = f" {prm.describe_range()}" if prm.describe_range() else ""
@@ -321,7 +324,7 @@ def methods_text() -> str:
     missing = [n for n in CONTRACT_NAMES if n not in {c.name for c in classes}]
     if missing:
         lines.append(f"not available in this version: {', '.join(missing)}")
-    lines.append("every method also takes seed (a deterministic method records that it has no effect)")
+    lines.append("every other method also takes seed (a deterministic method records that it has no effect)")
     lines.append("every release is also verified byte for byte: its files must be the canonical form anonstudio writes "
                  "of what was checked, with every token from a whitelist (README: Errors and guarantees)")
     return "\n".join(lines)

@@ -6,9 +6,9 @@ which records form a class, which label among a value's ancestors, which events 
 RA draws, which strings condensation draws, the order of rows within what the model allows. A hunt after issue
 28 hid people's ages, salaries, occupations, lengths of stay and whole protein inputs in those choices, and
 ``verify`` passed them (``tests/bad_inputs/verify-hunt-*``). Every method is deterministic for its job — its
-parameters and its seed — so the release a job allows is exactly one: the method's own output, written by the
-one writer and (with ``output.shuffle_rows``) shuffled by the job's seed. Comparing with it leaves a forger no
-choice at all. The privacy model is still judged by the independent verifier: a method's bug cannot vouch for
+parameters and its seed or release key — so the release a job allows is exactly one: the method's own output,
+written by the one writer and (with ``output.shuffle_rows``) shuffled in the order the release key draws. Comparing
+with it leaves a forger no choice at all. The privacy model is still judged by the independent verifier: a method's bug cannot vouch for
 itself, and re-derivation cannot vouch for a method's bug.
 
 A release cannot be re-derived when its draws' secret is not here: since issue 39 the draws whose secrecy a

@@ -10,6 +10,7 @@ A project is a JSON file (never pickle, never ``eval``)::
       "hierarchies": {"age": {"rows": [["17", "15-19", "*"], ...], "source": "hierarchies/age.csv"}},
       "method": {"name": "mst", "params": {"k": 5}},
       "release": {"shuffle_rows": false, "shuffle_seed": null, "release_log": null,
+                  "key_file": null, "key_fingerprint": "8f70505edd0e63a8",
                   "output": "adult-mst.csv", "report": "adult-mst.report.json"},
       "last_report": {... the report of the last run ...},
       "history": [{"number": 1, "time": "...", "method": "mst", "parameters": {...}, "report": {...}}, ...]

@@ -107,6 +107,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"anonstudio: note: {note}", file=sys.stderr)
     for warning in rep.get("warnings", []):
         print(f"anonstudio: warning: {warning}", file=sys.stderr)
+    verdict = workspace.release_verdict()
+    if verdict.model_holds and not verdict.safe_to_publish:
+        print(f"anonstudio: verdict: {verdict.headline()}", file=sys.stderr)
     _say(f"output: {workspace.output_path}")
     if workspace.report_path:
         _say(f"report: {workspace.report_path}")
@@ -120,7 +123,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     verification = verify_job(job, rederive=not args.model_only)
     if args.model_only and not args.json:
         _say("note: --model-only: the release was not re-derived; choices a forger made inside what the model "
-             "allows (class make-up, draws, order) go unseen")
+             "allows (class make-up, draws, order) go unseen"
+             + ("" if verification.details.get("key") else
+                " (the release key the draws came from is not on this machine)"
+                if job.algorithm_class().secret_draws and job.params.get("seed") is None else ""))
     for note in verification.details.get("recovered", []):
         print(f"anonstudio: note: {note}", file=sys.stderr)
     if job.report_path is not None and job.report_path.exists():
@@ -135,6 +141,35 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for problem in verification.problems[1:] if not verification.passed else []:
             _say(f"  also: {problem}")
     return 0 if verification.passed else 1
+
+
+def cmd_key(args: argparse.Namespace) -> int:
+    """Show the release key's file and fingerprint; ``--create`` makes it, ``--rotate`` replaces it (the old one
+    kept beside it). The key itself is never printed."""
+    from anonstudio.core.keys import create_key, default_key_path, load_key, rotate_key
+
+    where = Path(args.file) if args.file is not None else default_key_path()
+    kept = None
+    if args.rotate:
+        key, kept = rotate_key(where)
+    elif args.create:
+        key = create_key(where)
+    else:
+        found = load_key(where)
+        if found is None:
+            _say(f"no release key at {where} yet: 'anonstudio run' makes it on first use, or 'anonstudio key "
+                 "--create' now")
+            return 0
+        key = found
+    if args.json:
+        _say(json.dumps({"path": str(key.path), "fingerprint": key.fingerprint,
+                         **({"previous": str(kept)} if kept is not None else {})}, indent=2))
+        return 0
+    _say(f"release key: {key.path}")
+    _say(f"fingerprint: {key.fingerprint}")
+    if kept is not None:
+        _say(f"the previous key is kept at {kept}: releases drawn from it are re-derived with it (output.key_file)")
+    return 0
 
 
 def _number(text: str | None, option: str, kind: type):
@@ -297,7 +332,10 @@ def methods_text() -> str:
         lines.append(f"  engines ([execution] engine): {', '.join(f['engines'])}")
         if f["metrics"]:
             lines.append(f"  metrics: {', '.join(f['metrics'])}")
-        params = list(cls.parameters) + list(cls.pipeline_parameters)
+        # a method with secret draws takes no seed from a job: its draws come from the release key
+        params = [p for p in cls.form_parameters()]
+        if cls.secret_draws:
+            lines.append("  draws: from your release key ('anonstudio key'); a job may not write a seed")
         for prm in params:
             default = "required" if prm.required else f"default {prm.default!r}"
             rng = f" {prm.describe_range()}" if prm.describe_range() else ""
@@ -308,7 +346,7 @@ def methods_text() -> str:
     missing = [n for n in CONTRACT_NAMES if n not in {c.name for c in classes}]
     if missing:
         lines.append(f"not available in this version: {', '.join(missing)}")
-    lines.append("every method also takes seed (a deterministic method records that it has no effect)")
+    lines.append("every other method also takes seed (a deterministic method records that it has no effect)")
     lines.append("every release is also verified byte for byte: its files must be the canonical form anonstudio writes "
                  "of what was checked, with every token from a whitelist (README: Errors and guarantees)")
     return "\n".join(lines)
@@ -406,8 +444,20 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.add_argument("--model-only", action="store_true",
                    help="check the canonical form and the privacy model only, without running the job's method again "
-                        "(for releases whose seed the job does not keep; a forger's choices then go unseen)")
+                        "(where the release key its draws came from is not on this machine; a forger's choices "
+                        "then go unseen)")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("key", help="the release key the secret draws come from: its file and fingerprint (never the "
+                                   "key itself); --create or --rotate it")
+    p.add_argument("--file", type=Path, default=None,
+                   help="the key file (default: $ANONSTUDIO_KEY_FILE, else $XDG_DATA_HOME/anonstudio/keys/release.key)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--create", action="store_true", help="make a new key (refused if one exists)")
+    how.add_argument("--rotate", action="store_true",
+                     help="make a new key, the old one kept beside it as release-<fingerprint>.key")
+    p.add_argument("--json", action="store_true", help="print path and fingerprint as JSON")
+    p.set_defaults(func=cmd_key)
 
     p = sub.add_parser("risk", help="re-identification risk of a table (prosecutor, journalist, marketer; sample and "
                                     "population uniques) and the attacks' figures")

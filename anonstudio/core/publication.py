@@ -112,7 +112,8 @@ def publication_warnings(report: dict[str, Any], output: Any, *, shuffle_rows: b
 def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
                   reads: dict[str, Path] | None = None, *, shuffle_rows: bool = False,
                   shuffle_seed: int | None = None, release_log: Path | None = None,
-                  confirmation: dict[str, Any] | None = None) -> list[Path]:
+                  confirmation: dict[str, Any] | None = None, key_file: Path | None = None,
+                  key_fingerprint: str | None = None) -> list[Path]:
     """Publish a verified outcome (:class:`~anonstudio.core.jobs.Outcome`): its output, side outputs and report
     as a pair; returns the paths written.
 
@@ -121,15 +122,20 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
     canonical form under hidden names and re-verified as written (:func:`anonstudio.core.privacy.verify_release`,
     the check ``anonstudio verify`` makes); a release that fails is refused (:class:`PrivacyError`) and nothing
     is published. With ``shuffle_rows`` a table's rows (an event log's sequences) are published in the order
-    ``shuffle_seed`` draws, or a seed from the operating system when none is given (never written to the
-    report). The report names files without their folders. The release log is written after the pair is
+    drawn from the release key (``key_file``, default the user's key, made on first use; ``key_fingerprint``: the
+    key the job names), the input and the settings (:func:`anonstudio.core.release_log.shuffle_seed_of`); a
+    ``shuffle_seed`` written in a job is refused (exit 2: anyone who reads it undoes the order). The report names
+    files without their folders and the key by its fingerprint only. The release log is written after the pair is
     published. ``confirmation``: a user published although release-level risks crossed their thresholds
     (:func:`anonstudio.core.release_verdict.confirmation_entry`): written into the report as
     ``release_confirmation``.
     """
     from anonstudio.core import privacy
     from anonstudio.core import release_log as releases
+    from anonstudio.core.jobs._schema import refuse_written_secrets
+    from anonstudio.core.keys import load_key
 
+    refuse_written_secrets(str(outcome.report.get("algorithm")), {}, shuffle_seed)
     sides = {suffix: side_output_path(output_path, suffix) for suffix in outcome.result.side_outputs}
     targets = {"output.path": output_path, **{f"output ({s} table)": p for s, p in sides.items()},
                "output.report": report_path}
@@ -144,20 +150,30 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
             and algorithms.get(method).random_row_order:
         raise ParameterError(SHUFFLE_REQUIRED.format(method=method), key="output.shuffle_rows")
     warnings = publication_warnings(rep, output, shuffle_rows=shuffle_rows, shuffle_seed=shuffle_seed)
-    warnings = [w for w in warnings if not w.startswith(releases.EARLIER)]  # the log is read again below
+    warnings = [w for w in warnings if not w.startswith((releases.EARLIER, releases.OVERLAP))]  # read again below
     notes = [n for n in rep.get("notes", []) if not n.startswith(("rows were published in a random order",
                                                                    "sequences were published in a random order"))]
+    key = load_key(key_file, create=True, fingerprint=key_fingerprint)
+    assert key is not None
+    used = (rep.get("key") or {}).get("fingerprint") if isinstance(rep.get("key"), dict) else None
+    if used is not None and used != key.fingerprint:
+        raise ParameterError(f"the run drew from the release key {used}, the publication's key is {key.fingerprint}: "
+                             "run again with the key you publish with", key="output.key_file")
     seed = None
     if isinstance(output, (Table, EventLog)) and shuffle_rows:
-        seed = secrets.randbits(63) if shuffle_seed is None else int(shuffle_seed)
+        seed = releases.shuffle_seed_of(key, str(method), rep.get("parameters") or {}, outcome.data,
+                                        outcome.hierarchies)
         what = "rows" if isinstance(output, Table) else "sequences"
         output = shuffled(output, seed) if isinstance(output, Table) else shuffled_sequences(output, seed)
-        notes.append(f"{what} were published in a random order after verification"
-                     + (" (the seed is in the job file, not in this report)" if shuffle_seed is not None
-                        else " (drawn from the operating system and kept nowhere)"))
-    warnings += releases.earlier_releases(outcome.data, rep, outcome.hierarchies, output_path, release_log)
+        notes.append(f"{what} were published in a random order after verification (drawn from the release key: "
+                     "'anonstudio verify' re-derives it where the key is)")
+        rep["key"] = {"fingerprint": key.fingerprint}
+    warnings += releases.earlier_releases(outcome.data, rep, outcome.hierarchies, output_path, release_log, key=key)
     rep["warnings"] = warnings
     rep["notes"] = notes
+    from anonstudio.core.release_verdict import release_verdict
+
+    rep["release_verdict"] = release_verdict(rep, warnings).headline()
     if confirmation is not None:
         rep["release_confirmation"] = dict(confirmation)
     else:
@@ -192,7 +208,7 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
             published = dict(rep, parameters={k: v for k, v in (rep.get("parameters") or {}).items() if k != "seed"})
             io.write_json(published, pub.stage(report_path))
         done = pub.commit(last=report_path)
-    releases.record_release(outcome.data, rep, outcome.hierarchies, output_path, release_log)
+    releases.record_release(outcome.data, rep, outcome.hierarchies, output_path, release_log, key=key)
     return done
 
 

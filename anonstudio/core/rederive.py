@@ -6,14 +6,16 @@ which records form a class, which label among a value's ancestors, which events 
 RA draws, which strings condensation draws, the order of rows within what the model allows. A hunt after issue
 28 hid people's ages, salaries, occupations, lengths of stay and whole protein inputs in those choices, and
 ``verify`` passed them (``tests/bad_inputs/verify-hunt-*``). Every method is deterministic for its job — its
-parameters and its seed — so the release a job allows is exactly one: the method's own output, written by the
-one writer and (with ``output.shuffle_rows``) shuffled by the job's seed. Comparing with it leaves a forger no
-choice at all. The privacy model is still judged by the independent verifier: a method's bug cannot vouch for
+parameters and its seed or release key — so the release a job allows is exactly one: the method's own output,
+written by the one writer and (with ``output.shuffle_rows``) shuffled in the order the release key draws. Comparing
+with it leaves a forger no choice at all. The privacy model is still judged by the independent verifier: a method's bug cannot vouch for
 itself, and re-derivation cannot vouch for a method's bug.
 
-A release cannot be re-derived when the job does not keep every draw's seed (RA's, or a shuffle's, drawn from
-the operating system and kept nowhere): ``verify`` says so and checks the model only, or refuses (the CLI's
-choice, see ``anonstudio verify``).
+A release cannot be re-derived when its draws' secret is not here: since issue 39 the draws whose secrecy a
+guarantee needs (RA's, SafePub's, Anatomy's, a shuffle's) come from the user's release key
+(:mod:`anonstudio.core.keys`), so ``verify`` re-derives only where that key is; elsewhere it says so and checks the
+model only, or refuses (the CLI's choice, see ``anonstudio verify``). A job written before keys, with its seeds in
+it, is re-derived from those seeds (and fails for writing them).
 """
 
 from __future__ import annotations
@@ -34,36 +36,78 @@ class Rederived:
     reason: str | None = None
 
 
-def unkept_seed(job: Any) -> str | None:
-    """Why the job's release cannot be re-derived (a draw whose seed the job does not keep), or ``None``."""
+def written_seeds(job: Any) -> list[str]:
+    """The job keys that write a seed of draws whose secrecy the guarantee needs (a job made before release keys):
+    ``algorithm.seed`` of a method with ``secret_draws``, ``output.shuffle_seed``."""
+    out = []
+    if job.algorithm_class().secret_draws and job.params.get("seed") is not None:
+        out.append("algorithm.seed")
+    if job.shuffle_rows and job.shuffle_seed is not None:
+        out.append("output.shuffle_seed")
+    return out
+
+
+def needs_key(job: Any) -> bool:
+    """Whether re-deriving the job's release needs the release key (draws of a ``secret_draws`` method, a
+    shuffle), its seeds not being written in the job."""
     cls = job.algorithm_class()
-    if "seed" in cls.parameters.names() and job.params.get("seed") is None \
+    return (cls.secret_draws and job.params.get("seed") is None) or (job.shuffle_rows and job.shuffle_seed is None)
+
+
+def unkept_seed(job: Any, key: Any = None) -> str | None:
+    """Why the job's release cannot be re-derived here (its draws' key is not on this machine, or a draw whose
+    seed nothing keeps), or ``None``."""
+    cls = job.algorithm_class()
+    if needs_key(job) and key is None:
+        return ("its draws come from a release key that is not on this machine (give output.key_file, or "
+                "$ANONSTUDIO_KEY_FILE, of the key the report's fingerprint names)")
+    if "seed" in cls.parameters.names() and job.params.get("seed") is None and not cls.secret_draws \
             and next(p for p in cls.parameters if p.name == "seed").default is None:
         return (f"'{job.algorithm}' drew its seed from the operating system and the job does not keep it "
                 "(algorithm.seed)")
-    if job.shuffle_rows and job.shuffle_seed is None:
-        return "the rows were shuffled with a seed the job does not keep (output.shuffle_seed)"
     return None
 
 
-def rederive(job: Any, data: Any, hierarchies: dict) -> Rederived:
+def shuffle_seed_for(job: Any, algorithm: Any, data: Any, hierarchies: dict, key: Any) -> int | None:
+    """The seed of the job's row order: the one it writes (a job made before keys), else the release key's for
+    this input and these settings (what :func:`anonstudio.core.publication.write_outputs` drew); ``None`` when the
+    rows are not shuffled or the key is not here."""
+    from anonstudio.core.jobs._schema import report_parameters
+    from anonstudio.core.release_log import shuffle_seed_of
+
+    if not job.shuffle_rows:
+        return None
+    if job.shuffle_seed is not None:
+        return int(job.shuffle_seed)
+    if key is None:
+        return None
+    parameters = dict(report_parameters(job.algorithm, algorithm, job.params), **algorithm.pipeline)
+    return shuffle_seed_of(key, job.algorithm, parameters, data, hierarchies)
+
+
+def rederive(job: Any, data: Any, hierarchies: dict, key: Any = None) -> Rederived:
     """Run the job's method on ``data`` again (in memory, on this machine, whatever engine the job names: the
-    engines publish the same bytes) and serialize its release as ``run`` writes it."""
+    engines publish the same bytes), its draws from the release ``key`` as ``run`` made them, and serialize its
+    release as ``run`` writes it."""
     from anonstudio.core import io
     from anonstudio.core.publication import shuffled, shuffled_sequences, side_output_path
+    from anonstudio.core.release_log import method_seed
 
-    reason = unkept_seed(job)
+    reason = unkept_seed(job, key)
     if reason is not None:
         return Rederived(reason=reason)
     algorithm = job.make_algorithm()  # its pipeline keys (global's max_suppression) as jobs.run gives them
+    if algorithm.secret_draws and job.params.get("seed") is None:
+        algorithm.use_key(method_seed(key, algorithm.name, data))
     try:
         result = algorithm.run(data, hierarchies)
     except AnonStudioError as exc:  # the method refuses this job (the model verdict above says why, too)
         return Rederived(reason=f"the job's method refuses it ({exc.message})")
     output = result.output
-    if job.shuffle_rows:
-        output = shuffled(output, job.shuffle_seed) if isinstance(output, Table) else (
-            shuffled_sequences(output, job.shuffle_seed) if isinstance(output, EventLog) else output)
+    seed = shuffle_seed_for(job, algorithm, data, hierarchies, key)
+    if seed is not None:
+        output = shuffled(output, seed) if isinstance(output, Table) else (
+            shuffled_sequences(output, seed) if isinstance(output, EventLog) else output)
     files = {job.output_path: io.output_bytes(output, job.output_path)}
     for suffix, frame in result.side_outputs.items():
         side = side_output_path(job.output_path, suffix)

@@ -14,6 +14,8 @@ The release-level risks are the warnings :func:`anonstudio.core.jobs.release_war
 - rows (sequences) in the input's order (``output.shuffle_rows`` off);
 - a second release of the same input with other settings (the release log);
 - several records per person and no person column named (:func:`anonstudio.core.privacy._people.person_warnings`).
+- a release of an input that shares most of its records with one published before (the release log's keyed
+  sketches, issue 39 item 9).
 
 The engine judges here; the workbench only shows the verdict (Summary, status bar, export dialog) and, when a user
 publishes anyway, the export writes the confirmation into the report (:func:`confirmation_entry`).
@@ -35,6 +37,7 @@ RISK_KINDS = (
     ("sequences keep the input's order", "sequences keep the input's order"),
     ("a second release of this input", "this input was published before with other settings"),
     ("several records per person, counted as different people", "several records per person:"),
+    ("a release of an overlapping input", "this input overlaps a release published"),
 )
 
 

@@ -66,23 +66,25 @@ def test_the_suppressed_block_is_not_exempt_from_l_diversity(tmp_path):
         jobs.run_job(jobs.load_job(job))
 
 
-def test_shuffled_rows_verify_with_the_seed_and_the_report_keeps_no_seed(tmp_path):
-    job = _job(tmp_path, out="shuffle_rows = true\nshuffle_seed = 7")
+def test_shuffled_rows_verify_with_the_key_and_a_written_shuffle_seed_is_refused(tmp_path, monkeypatch):
+    # issue 39 item 1: the order comes from the release key (made on first use), never from a seed in the job
+    seeded = _job(tmp_path, out="shuffle_rows = true\nshuffle_seed = 7")
+    with pytest.raises(JobError, match="remove output.shuffle_seed"):
+        jobs.run_job(jobs.load_job(seeded))
+    assert not (tmp_path / "out.csv").exists()
+    job = _job(tmp_path, out="shuffle_rows = true")
     jobs.run_job(jobs.load_job(job))
     published = (tmp_path / "out.csv").read_text().splitlines()[1:]
     original = (tmp_path / "t.csv").read_text().splitlines()[1:]
     assert [line.split(";")[-1] for line in published] != [line.split(";")[-1] for line in original]
     assert sorted(line.split(";")[-1] for line in published) == sorted(line.split(";")[-1] for line in original)
-    assert jobs.verify_job(jobs.load_job(job)).passed
-    report = (tmp_path / "out.json").read_text()
-    assert "shuffle_seed = 7" not in report and '"7"' not in report and ": 7" not in report  # the seed is not published
-    warnings = json.loads(report)["warnings"]
-    assert not any("input's order" in w for w in warnings)
-    assert any("shuffle seed is below 2^48" in w for w in warnings)  # a typed seed can be found by trying them all
-    unseeded = _job(tmp_path, out="shuffle_rows = true")
-    jobs.run_job(jobs.load_job(unseeded))
-    with pytest.raises(JobError, match="give output.shuffle_seed"):
-        jobs.verify_job(jobs.load_job(unseeded))
+    assert jobs.verify_job(jobs.load_job(job)).passed  # the key is here: the order is re-derived
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert len(report["key"]["fingerprint"]) == 16
+    assert not any("input's order" in w for w in report["warnings"])
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "another-machine"))  # no key there
+    with pytest.raises(JobError, match="shuffled in an order drawn from the release key"):
+        jobs.verify_job(jobs.load_job(job))
 
 
 def test_warnings_for_identifiers_unique_records_hierarchies_and_order(tmp_path, capsys):

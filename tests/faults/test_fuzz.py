@@ -29,10 +29,10 @@ JOBS = {
               "algorithm": {"name": "mondrian", "k": 3, "l": 2},
               "output": {"path": "out/o.csv", "report": "out/o.json"}},
     "anatomy": {"input": {"path": "t.csv", "quasi_identifiers": ["sex", "age"], "sensitive": ["occupation"]},
-                "algorithm": {"name": "anatomy", "l": 2, "seed": 3},
+                "algorithm": {"name": "anatomy", "l": 2},  # its draws: the release key
                 "output": {"path": "out/o.csv", "report": "out/o.json"}},
     "ra": {"input": {"path": "t.csv", "quasi_identifiers": ["sex", "age", "race"], "sensitive": ["occupation"]},
-           "algorithm": {"name": "ra", "weights": "entropy", "seed": 1, "bias_runs": 2},
+           "algorithm": {"name": "ra", "weights": "entropy", "bias_runs": 2},
            "output": {"path": "out/o.csv", "report": "out/o.json"}},
     "events": {"input": {"path": "e.csv", "format": "events", "sequence_id": "PID", "event_order": "VID",
                          "quasi_identifiers": ["AdmYr", "LOS"], "sensitive": ["Disease"]},

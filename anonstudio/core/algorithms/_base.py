@@ -98,6 +98,11 @@ class Algorithm(ABC):
     #: whether the method draws random numbers with its ``seed`` parameter (so two seeds give two outputs); a
     #: method that takes a seed only for a variant of itself says False (CBMSA: its baseline draws, it does not)
     draws: ClassVar[bool] = True
+    #: whether a known seed undoes the method's release (RA's redraws are replayed, SafePub's sampling gives the
+    #: sampled rows away, Anatomy's picks test guesses of sensitive values): a job then may not write a seed — the
+    #: draws come from the user's release key (:mod:`anonstudio.core.keys`, issue 39 item 1) through
+    #: :meth:`use_key`; an in-memory run (an experiment, a test) may still give one
+    secret_draws: ClassVar[bool] = False
     #: the engines a single job of this method runs on (``[execution] engine``): "local", and "dask" for the
     #: methods whose ``run`` takes ``executor=`` and splits its work into tasks with the same output
     engines: ClassVar[tuple[str, ...]] = ("local",)
@@ -156,8 +161,18 @@ class Algorithm(ABC):
         form shows."""
         from dataclasses import replace
 
+        # a method with secret draws shows no seed: its draws come from the release key (issue 39)
         return ParamSet(tuple(replace(p, title=cls.label(p.name))
-                              for p in (*cls.parameters, *cls.pipeline_parameters)))
+                              for p in (*cls.parameters, *cls.pipeline_parameters)
+                              if not (cls.secret_draws and p.name == "seed")))
+
+    #: the seed derived from the release key for this release (:meth:`use_key`), ``None`` until a job run sets it
+    keyed_seed: int | None = None
+
+    def use_key(self, seed: int) -> None:
+        """Draw with ``seed``, derived from the user's release key for this input (the pipeline's, for a method
+        with :attr:`secret_draws`): it takes the place of any ``seed`` parameter's value."""
+        self.keyed_seed = int(seed)
 
     def __init__(self, **params: Any) -> None:
         # keys the pipeline takes for this method (max_suppression): validated by their declarations, kept apart
@@ -184,14 +199,19 @@ class Algorithm(ABC):
 
 
 class SecretSeed:
-    """For a method drawing at random whose seed is secret by default (RA, SafePub): the job's ``seed``, or one drawn
-    once from the operating system and kept on the instance (for reruns and the workbench's measurements), never
-    reported. A drawn seed is at least 2^62, so it is never mistaken for a typed one."""
+    """For a method drawing at random whose seed is secret (RA, SafePub): the seed derived from the release key
+    (:meth:`Algorithm.use_key`, what a job's run sets), else an in-memory run's ``seed``, else one drawn once from
+    the operating system and kept on the instance (for reruns and the workbench's measurements), never reported. A
+    drawn seed is at least 2^62, so it is never mistaken for a typed one."""
 
     params: dict[str, Any]
+    keyed_seed: int | None
+    secret_draws: ClassVar[bool] = True
     _drawn_seed: int | None = None
 
     def effective_seed(self) -> int:
+        if self.keyed_seed is not None:
+            return int(self.keyed_seed)
         seed = self.params.get("seed")
         if seed is not None:
             return int(seed)

@@ -81,8 +81,11 @@ class Anatomy(Algorithm):
     needs_hierarchies = False  # values are published as read (or at a level the job names)
     parameters = ParamSet((
         Param("l", "int", 5, "every group holds at least l records with l different sensitive values", low=2),
-        Param("seed", "int", 1, "random seed: the order records are taken from their buckets", low=0),
+        Param("seed", "int", 1, "random seed: the order records are taken from their buckets (in-memory runs only: "
+              "a job's run draws from the release key)", low=0),
     ))
+    #: the picks, replayed, test guesses of who holds which sensitive value: a job draws them from the release key
+    secret_draws = True
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -131,7 +134,8 @@ class Anatomy(Algorithm):
             raise PrivacyError(f"anatomy with l = {l} is impossible: '{top}' is {counts.max():,} of {n:,} records, more "
                                f"than 1/l", file=data.source, column=s)
         report(progress, 0.0, "bucketizing")
-        groups = bucketize(codes.astype(np.int64), l, np.random.default_rng(self.params["seed"]))
+        groups = bucketize(codes.astype(np.int64), l, np.random.default_rng(
+            self.keyed_seed if self.keyed_seed is not None else self.params["seed"]))
         # group ids 1..G in order of first appearance down the rows, the only numbering the verifier accepts: the
         # order groups were formed in (largest buckets first) would say something about their values
         ids = canonical_groups(groups)

@@ -62,11 +62,11 @@ if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or 
 #: reruns x records the empirical bias may cost (about a second of reruns); larger tables get fewer reruns
 BIAS_CELL_BUDGET = 3_000_000
 #: RA's seed is its key: anyone who knows it replays the draws and undoes them (a default seed of 1 let a reader
-#: put every record of a shuffled release back). Unset, each run draws one from the operating system and keeps it
-#: nowhere (never in the report); a seed given in the job must be too large to guess (:data:`STRONG_SEED`).
-SEED = Param("seed", "int", None, "random seed, the key of the draws: unset, each run draws one from the operating "
-             "system and keeps it nowhere; set it (at least 2^48, random, the job kept private) to let 'anonstudio "
-             "verify' re-derive the release", low=0)
+#: put every record of a shuffled release back; the demo's written seed undid a copy of its job on another table).
+#: A job's run draws from the user's release key (issue 39, :mod:`anonstudio.core.keys`) and a job may not write a
+#: seed; an in-memory run may give one (a guessable one fails verification), or draws one from the operating system.
+SEED = Param("seed", "int", None, "random seed of the draws, in-memory runs only: a job's run draws from the release "
+             "key and may not write a seed; unset, one is drawn from the operating system", low=0)
 BIAS_RUNS = Param("bias_runs", "int", 20, "reruns with the next seeds that measure the relative bias R(q) of "
                   "frequent values and pairs beside its analytic value (0: analytic only)", low=0,
                   high=MAX_BIAS_RUNS)

@@ -30,8 +30,9 @@ not cover; its rows must be published in a random order (``output.shuffle_rows``
 position would name its record), and every published column must be a quasi-identifier (a column published
 unchanged would show the values of records that were never sampled).
 
-The random draws come from ``seed``: unset, one from the operating system kept nowhere (as random
-anonymization's); a seed a reader can guess gives the sampling away and fails verification.
+The random draws come from the user's release key in a job's run (:mod:`anonstudio.core.keys`; a job may not write
+a seed: whoever reads it replays the sampling), from ``seed`` in an in-memory run (unset, one from the operating
+system); a seed a reader can guess gives the sampling away and fails verification.
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ SCORES = ("loss", "dm")
 #: the most steps a search may take (each evaluates up to d new transformations)
 MAX_STEPS = 100_000
 
-SEED = Param("seed", "int", None, "random seed of the sampling and the search: unset, each run draws one from the "
-             "operating system and keeps it nowhere; set it (at least 2^48, random, the job kept private) to let "
-             "'anonstudio verify' re-derive the release", low=0)
+SEED = Param("seed", "int", None, "random seed of the sampling and the search, in-memory runs only: a job's run "
+             "draws from the release key and may not write a seed; unset, one is drawn from the operating system",
+             low=0)
 
 
 def exponential_probabilities(scores: np.ndarray, epsilon: float) -> np.ndarray:

@@ -8,7 +8,7 @@ The schema follows what ``write_project`` writes::
      "data": null | {"path", "kind", "read_options", "roles", "types"},
      "hierarchies": {attribute: {"rows": [[leaf, …, root], …], "source": path | builder | null}},
      "method": {"name": text | null, "params": {…}},
-     "release": {"shuffle_rows", "shuffle_seed", "release_log", "output", "report"},
+     "release": {"shuffle_rows", "shuffle_seed", "release_log", "output", "report", "key_file", "key_fingerprint"},
      "last_report": null | report, "history": [{"number", "time", "method", "parameters", "report"}, …]}
 
 A report holds the contract's keys (``cli-contract.md``) with their types; keys the schema does not name are
@@ -210,7 +210,8 @@ PROJECT = obj({
     "release": optional(obj({
         "shuffle_rows": boolean, "shuffle_seed": optional(whole(low=0, high=2**63 - 1)),
         "release_log": optional(text(path=True)), "output": optional(text(path=True)),
-        "report": optional(text(path=True)),
+        "report": optional(text(path=True)), "key_file": optional(text(path=True)),
+        "key_fingerprint": optional(text()),
     }, extra=None)),
     "last_report": optional(REPORT),
     "history": optional(listof(obj({

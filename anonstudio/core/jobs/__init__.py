@@ -44,6 +44,7 @@ from anonstudio.core.jobs._schema import (
     make_algorithm,
     parse_job,
     read_text_file,
+    refuse_written_secrets,
     report_parameters,
     save_job,
     seed_notes,
@@ -72,7 +73,7 @@ __all__ = [
     "apply_override", "build_hierarchy_spec", "check_engine", "check_target_text", "column_values",
     "declared_model", "execute", "gets_default_bands", "hierarchies_used", "hierarchy_attributes", "hierarchy_warnings",
     "job_to_toml", "load_data", "load_hierarchies", "load_job", "make_algorithm", "parse_job", "publish_job",
-    "read_text_file", "release_log_path", "release_warnings", "report_parameters", "run", "run_job", "save_job",
+    "read_text_file", "refuse_written_secrets", "release_log_path", "release_warnings", "report_parameters", "run", "run_job", "save_job",
     "seed_notes", "short_repr", "shuffled", "side_output_path", "unshuffled", "verify_job", "without_identifying",
     "write_outputs",
 ]

@@ -274,7 +274,10 @@ def run(
 
         with phase(progress, 1.0, "measuring the re-identification risk"):  # cancellable between its chunks
             rep["risk"] = to_jsonable(release_risk(data, result.output, side_outputs=result.side_outputs))
-    if "seed" in algorithm.parameters.names():
+    if algorithm.keyed_seed is not None:
+        rep["notes"].append("the method's draws come from the release key (its fingerprint is in this report; the key "
+                            "itself never is): 'anonstudio verify' re-derives this release where the key is")
+    elif "seed" in algorithm.parameters.names():
         seed = algorithm.params.get("seed")
         rep["notes"].append("the seed is not published in this report" if seed is not None else
                             "the seed was drawn from the operating system and kept nowhere: 'anonstudio verify' can "
@@ -286,17 +289,30 @@ def run(
 
 def execute(data: Any, specs: dict[str, Any], method: str, params: dict[str, Any], *,
             declared: InputSpec | None = None, source: Path | None = None, execution: Any = None,
-            progress: ProgressCallback | None = None) -> Outcome:
+            progress: ProgressCallback | None = None, key_file: Path | None = None,
+            key_fingerprint: str | None = None) -> Outcome:
     """One run as both faces make it: the hierarchies completed (:func:`load_hierarchies`, from ``specs``:
     a :class:`Hierarchy`, an ARX file or a builder spec per attribute), the method built from its name and
     parameters (a deterministic method's seed noted), then :func:`run`; the report gets every warning the command
     line prints (hierarchies given for no quasi-identifier, interval labels that do not hold their values, the
     release's risks, the method's own). ``source``: the job file that errors name; ``execution``: the job's
-    ``[execution]`` (local when ``None``). Nothing is written: :func:`anonstudio.core.publication.write_outputs`
+    ``[execution]`` (local when ``None``). A method whose draws must stay secret (``secret_draws``: RA, SafePub,
+    Anatomy) takes no seed from ``params`` (refused, exit 2) but one derived from the release key
+    (``key_file``, default the user's, made on first use; ``key_fingerprint``: the key the job names) and the input;
+    the report names the key's fingerprint. Nothing is written: :func:`anonstudio.core.publication.write_outputs`
     publishes the outcome."""
-    from anonstudio.core.jobs._schema import make_algorithm, report_parameters, seed_notes
+    from anonstudio.core.jobs._schema import make_algorithm, refuse_written_secrets, report_parameters, seed_notes
 
+    refuse_written_secrets(method, params, file=source)
     algorithm = make_algorithm(method, params, file=source)
+    key = None
+    if algorithm.secret_draws:
+        from anonstudio.core.keys import load_key
+        from anonstudio.core.release_log import method_seed
+
+        key = load_key(key_file, create=True, fingerprint=key_fingerprint, context=source)
+        assert key is not None
+        algorithm.use_key(method_seed(key, algorithm.name, data))
     try:
         with phase(progress, 0.0, "checking the hierarchies") as running:
             hierarchies, notes = load_hierarchies(specs, data, source=source,
@@ -315,6 +331,8 @@ def execute(data: Any, specs: dict[str, Any], method: str, params: dict[str, Any
         if exc.file is None and source is not None and (exc.key or "").startswith(("algorithm.", "hierarchies.")):
             exc.file = str(source)  # a parameter the data contradicts: name the job file it came from
         raise
+    if key is not None:
+        outcome.report["key"] = {"fingerprint": key.fingerprint}
     given = {attr: spec for attr, spec in specs.items()}
     outcome.report["warnings"] = (hierarchy_warnings(given, data, hierarchies, used=hierarchies_used(algorithm))
                                   + outcome.report["warnings"])
@@ -336,10 +354,12 @@ def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
     loaded into a :class:`~anonstudio.core.workspace.Workspace`, run and published — what ``anonstudio run``
     does (``Workspace.from_job``, ``run``, ``publish``) — here for scripts that hold no workspace."""
     check_engine(job)
+    job.refuse_written_secrets()
     report(progress, 0.0, f"reading {job.input.path.name}")
     data = load_data(job.input)
     outcome = execute(data, job.hierarchies, job.algorithm, job.params, declared=job.input, source=job.file,
-                      execution=job.execution, progress=subrange(progress, 0.05, 0.95))
+                      execution=job.execution, progress=subrange(progress, 0.05, 0.95), key_file=job.key_file,
+                      key_fingerprint=job.key_fingerprint)
     publish_job(outcome, job)
     report(progress, 1.0, f"wrote {job.output_path.name}")
     return outcome
@@ -349,7 +369,8 @@ def publish_job(outcome: Outcome, job: Job) -> list[Path]:
     """Publish ``outcome`` where ``job`` says, with its release options (:func:`write_outputs`)."""
     outcome.report["input"]["path"] = str(job.input.path)
     return write_outputs(outcome, job.output_path, job.report_path, reads=job.reads(), shuffle_rows=job.shuffle_rows,
-                         shuffle_seed=job.shuffle_seed, release_log=job.release_log)
+                         shuffle_seed=job.shuffle_seed, release_log=job.release_log, key_file=job.key_file,
+                         key_fingerprint=job.key_fingerprint)
 
 
 def check_engine(job: Job) -> None:
@@ -369,13 +390,16 @@ def verify_job(job: Job, *, rederive: bool = True) -> Verification:
     """Re-check an existing release against the job's input, hierarchies and privacy model: its files must be
     byte for byte the canonical form of what is checked (:func:`anonstudio.core.privacy.verify_release`, the
     same check ``run`` makes on the files it publishes) and — with ``rederive`` — byte for byte what the job's
-    method publishes for this job (:mod:`anonstudio.core.rederive`): a release whose draws the job does not keep
-    the seed of cannot be re-derived, which is an error unless ``rederive`` is False (the model alone is then
-    checked, and the verdict says so)."""
+    method publishes for this job (:mod:`anonstudio.core.rederive`). Draws whose secrecy the guarantee needs come
+    from the release key (``output.key_file``, else the user's default key): without it here the release cannot be
+    re-derived, which is an error unless ``rederive`` is False (the model alone is then checked, and the verdict
+    says so); a shuffled release cannot even be lined up with its input without it. A job that writes such a seed
+    (made before keys) is re-derived from it and fails: whoever reads the job undoes the release."""
     from anonstudio.core import privacy
     from anonstudio.core.io._canonical import first_difference
+    from anonstudio.core.keys import default_key_path, load_key
+    from anonstudio.core.rederive import needs_key, shuffle_seed_for, unkept_seed, written_seeds
     from anonstudio.core.rederive import rederive as rederive_release
-    from anonstudio.core.rederive import unkept_seed
 
     # a publication interrupted there (kill -9 during its swap) is rolled forward or back first
     recovered = io.recover(job.output_path, job.report_path, protect=job.reads().values())
@@ -384,23 +408,37 @@ def verify_job(job: Job, *, rederive: bool = True) -> Verification:
                                       required=algorithms.get(job.algorithm).needs_hierarchies)
     if not job.output_path.exists():
         raise JobError("output file does not exist: run the job first", file=job.output_path)
-    if job.shuffle_rows and job.shuffle_seed is None:
-        raise JobError("the output's rows were shuffled with a random order that was not kept: give "
-                       "output.shuffle_seed (kept in the job file only) to publish verifiable shuffled releases",
-                       file=job.file, key="output.shuffle_seed")
-    unkept = unkept_seed(job) if rederive else None
+    key = load_key(job.key_file, context=job.file) if needs_key(job) else None
+    where = job.key_file or default_key_path()
+    if key is not None and job.key_fingerprint is not None and key.fingerprint != job.key_fingerprint:
+        key = None  # another key than the release's: as good as none
+    if job.shuffle_rows and job.shuffle_seed is None and key is None:
+        raise JobError(f"the output's rows were shuffled in an order drawn from the release key"
+                       f"{' ' + job.key_fingerprint if job.key_fingerprint else ''}, which is not at {where}: verify "
+                       "needs that key to line the release up with its input (give output.key_file)",
+                       file=job.file, key="output.key_file")
+    unkept = unkept_seed(job, key) if rederive else None
     if unkept is not None:
-        raise JobError(f"this release cannot be re-derived: {unkept}. Give the seed the run used, or check the model "
-                       "alone with 'anonstudio verify --model-only' (choices a forger made in the draws then go "
-                       "unseen)", file=job.file, key="algorithm.seed")
+        raise JobError(f"this release cannot be re-derived: {unkept}. Check the model alone with 'anonstudio verify "
+                       "--model-only' (choices a forger made in the draws then go unseen)", file=job.file,
+                       key="output.key_file" if needs_key(job) else "algorithm.seed")
     model = declared_model(job.make_algorithm(), data, job.input, job.max_suppression)
     sides = {name: side_output_path(job.output_path, name) for name in privacy.SIDE_OUTPUTS.get(str(model.get("model")), ())}
     verification = privacy.verify_release(model, data, job.output_path, hierarchies, side_paths=sides,
                                           missing=job.input.missing,
-                                          shuffle_seed=job.shuffle_seed if job.shuffle_rows else None)
+                                          shuffle_seed=shuffle_seed_for(job, job.make_algorithm(), data, hierarchies,
+                                                                        key))
     verification.details["rederived"] = False
+    if key is not None:
+        verification.details["key"] = key.fingerprint
+    for written in written_seeds(job):
+        verification.passed = False
+        verification.details["violations"] = verification.details.get("violations", 0) + 1
+        verification.problems.append(f"the job writes the seed of the release's draws ({written}): anyone who reads "
+                                     "the job replays them and undoes the release; publish again without it (the "
+                                     "draws then come from your release key)")
     if rederive:
-        derived = rederive_release(job, data, hierarchies)
+        derived = rederive_release(job, data, hierarchies, key)
         if derived.reason is not None:
             verification.passed = False
             verification.problems.insert(0, f"the release cannot be re-derived: {derived.reason}")

@@ -28,7 +28,7 @@ _INPUT_KEYS = {
     "path", "format", "quasi_identifiers", "sensitive", "identifying", "sequence_id", "event_order",
     "label_pattern", "delimiter", "encoding", "missing", "alphabet", "labels", "person",
 }
-_OUTPUT_KEYS = {"path", "report", "shuffle_rows", "shuffle_seed", "release_log"}
+_OUTPUT_KEYS = {"path", "report", "shuffle_rows", "shuffle_seed", "release_log", "key_file", "key_fingerprint"}
 _SECTIONS = {"input", "hierarchies", "algorithm", "output", "execution"}
 
 
@@ -75,6 +75,15 @@ class Job:
     shuffle_seed: int | None = None
     #: where the release log is kept (``output.release_log``; ``None``: the user's data folder)
     release_log: Path | None = None
+    #: the release key's file (``output.key_file``; ``None``: the user's default key, made on first use) and the
+    #: fingerprint of the key the job was written for (``output.key_fingerprint``; another key is refused)
+    key_file: Path | None = None
+    key_fingerprint: str | None = None
+
+    def refuse_written_secrets(self) -> None:
+        """Refuse (exit 2) a seed this job writes for draws whose secrecy the guarantee needs: run and publish
+        draw them from the release key (:func:`refuse_written_secrets`)."""
+        refuse_written_secrets(self.algorithm, self.params, self.shuffle_seed, file=self.file)
 
     @property
     def max_suppression(self) -> float | None:
@@ -96,6 +105,8 @@ class Job:
         for name, params in (models.items() if isinstance(models, dict) else ()):
             if isinstance(params, dict) and isinstance(params.get("population"), str):
                 out[f"algorithm.models.{name}.population"] = Path(params["population"])
+        if self.key_file is not None:
+            out["output.key_file"] = Path(self.key_file)
         if self.file is not None:
             out["the job file"] = Path(self.file)
         return out
@@ -131,6 +142,28 @@ def make_algorithm(name: str, params: dict[str, Any], *, file: Path | str | None
         raise
 
 
+def refuse_written_secrets(name: str, params: dict[str, Any], shuffle_seed: int | None = None, *,
+                           file: Path | str | None = None) -> None:
+    """A seed written in a job is no secret: whoever reads the job (or the package that shipped it) replays the
+    draws — RA's redraws put 2,000 of 2,000 records back, SafePub's sampling gave every sampled row's input position
+    away, a shuffle's order is undone. For a method with ``secret_draws`` (RA, RA-enhanced, SafePub, Anatomy) and
+    for ``output.shuffle_seed`` such a seed is refused (exit 2): the draws come from the release key
+    (:mod:`anonstudio.core.keys`). Methods whose seed only makes a run reproducible (k-member, condensation,
+    CBMSA's baseline) keep it."""
+    try:
+        cls = algorithms.get(name)
+    except AnonStudioError:
+        cls = None
+    if cls is not None and cls.secret_draws and params.get("seed") is not None:
+        raise JobError(f"'{name}' draws from the release key, never from a seed written in the job: anyone who reads "
+                       "the job replays the draws and undoes the release; remove algorithm.seed",
+                       file=file, key="algorithm.seed")
+    if shuffle_seed is not None:
+        raise JobError("a row order drawn from a seed written in the job is undone by anyone who reads the job: remove "
+                       "output.shuffle_seed (the order is drawn from the release key)", file=file,
+                       key="output.shuffle_seed")
+
+
 def seed_notes(name: str, params: dict[str, Any]) -> list[str]:
     """The report's note when a deterministic method was given a seed."""
     cls = algorithms.get(name)
@@ -143,7 +176,9 @@ def report_parameters(name: str, algorithm: Algorithm, params: dict[str, Any]) -
     """The report's ``parameters``: the method's name, its validated parameters (and a deterministic method's
     seed as given), then the pipeline keys it declares (``max_suppression``)."""
     out = {"name": name, **algorithm.params}
-    if "seed" in params and "seed" not in out:
+    if algorithm.secret_draws:  # drawn from the release key: the seed parameter's default played no part
+        out.pop("seed", None)
+    if "seed" in params and "seed" not in out and not algorithm.secret_draws:
         out["seed"] = params["seed"]
     return out
 
@@ -355,9 +390,20 @@ def parse_job(raw: dict[str, Any], *, base: Path, file: Path | None = None) -> J
     rep_path = None if rep is None else _target(rep, base)
     log = out.get("release_log")
     log_path = None if log is None else _target(log, base)
+    key_text = out.get("key_file")
+    if key_text is not None:
+        check_target_text(key_text, "output.key_file", err)
+    key_path = None if key_text is None else io.input_path(str(Path(key_text).expanduser()), base,
+                                                            "output.key_file", file)
+    fingerprint = out.get("key_fingerprint")
+    if fingerprint is not None and (not isinstance(fingerprint, str)
+                                    or not re.fullmatch(r"[0-9a-f]{16}", fingerprint)):
+        raise err(f"output.key_fingerprint must be a key's fingerprint (16 hex digits, as 'anonstudio key' shows), "
+                  f"got {short_repr(fingerprint)}", "output.key_fingerprint")
     execution = Execution.from_dict(raw.get("execution"), file=str(file) if file else None)
     job = Job(spec, resolved, name, alg, out_path, rep_path, file=file, raw=raw, execution=execution,
-              shuffle_rows=shuffle, shuffle_seed=shuffle_seed, release_log=log_path)
+              shuffle_rows=shuffle, shuffle_seed=shuffle_seed, release_log=log_path, key_file=key_path,
+              key_fingerprint=fingerprint)
     io.refuse_overwrites({"output.path": out_path, "output.report": rep_path, "output.release_log": log_path},
                          job.reads(), file=file)
     for key, target in (("output.path", out_path), ("output.report", rep_path), ("output.release_log", log_path)):

@@ -149,8 +149,7 @@ def guessable_seed(seed: Any, model: str) -> Verification:
     if seed is None or int(seed) >= MIN_SECRET_SEED:
         return Verification(True, model, {"seed_secret": True})
     sentence = ("the job's seed is below 2^48, so anyone can find it by trying every value and replay the draws, "
-                "which puts the records back: leave algorithm.seed out (a fresh seed from the operating system each "
-                "run) or give a random one of at least 2^48 and keep the job private")
+                "which puts the records back: leave algorithm.seed out (the draws then come from your release key)")
     return Verification(False, model, {"seed_secret": False, "violations": 1,
                                        "first_violations": [{"kind": "guessable seed"}]}, [sentence])
 

@@ -199,7 +199,7 @@ def _check_events(problems: Problems, original: EventLog, output: EventLog, data
         canonical = canonical[canon.permutation(len(canonical), shuffle_seed)]
     if not np.array_equal(canonical, np.arange(len(published))):
         first = int(np.flatnonzero(canonical != np.arange(len(published)))[0])
-        how = "the order the job's shuffle_seed draws" if shuffle_seed is not None else "the input's order"
+        how = "the order drawn for this release (its key's)" if shuffle_seed is not None else "the input's order"
         problems.add(f"{shown}: sequence '{published[first]}' is published as the {first + 1}. sequence, where "
                      f"{how} puts '{published[canonical[first]]}': sequences are published in {how}, so their "
                      "order carries nothing", kind="not canonical", file=shown)

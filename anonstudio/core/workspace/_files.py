@@ -10,6 +10,7 @@ A project is a JSON file (never pickle, never ``eval``)::
       "hierarchies": {"age": {"rows": [["17", "15-19", "*"], ...], "source": "hierarchies/age.csv"}},
       "method": {"name": "mst", "params": {"k": 5}},
       "release": {"shuffle_rows": false, "shuffle_seed": null, "release_log": null,
+                  "key_file": null, "key_fingerprint": "8f70505edd0e63a8",
                   "output": "adult-mst.csv", "report": "adult-mst.report.json"},
       "last_report": {... the report of the last run ...},
       "history": [{"number": 1, "time": "...", "method": "mst", "parameters": {...}, "report": {...}}, ...]
@@ -120,6 +121,15 @@ def write_hierarchy_file(hierarchy: Hierarchy, path: str | Path) -> Path:
 
 # ---------------------------------------------------------------------------------------------------------
 # projects
+def _fingerprint_of(state: Workspace) -> str | None:
+    """The fingerprint of the release key the shown (or last) run drew from, else the one the job named."""
+    report = state.outcome.report if state.outcome is not None else state.last_report
+    used = (report or {}).get("key") if isinstance(report, dict) else None
+    if isinstance(used, dict) and isinstance(used.get("fingerprint"), str):
+        return str(used["fingerprint"])
+    return state.release.key_fingerprint
+
+
 def _rel(path: Path | None, base: Path) -> str | None:
     """``path`` relative to ``base`` — with ``..`` when it lies beside or above it, so a job or project and its
     files travel together (issue 30 item 5) — or absolute when no relative path exists (another drive)."""
@@ -182,8 +192,10 @@ def project_dict(state: Workspace, project_path: str | Path) -> dict[str, Any]:
             entry["source"] = to_jsonable(src)
         hierarchies[attr] = entry
     report = state.outcome.report if state.outcome is not None else state.last_report
-    release = {"shuffle_rows": state.release.shuffle_rows, "shuffle_seed": state.release.shuffle_seed,
+    # the release key is named by its file and fingerprint only, never its bytes
+    release = {"shuffle_rows": state.release.shuffle_rows, "shuffle_seed": None,
                "release_log": _rel(state.release.release_log, base),
+               "key_file": _rel(state.release.key_file, base), "key_fingerprint": _fingerprint_of(state),
                "output": _rel(state.output_path, base), "report": _rel(state.report_path, base)}
     return {
         "format": FORMAT,
@@ -341,8 +353,11 @@ def read_project(path: str | Path, *, allow_outside: bool = False, restore: bool
                                key=f"hierarchies.{attr}")
     state.set_method(method.get("name"), method.get("params") or {})
     release = raw.get("release") or {}
-    state.release = ReleaseOptions(bool(release.get("shuffle_rows", False)), release.get("shuffle_seed"),
-                                   _abs(release.get("release_log"), base))
+    if release.get("shuffle_seed") is not None:  # a project saved before release keys: its seed is refused
+        jobs.refuse_written_secrets(str(method.get("name") or ""), {}, release.get("shuffle_seed"), file=path)
+    state.release = ReleaseOptions(bool(release.get("shuffle_rows", False)), None,
+                                   _abs(release.get("release_log"), base), _abs(release.get("key_file"), base),
+                                   release.get("key_fingerprint"))
     state.output_path, state.report_path = _abs(release.get("output"), base), _abs(release.get("report"), base)
     state.last_report = raw.get("last_report")
     history = raw.get("history", [])
@@ -378,6 +393,7 @@ def workspace_from_job(path: str | Path, overrides: list[str] | None = None) -> 
     with its words: the job is parsed and checked by the same code."""
     job = jobs.load_job(path, overrides)
     jobs.check_engine(job)
+    job.refuse_written_secrets()
     data = profile_columns(jobs.load_data(job.input))
     # the given ones, as a run builds them; a quasi-identifier without one is completed by the run
     hierarchies, _notes = jobs.load_hierarchies(job.hierarchies, data, source=job.file, required=False)
@@ -400,7 +416,8 @@ def workspace_from_job(path: str | Path, overrides: list[str] | None = None) -> 
         else:  # not a quasi-identifier: kept as the job gives it (a run warns that it is unused, as the CLI does)
             state.hierarchy_sources[attr] = str(spec) if isinstance(spec, Path) else spec
     state.set_method(job.algorithm, dict(job.params))
-    state.release = ReleaseOptions(job.shuffle_rows, job.shuffle_seed, job.release_log)
+    state.release = ReleaseOptions(job.shuffle_rows, job.shuffle_seed, job.release_log, job.key_file,
+                                   job.key_fingerprint)
     state.execution = job.execution
     state.output_path, state.report_path, state.job_path = job.output_path, job.report_path, job.file
     state.dirty = False
@@ -472,10 +489,13 @@ def job_dict(state: Workspace, job_path: str | Path, *, output_path: str | Path 
         output["report"] = _rel(report, base)
     if state.release.shuffle_rows:
         output["shuffle_rows"] = True
-    if state.release.shuffle_seed is not None:
-        output["shuffle_seed"] = int(state.release.shuffle_seed)
     if state.release.release_log is not None:
         output["release_log"] = _rel(state.release.release_log, base)
+    if state.release.key_file is not None:
+        output["key_file"] = _rel(state.release.key_file, base)
+    fingerprint = _fingerprint_of(state)
+    if fingerprint is not None:  # the key its draws came from, by its fingerprint (never the key)
+        output["key_fingerprint"] = fingerprint
     job["output"] = output
     return job
 

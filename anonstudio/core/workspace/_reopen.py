@@ -34,15 +34,30 @@ def restored_outcome(state: Any) -> tuple[Any, str | None]:
     if rep.get("algorithm") != state.method:
         return None, "the method changed since the last release"
     shuffled = state.release.shuffle_rows
-    if shuffled and state.release.shuffle_seed is None:
-        return None, "its rows were published in an order that was not kept, so it cannot be checked again"
+    key = None
+    if shuffled:
+        from anonstudio.core.keys import load_key
+
+        try:
+            key = load_key(state.release.key_file, fingerprint=state.release.key_fingerprint)
+        except AnonStudioError:
+            key = None
+        if key is None:
+            return None, ("its rows were published in an order drawn from a release key that is not on this "
+                          "machine, so it cannot be checked again")
     try:
         algorithm = make_algorithm(state.method, state.params)
         hierarchies, _ = load_hierarchies(state.hierarchy_specs(), state.data, required=algorithm.needs_hierarchies)
         spec = state.input_spec()
         model = declared_model(algorithm, state.data, spec, algorithm.pipeline.get("max_suppression"))
         sides = {name: side_output_path(out, name) for name in privacy.SIDE_OUTPUTS.get(str(model.get("model")), ())}
-        seed = state.release.shuffle_seed if shuffled else None
+        seed = None
+        if key is not None:
+            from anonstudio.core.jobs import report_parameters
+            from anonstudio.core.release_log import shuffle_seed_of
+
+            seed = shuffle_seed_of(key, state.method, dict(report_parameters(state.method, algorithm, state.params),
+                                                           **algorithm.pipeline), state.data, hierarchies)
         verification = privacy.verify_release(model, state.data, out, hierarchies, side_paths=sides,
                                               missing=spec.missing, shuffle_seed=seed)
         if not verification.passed:

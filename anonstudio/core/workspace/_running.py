@@ -32,6 +32,10 @@ class RunRequest:
     execution: Any = None
     source: Path | None = None
     revision: int = 0
+    #: the release key a method with secret draws draws from (``None``: the user's default key) and the
+    #: fingerprint the job names
+    key_file: Path | None = None
+    key_fingerprint: str | None = None
 
     def with_params(self, **changes: Any) -> RunRequest:
         """The same request with some parameters changed (a sweep's point)."""
@@ -58,7 +62,8 @@ def run_request(request: RunRequest, progress: Any = None, *, views: bool = True
     from anonstudio.core.progress import phase, report, subrange
 
     outcome = execute(request.data, request.specs, request.method, request.params, declared=request.declared,
-                      source=request.source, execution=request.execution,
+                      source=request.source, execution=request.execution, key_file=request.key_file,
+                      key_fingerprint=request.key_fingerprint,
                       progress=subrange(progress, 0.0, 0.9 if views else 1.0))
     path = getattr(request.declared, "path", None)
     if path is None or str(path) in ("", "."):

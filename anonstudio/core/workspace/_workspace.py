@@ -53,13 +53,17 @@ def looks_like_identifier(column: str, profile: dict[str, Any], n_rows: int) -> 
 @dataclass
 class ReleaseOptions:
     """How a release is published (the job's ``[output]`` keys besides the paths): ``shuffle_rows`` (tables
-    and event logs: rows / sequences in a random order after verification), ``shuffle_seed`` (kept in the job,
-    never in the report; ``None``: a seed from the operating system each export) and ``release_log`` (where the
-    release log is kept; ``None``: the user's data folder)."""
+    and event logs: rows / sequences in a random order after verification, the order drawn from the release
+    key), ``shuffle_seed`` (always ``None``: a seed written in a job is refused — kept so an older job's is
+    refused by name), ``release_log`` (where the release log is kept; ``None``: the user's data folder),
+    ``key_file`` (the release key; ``None``: the user's default key, made on first use) and ``key_fingerprint``
+    (the key a job was written for: another key is refused)."""
 
     shuffle_rows: bool = False
     shuffle_seed: int | None = None
     release_log: Path | None = None
+    key_file: Path | None = None
+    key_fingerprint: str | None = None
 
 
 @dataclass
@@ -519,7 +523,13 @@ class Workspace:
         publishes, not what was verified, so the outcome stays current."""
         from dataclasses import replace
 
-        unknown = set(options) - {"shuffle_rows", "shuffle_seed", "release_log"}
+        unknown = set(options) - {"shuffle_rows", "shuffle_seed", "release_log", "key_file", "key_fingerprint"}
+        if options.get("shuffle_seed") is not None:
+            from anonstudio.core.jobs import refuse_written_secrets
+
+            refuse_written_secrets(str(self.method or ""), {}, options["shuffle_seed"])
+        if options.get("key_file") is not None:
+            options["key_file"] = Path(options["key_file"])
         if unknown:
             raise KeyError(sorted(unknown)[0])
         if "release_log" in options and options["release_log"] is not None:
@@ -567,7 +577,8 @@ class Workspace:
         if not method:
             raise JobError("choose a method first: a run needs [algorithm] name")
         return RunRequest(copy_for_run(self.data), self.hierarchy_specs(), method, params, self.input_spec(),
-                          self.execution, self.job_path, self.revision)
+                          self.execution, self.job_path, self.revision, key_file=self.release.key_file,
+                          key_fingerprint=self.release.key_fingerprint)
 
     def run(self, progress: Any = None, *, views: bool = False) -> Any:
         """Run the method on what the workspace holds, in this thread: complete the hierarchies, anonymize, verify,
@@ -633,7 +644,8 @@ class Workspace:
             self.outcome.report["input"]["path"] = str(self.data_path)
         done = write_outputs(self.outcome, out, rep, reads=self.files_read(), shuffle_rows=self.release.shuffle_rows,
                              shuffle_seed=self.release.shuffle_seed, release_log=self.release.release_log,
-                             confirmation=confirmation)
+                             confirmation=confirmation, key_file=self.release.key_file,
+                             key_fingerprint=self.release.key_fingerprint)
         self.output_path, self.report_path = out, rep
         self.last_report = self.outcome.report
         self._changed("release")

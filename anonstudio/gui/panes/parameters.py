@@ -368,6 +368,20 @@ class _Field:
         return ok
 
 
+def key_text(secret_draws: bool) -> str:
+    """The release box's line about the release key: its fingerprint (or that it is made on the first run)."""
+    from anonstudio.core.keys import default_key_path, load_key
+
+    try:
+        key = load_key()
+    except AnonStudioError as exc:
+        return f"Release key: {exc.message}"
+    what = "This method's draws and the row order come" if secret_draws else "The row order comes"
+    if key is None:
+        return f"{what} from your release key, made on the first run in {default_key_path().parent}."
+    return f"{what} from your release key {key.fingerprint} (the key itself is never shown or saved)."
+
+
 class ParamForm(QtWidgets.QWidget):
     """A form with one validated editor per declared :class:`Param` (usable for generators and
     experiments too: any :class:`ParamSet`)."""
@@ -493,10 +507,20 @@ class ParametersPane(QtWidgets.QWidget):
         self.shuffle_rows.setToolTip(
             "Export writes the rows (an event log's sequences) in a random order after verification, so nobody who "
             "knows the input's order can link a published row to its person (job key output.shuffle_rows). The "
-            "seed is drawn by the operating system at each export unless the job gives output.shuffle_seed.")
+            "order is drawn from your release key (anonstudio key), never from a seed written in a job.")
         self.shuffle_rows.toggled.connect(self._on_release)
         release_layout = QtWidgets.QVBoxLayout(self.release_box)
         release_layout.addWidget(self.shuffle_rows)
+        # where the secret draws come from: the release key, named by its fingerprint (never shown itself)
+        self.key_label = QtWidgets.QLabel()
+        self.key_label.setObjectName("releaseKey")
+        self.key_label.setWordWrap(True)
+        self.key_label.setStyleSheet("color: #555;")
+        self.key_label.setTextInteractionFlags(QtCore.Qt.TextSelectableByMouse)
+        self.key_label.setToolTip("RA, SafePub, Anatomy and the row shuffle draw from a key made on this machine "
+                                  "(anonstudio key); it is never written into a job, report or project — they name "
+                                  "its fingerprint. 'anonstudio verify' re-derives a release where the key is.")
+        release_layout.addWidget(self.key_label)
 
         # one scroll area for the whole pane: in a short dock (1280 × 720 after a run) the method, its reference and
         # its first parameters stay readable and the rest scrolls, instead of every part being squeezed
@@ -619,6 +643,7 @@ class ParametersPane(QtWidgets.QWidget):
         self._bound_by_records()
         self.reference.setText(cls.reference)
         self.reference.setToolTip(cls.__doc__.strip().splitlines()[0] if cls.__doc__ else "")
+        self.key_label.setText(key_text(cls.secret_draws))
         self._offer_sensitive_values()
 
     def _bound_by_records(self) -> None:

@@ -137,7 +137,7 @@ def test_shuffled_event_logs_publish_sequences_in_the_seeds_order_and_verify(tmp
     job.write_text('[input]\npath = "e.csv"\nformat = "events"\nsequence_id = "PID"\nevent_order = "VID"\n'
                    'quasi_identifiers = ["Yr"]\nsensitive = ["Disease"]\n[hierarchies]\nYr = { intervals = [2] }\n'
                    '[algorithm]\nname = "cbmsa"\nk = 2\nc = 0.9\nhighly_sensitive = ["HIV"]\n'
-                   '[output]\npath = "out.csv"\nshuffle_rows = true\nshuffle_seed = 8446744073709551615\n')
+                   '[output]\npath = "out.csv"\nshuffle_rows = true\n')  # the order from the release key
     outcome = jobs.run_job(jobs.load_job(job))
     assert not any("sequences keep the input's order" in w for w in outcome.report["warnings"])
     published = [line.split(",")[0] for line in (tmp_path / "out.csv").read_text().splitlines()[1:]]
@@ -150,7 +150,7 @@ def test_shuffled_event_logs_publish_sequences_in_the_seeds_order_and_verify(tmp
     swapped = [lines[0], *lines[3:5], *lines[1:3], *lines[5:]]
     (tmp_path / "out.csv").write_text("\n".join(swapped) + "\n")
     verdict = jobs.verify_job(jobs.load_job(job))
-    assert not verdict.passed and any("the order the job's shuffle_seed draws" in p for p in verdict.problems)
+    assert not verdict.passed and any("the order drawn for this release" in p for p in verdict.problems)
 
 
 def test_anatomy_refuses_columns_named_like_what_it_adds(tmp_path):
@@ -169,15 +169,18 @@ def test_anatomy_refuses_columns_named_like_what_it_adds(tmp_path):
 
 
 def test_unroled_table_content_digest_ignores_row_order_and_layout(tmp_path):
-    from anonstudio.core.release_log import content_digest
+    from anonstudio.core.keys import create_key
+    from anonstudio.core.release_log import keyed_digest
 
+    key, other = create_key(tmp_path / "k" / "a.key"), create_key(tmp_path / "k" / "b.key")
     a = tmp_path / "a.csv"
     b = tmp_path / "b.csv"
     a.write_text("x;y\n1;2\n3;4\n")
     b.write_bytes(b'x;y\r\n"3";4\r\n1;2\r\n\r\n')
-    assert content_digest(read_table(a)) == content_digest(read_table(b))
+    assert keyed_digest(read_table(a), key) == keyed_digest(read_table(b), key)
+    assert keyed_digest(read_table(a), key) != keyed_digest(read_table(a), other)  # keyed: no guess is checked
     b.write_text("x;y\n1;2\n3;5\n")
-    assert content_digest(read_table(a)) != content_digest(read_table(b))
+    assert keyed_digest(read_table(a), key) != keyed_digest(read_table(b), key)
 
 
 def test_a_release_with_another_hierarchy_of_the_same_input_is_warned_about(tmp_path, monkeypatch):

@@ -50,7 +50,7 @@ def rederive(job: Any, data: Any, hierarchies: dict) -> Rederived:
     """Run the job's method on ``data`` again (in memory, on this machine, whatever engine the job names: the
     engines publish the same bytes) and serialize its release as ``run`` writes it."""
     from anonstudio.core import io
-    from anonstudio.core.publication import shuffled, shuffled_sequences, side_output_path
+    from anonstudio.core.publication import shuffled_release, side_output_path
 
     reason = unkept_seed(job)
     if reason is not None:
@@ -60,12 +60,11 @@ def rederive(job: Any, data: Any, hierarchies: dict) -> Rederived:
         result = algorithm.run(data, hierarchies)
     except AnonStudioError as exc:  # the method refuses this job (the model verdict above says why, too)
         return Rederived(reason=f"the job's method refuses it ({exc.message})")
-    output = result.output
+    output, side_outputs = result.output, dict(result.side_outputs)
     if job.shuffle_rows:
-        output = shuffled(output, job.shuffle_seed) if isinstance(output, Table) else (
-            shuffled_sequences(output, job.shuffle_seed) if isinstance(output, EventLog) else output)
+        output, side_outputs = shuffled_release(output, side_outputs, job.shuffle_seed)
     files = {job.output_path: io.output_bytes(output, job.output_path)}
-    for suffix, frame in result.side_outputs.items():
+    for suffix, frame in side_outputs.items():
         side = side_output_path(job.output_path, suffix)
         files[side] = io.output_bytes(frame, side, like=result.output)
     return Rederived(files=files)

@@ -158,8 +158,10 @@ def _check_table(problems: Problems, original: Table, output: Table, data: bytes
 
 
 def _check_sensitive_table(problems: Problems, original: Table, qit: Table, path: Path | None, shown: str,
-                           spec: dict[str, Any]) -> None:
-    """Anatomy's ST is determined by the QIT's groups and the input: its bytes must be exactly that table's."""
+                           spec: dict[str, Any], shuffle_seed: int | None = None) -> None:
+    """Anatomy's ST is determined by the QIT's groups and the input: its bytes must be exactly that table's.
+    ``qit`` is the QIT as written; with ``shuffle_seed`` its rows are put back in the input's order to pair them
+    with the input's sensitive values, the group ids kept as the written (shuffled) rows number them."""
     if path is None or not path.exists():
         problems.add(f"the sensitive table {shown} is missing: Anatomy publishes it beside the QIT",
                      kind="missing file", file=shown)
@@ -171,6 +173,11 @@ def _check_sensitive_table(problems: Problems, original: Table, qit: Table, path
             or not qit.df.columns.is_unique:
         return  # the QIT's own problems say why; nothing canonical can be derived
     ids = canonical_groups(qit.text_column(group))
+    if shuffle_seed is not None:
+        order = canon.permutation(len(ids), shuffle_seed)  # written row i is input row order[i]
+        in_input_order = np.empty_like(ids)
+        in_input_order[order] = ids
+        ids = in_input_order
     st = sensitive_table(ids, pd.Series(original.text_column(sens), dtype=object), sens)
     layout = _table_layout(original, path)
     expected = _encode(problems, st, layout, shown)
@@ -319,12 +326,14 @@ def verify_release(spec: dict[str, Any], original: Any, output_path: str | Path,
     if output is not None:
         if isinstance(original, Table) and isinstance(output, Table):
             _check_table(problems, original, output, data, output_path, shown, spec)
+            written = output
             if shuffle_seed is not None and len(output.df) == len(original.df):
                 output = unshuffled_table(output, shuffle_seed)
             for name in SIDE_OUTPUTS.get(_kind(spec), ()):
                 side = (side_paths or {}).get(name)
                 side_shown = names.get(side, side.name) if side is not None else f"the {name} table"
-                _check_sensitive_table(problems, original, output, side, side_shown, spec)
+                _check_sensitive_table(problems, original, written, side, side_shown, spec,
+                                       shuffle_seed if output is not written else None)
                 if side is not None and side.exists():
                     parsed = _read(problems, original, side, side_shown, missing)
                     if parsed is not None:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anonstudio.core.data import EventLog, Table
 from anonstudio.core.errors import AnonStudioError
 
 

@@ -29,6 +29,8 @@ RISK_KINDS = (
     ("rows keep the input's order", "rows keep the input's order"),
     ("sequences keep the input's order", "sequences keep the input's order"),
     ("a second release of this input", "this input was published before with other settings"),
+    # issue 39 item 5: a parameter outside its safe range (publication_rules.SAFE_RANGES, LOOSENED_WORDS)
+    ("a parameter loosens a release rule", "loosens a release rule"),
 )
 
 

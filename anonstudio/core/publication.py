@@ -116,6 +116,15 @@ def shuffled_release(output: Any, side_outputs: dict[str, pd.DataFrame], seed: i
     return output, sides
 
 
+def renumbered_sequences(log: EventLog) -> EventLog:
+    """``log`` as an event-log release publishes it: sequence ids renumbered 1..n in the order the sequences are
+    published (issue 39 item 7: the input's ids left gaps where CBMSA removed sequences, and 17 of the 19 removed
+    carried the highly-sensitive value). The canonical form the verifier demands (``privacy._canonical``)."""
+    sid = log.sequence_id
+    codes, _ = pd.factorize(log.df[sid].astype(str))
+    return replace(log, df=log.df.assign(**{sid: (codes + 1).astype(str)}))
+
+
 def _tokens(tokens: Any) -> list[str] | None:
     return None if tokens is None else list(tokens)
 
@@ -189,6 +198,8 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
         notes.append(f"{what} were published in a random order after verification"
                      + (" (the seed is in the job file, not in this report)" if shuffle_seed is not None
                         else " (drawn from the operating system and kept nowhere)"))
+    if isinstance(output, EventLog):
+        output = renumbered_sequences(output)
     warnings += releases.earlier_releases(outcome.data, rep, outcome.hierarchies, output_path, release_log)
     rep["warnings"] = warnings
     rep["notes"] = notes

@@ -49,7 +49,8 @@ def rederive(job: Any, data: Any, hierarchies: dict) -> Rederived:
     """Run the job's method on ``data`` again (in memory, on this machine, whatever engine the job names: the
     engines publish the same bytes) and serialize its release as ``run`` writes it."""
     from anonstudio.core import io
-    from anonstudio.core.publication import shuffled_release, side_output_path
+    from anonstudio.core.data import EventLog
+    from anonstudio.core.publication import renumbered_sequences, shuffled_release, side_output_path
 
     reason = unkept_seed(job)
     if reason is not None:
@@ -62,6 +63,8 @@ def rederive(job: Any, data: Any, hierarchies: dict) -> Rederived:
     output, side_outputs = result.output, dict(result.side_outputs)
     if job.shuffle_rows:
         output, side_outputs = shuffled_release(output, side_outputs, job.shuffle_seed)
+    if isinstance(output, EventLog):  # ids 1..n as published
+        output = renumbered_sequences(output)
     files = {job.output_path: io.output_bytes(output, job.output_path)}
     for suffix, frame in side_outputs.items():
         side = side_output_path(job.output_path, suffix)

@@ -142,8 +142,17 @@ def test_shuffled_event_logs_publish_sequences_in_the_seeds_order_and_verify(tmp
     assert not any("sequences keep the input's order" in w for w in outcome.report["warnings"])
     published = [line.split(",")[0] for line in (tmp_path / "out.csv").read_text().splitlines()[1:]]
     order = list(dict.fromkeys(published))
-    assert order != sorted(order, key=int)  # not the input's order
+    assert order == [str(i) for i in range(1, len(order) + 1)]  # ids 1..n as published (issue 39 item 7)
     assert all(published[i] == published[i + 1] for i in range(0, len(published), 2))  # events stay together
+    from anonstudio.core.io import read_output_like
+    from anonstudio.core.privacy._canonical import release_of_sequences
+
+    loaded = jobs.load_job(job)
+    data = jobs.load_data(loaded.input)
+    hierarchies, _ = jobs.load_hierarchies(loaded.hierarchies, data, source=loaded.file, required=True)
+    back = release_of_sequences(data, read_output_like(data, tmp_path / "out.csv"), hierarchies, loaded.shuffle_seed)
+    inputs = list(dict.fromkeys(back.df["PID"].tolist()))
+    assert sorted(inputs, key=int) == [str(i) for i in range(1, 13)] and inputs != sorted(inputs, key=int)  # shuffled
     assert jobs.verify_job(jobs.load_job(job)).passed
     # the same release with two sequences swapped is not the seed's order
     lines = (tmp_path / "out.csv").read_text().splitlines()

@@ -88,6 +88,9 @@ CONFUSABLE_PROTOTYPES: dict[str, str] = {
 }
 
 
+_ASCII_PROTOTYPES = str.maketrans({k: v for k, v in CONFUSABLE_PROTOTYPES.items() if k.isascii()})
+
+
 def _in(code: int, ranges: Iterable[tuple[int, int]]) -> bool:
     return any(lo <= code <= hi for lo, hi in ranges)
 
@@ -133,6 +136,8 @@ def unsafe_character(label: str) -> str | None:
 def skeleton(label: str) -> str:
     """The confusable skeleton of ``label`` (UTS #39 section 4: NFD, each character replaced by its prototype,
     NFD again), over :data:`CONFUSABLE_PROTOTYPES` after NFKC (so compatibility look-alikes share one too)."""
+    if label.isascii():  # NFKC and NFD leave ASCII as it is
+        return label.translate(_ASCII_PROTOTYPES).replace("m", "rn")
     text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", label))
     text = "".join(CONFUSABLE_PROTOTYPES.get(ch, ch) for ch in text)
     # 'rn' reads as 'm' (confusables.txt maps U+006D to U+0072 U+006E)

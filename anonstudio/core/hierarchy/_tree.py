@@ -16,7 +16,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-
 import unicodedata
 
 import numpy as np
@@ -194,7 +193,9 @@ class Hierarchy:
             level = self.node_level_list[node]
             if level == 0 or (held[node] == 1 and self.leaves[int(row_of[node])] == label):
                 continue
-            for key in (skeleton(label), "nfkc:" + unicodedata.normalize("NFKC", label)):
+            # an ASCII label is its own NFKC form, and labels of one level are distinct: only its skeleton can meet
+            keys = (skeleton(label),) if label.isascii() else (skeleton(label), "nfkc:" + unicodedata.normalize("NFKC", label))
+            for key in keys:
                 other = seen.setdefault((level, key), node)
                 if other == node:
                     continue

@@ -83,6 +83,48 @@ def shuffled_sequences(log: EventLog, seed: int) -> EventLog:
     return replace(log, df=log.df.iloc[rows].reset_index(drop=True))
 
 
+def shuffled_release(output: Any, side_outputs: dict[str, pd.DataFrame], seed: int) -> tuple[Any, dict[str, pd.DataFrame]]:
+    """A release's output and side outputs as published with ``output.shuffle_rows``: a table's rows (an event
+    log's sequences) in the order ``seed`` draws. Anatomy's group ids are then numbered again 1..G in order of
+    first appearance down the *shuffled* rows, and its sensitive table follows them (issue 39 item 11): the
+    canonical form numbers groups in order of first appearance as published, so ids kept from the input's order
+    were refused by the gate (every shuffled Anatomy run ended with exit 1), and would have told the input
+    order of each group's first record. The renumbering depends only on the published order, not on where
+    ``seed`` came from. Used by :func:`write_outputs` and by re-derivation (``verify``), so both write the same
+    bytes."""
+    from anonstudio.core.io._canonical import COUNT_COLUMN, GROUP_COLUMN, canonical_groups, sensitive_table
+
+    sides = dict(side_outputs)
+    if isinstance(output, EventLog):
+        return shuffled_sequences(output, seed), sides
+    if not isinstance(output, Table):
+        return output, sides
+    output = shuffled(output, seed)
+    st = sides.get("sensitive")
+    if st is not None and GROUP_COLUMN in output.df.columns and list(st.columns)[0] == GROUP_COLUMN \
+            and list(st.columns)[-1] == COUNT_COLUMN:
+        written = output.df[GROUP_COLUMN].astype(str).to_numpy(dtype=object)
+        ids = canonical_groups(written)
+        renumber = dict(zip(written.tolist(), ids.tolist()))  # old id -> new id (a bijection)
+        sens = str(st.columns[1])
+        counts = st[COUNT_COLUMN].astype(np.int64).to_numpy()
+        old = st[GROUP_COLUMN].astype(str).to_numpy(dtype=object)
+        new = np.array([renumber[g] for g in old], dtype=np.int64)
+        values = pd.Series(np.repeat(st[sens].to_numpy(dtype=object), counts), dtype=object)
+        sides["sensitive"] = sensitive_table(np.repeat(new, counts), values, sens)
+        output = replace(output, df=output.df.assign(**{GROUP_COLUMN: ids.astype(str)}))
+    return output, sides
+
+
+def renumbered_sequences(log: EventLog) -> EventLog:
+    """``log`` as an event-log release publishes it: sequence ids renumbered 1..n in the order the sequences are
+    published (issue 39 item 7: the input's ids left gaps where CBMSA removed sequences, and 17 of the 19 removed
+    carried the highly-sensitive value). The canonical form the verifier demands (``privacy._canonical``)."""
+    sid = log.sequence_id
+    codes, _ = pd.factorize(log.df[sid].astype(str))
+    return replace(log, df=log.df.assign(**{sid: (codes + 1).astype(str)}))
+
+
 def _tokens(tokens: Any) -> list[str] | None:
     return None if tokens is None else list(tokens)
 
@@ -144,6 +186,7 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
         if target is not None:
             io.check_target(target, label)
     output = outcome.result.output
+    side_outputs = dict(outcome.result.side_outputs)
     rep = outcome.report
     method = rep.get("algorithm")
     if not shuffle_rows and isinstance(method, str) and method in algorithms.names() \
@@ -164,10 +207,12 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
         seed = releases.shuffle_seed_of(key, str(method), rep.get("parameters") or {}, outcome.data,
                                         outcome.hierarchies)
         what = "rows" if isinstance(output, Table) else "sequences"
-        output = shuffled(output, seed) if isinstance(output, Table) else shuffled_sequences(output, seed)
+        output, side_outputs = shuffled_release(output, side_outputs, seed)
         notes.append(f"{what} were published in a random order after verification (drawn from the release key: "
                      "'anonstudio verify' re-derives it where the key is)")
         rep["key"] = {"fingerprint": key.fingerprint}
+    if isinstance(output, EventLog):
+        output = renumbered_sequences(output)
     warnings += releases.earlier_releases(outcome.data, rep, outcome.hierarchies, output_path, release_log, key=key)
     rep["warnings"] = warnings
     rep["notes"] = notes
@@ -190,7 +235,7 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
         io.write_output(output, staged)
         names = {staged: output_path.name}
         staged_sides = {}
-        for suffix, frame in outcome.result.side_outputs.items():
+        for suffix, frame in side_outputs.items():
             staged_sides[suffix] = pub.stage(sides[suffix])
             io.write_output(frame, staged_sides[suffix], like=outcome.result.output)
             names[staged_sides[suffix]] = sides[suffix].name

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anonstudio.core.data import EventLog, Table
 from anonstudio.core.errors import AnonStudioError
 
 
@@ -90,7 +89,8 @@ def rederive(job: Any, data: Any, hierarchies: dict, key: Any = None) -> Rederiv
     engines publish the same bytes), its draws from the release ``key`` as ``run`` made them, and serialize its
     release as ``run`` writes it."""
     from anonstudio.core import io
-    from anonstudio.core.publication import shuffled, shuffled_sequences, side_output_path
+    from anonstudio.core.data import EventLog
+    from anonstudio.core.publication import renumbered_sequences, shuffled_release, side_output_path
     from anonstudio.core.release_log import method_seed
 
     reason = unkept_seed(job, key)
@@ -103,13 +103,14 @@ def rederive(job: Any, data: Any, hierarchies: dict, key: Any = None) -> Rederiv
         result = algorithm.run(data, hierarchies)
     except AnonStudioError as exc:  # the method refuses this job (the model verdict above says why, too)
         return Rederived(reason=f"the job's method refuses it ({exc.message})")
-    output = result.output
+    output, side_outputs = result.output, dict(result.side_outputs)
     seed = shuffle_seed_for(job, algorithm, data, hierarchies, key)
     if seed is not None:
-        output = shuffled(output, seed) if isinstance(output, Table) else (
-            shuffled_sequences(output, seed) if isinstance(output, EventLog) else output)
+        output, side_outputs = shuffled_release(output, side_outputs, seed)
+    if isinstance(output, EventLog):  # ids 1..n as published
+        output = renumbered_sequences(output)
     files = {job.output_path: io.output_bytes(output, job.output_path)}
-    for suffix, frame in result.side_outputs.items():
+    for suffix, frame in side_outputs.items():
         side = side_output_path(job.output_path, suffix)
         files[side] = io.output_bytes(frame, side, like=result.output)
     return Rederived(files=files)

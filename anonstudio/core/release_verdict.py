@@ -38,6 +38,8 @@ RISK_KINDS = (
     ("a second release of this input", "this input was published before with other settings"),
     ("several records per person, counted as different people", "several records per person:"),
     ("a release of an overlapping input", "this input overlaps a release published"),
+    # issue 39 item 5: a parameter outside its safe range (publication_rules.SAFE_RANGES, LOOSENED_WORDS)
+    ("a parameter loosens a release rule", "loosens a release rule"),
 )
 
 

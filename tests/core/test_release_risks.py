@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from anonstudio.core import jobs
@@ -122,9 +123,10 @@ def test_report_paths_are_relative_to_the_report(tmp_path):
     assert str(tmp_path) not in (tmp_path / "out.json").read_text()
 
 
-def test_an_event_log_release_warns_that_its_sequence_ids_are_published(tmp_path):
-    """The file contract keeps an event log's columns, its sequence ids too: the report says so, since
-    (k,c)-privacy says nothing about ids a reader may know (record numbers)."""
+def test_an_event_log_release_numbers_its_sequence_ids_1_to_n(tmp_path):
+    """Issue 39 item 7: the input's sequence ids were published as they were (with a warning), and the ids
+    missing from 1..n were the sequences CBMSA removed — mostly carriers of the highly-sensitive value. A release
+    numbers them 1..n as published; no warning is needed, and the removed ones leave no gap."""
     import shutil
 
     from anonstudio.resources import demo_folder as demo_dir
@@ -133,9 +135,12 @@ def test_an_event_log_release_warns_that_its_sequence_ids_are_published(tmp_path
         shutil.copy(demo_dir() / name, tmp_path / name)
     shutil.copytree(demo_dir() / "hierarchies", tmp_path / "hierarchies")
     outcome = jobs.run_job(jobs.load_job(tmp_path / "events-cbmsa.toml"))
-    assert any("sequence ids (column 'PID') are published as they are" in w for w in outcome.report["warnings"])
+    assert not any("are published as they are: if they are record numbers" in w for w in outcome.report["warnings"])
     report = json.loads((tmp_path / "results" / "events-cbmsa-k5.report.json").read_text())
     assert report["warnings"] == outcome.report["warnings"]
+    published = pd.read_csv(tmp_path / "results" / "events-cbmsa-k5.csv", dtype=str)["PID"]
+    ids = list(dict.fromkeys(published))
+    assert ids == [str(i) for i in range(1, len(ids) + 1)]
 
 
 @pytest.mark.parametrize("index", ["patient_id", None, "range"])

@@ -16,10 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+import unicodedata
 
 import numpy as np
 
 from anonstudio.core.errors import HierarchyError
+from anonstudio.core.hierarchy._labels import first_difference, skeleton, unsafe_character
 
 
 def _short_value(value: str, limit: int = 40) -> str:
@@ -90,21 +92,27 @@ class Hierarchy:
         self.source = Path(source) if source is not None else None
         if not rows:
             raise HierarchyError("the hierarchy has no rows", file=self.source, column=attribute)
+        self._from_file = lines is not None  # built rows (a job's builder) have no line of their own to name
         lines = list(lines) if lines is not None else list(range(1, len(rows) + 1))
         self.lines = lines
         depth = max(len(r) for r in rows)
         padded: list[list[str]] = []
+        checked: set[str] = set()  # labels found safe (issue 39 item 4: _labels.py)
         for row, line in zip(rows, lines):
             row = [str(c).strip() for c in row]
             if any(c == "" for c in row):
                 raise HierarchyError("empty label in hierarchy row", file=self.source, line=line, column=attribute)
             for label in row[1:]:
-                hidden = _hidden_character(label)
-                if hidden is not None:
+                if label in checked:
+                    continue
+                unsafe = unsafe_character(label)
+                if unsafe is not None:
                     raise HierarchyError(
-                        f"label {label!r} holds an invisible character ({hidden}): a published label must read as "
-                        "it is written (such characters can carry data past a reader)",
-                        file=self.source, line=line, column=attribute)
+                        f"label {_shown_label(label)}{'' if self._from_file else f' (hierarchy row {line})'} is not "
+                        f"in the safe alphabet of labels: {unsafe}; a published label must read as it is written, and "
+                        "hold nothing more (issue 39: labels carried records)",
+                        file=self.source, line=line if self._from_file else None, column=attribute)
+                checked.add(label)
             if len(row) < depth:
                 if len(row) == 1:
                     row = row * depth
@@ -166,6 +174,39 @@ class Hierarchy:
         self._ancestor = ancestor
         self.leaves: list[str] = [r[0] for r in padded]
         self._check_one_meaning_per_label()
+        self._check_look_alike_labels()
+
+    def _check_look_alike_labels(self) -> None:
+        """Two labels of one level must not look alike: the same confusable skeleton (Unicode TS #39) or the same
+        NFKC form (``35-39`` and ``35–39``, ``Ocean`` and ``Оcean`` with a Cyrillic О, ``35-39`` and
+        ``３５-３９``). A reader could not tell their classes apart, so a report's "age at level 1" would hide
+        that the release splits one interval by a second, unseen attribute (issue 39 item 4). Labels that are
+        data values (a leaf padded up a ragged row: the node holds that one leaf only) are the data's own spelling
+        and are not compared."""
+        row_of = np.zeros(self.n_nodes, dtype=np.int64)
+        held = np.zeros(self.n_nodes, dtype=np.int64)
+        for level in range(1, self.height + 1):
+            np.add.at(held, self._ancestor[:, level], 1)
+            row_of[self._ancestor[:, level]] = np.arange(len(self.rows))
+        seen: dict[tuple[int, str], int] = {}
+        for node, label in enumerate(self.node_labels):
+            level = self.node_level_list[node]
+            if level == 0 or (held[node] == 1 and self.leaves[int(row_of[node])] == label):
+                continue
+            # an ASCII label is its own NFKC form, and labels of one level are distinct: only its skeleton can meet
+            keys = (skeleton(label),) if label.isascii() else (skeleton(label), "nfkc:" + unicodedata.normalize("NFKC", label))
+            for key in keys:
+                other = seen.setdefault((level, key), node)
+                if other == node:
+                    continue
+                first = self.node_labels[other]
+                line_of = {n: self.lines[int(np.flatnonzero(self._ancestor[:, level] == n)[0])] for n in (other, node)}
+                where = "line" if self._from_file else "hierarchy row"
+                raise HierarchyError(
+                    f"labels {_shown_label(first)} ({where} {line_of[other]}) and {_shown_label(label)} ({where} "
+                    f"{line_of[node]}) of level {level} look alike (they differ at {first_difference(label, first)}; "
+                    "Unicode TS #39 confusables or NFKC): a reader could not tell their classes apart",
+                    file=self.source, line=line_of[node] if self._from_file else None, column=self.attribute)
 
     def _check_one_meaning_per_label(self) -> None:
         """A label names one group of values. The same label may stand on several levels only along one
@@ -340,17 +381,8 @@ class Hierarchy:
         return f"Hierarchy({self.attribute!r}, leaves={len(self.leaves)}, height={self.height})"
 
 
-def _hidden_character(label: str) -> str | None:
-    """The first character of a generalization label a reader cannot see — control and format characters (a
-    zero-width space, a direction mark), private-use and unassigned code points, line and paragraph separators,
-    and spaces other than the plain one — named as ``U+200B ZERO WIDTH SPACE``; ``None`` when there is none. A
-    hunt after issue 28 appended zero-width characters to the labels of a hierarchy file so that each published
-    label carried the original values of its records, and re-derivation (which uses the job's hierarchies)
-    passed it: a label must be what it shows."""
-    import unicodedata
-
-    for ch in label:
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp") or (cat == "Zs" and ch != " "):
-            return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
-    return None
+def _shown_label(label: str) -> str:
+    """A label in a message: quoted, every character outside printable ASCII as its escape, cut at 80."""
+    shown = label.encode("ascii", "backslashreplace").decode("ascii")
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+    return "'" + (shown if len(shown) <= 80 else shown[:79] + "…") + "'"

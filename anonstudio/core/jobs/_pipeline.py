@@ -31,6 +31,7 @@ from anonstudio.core.jobs._warnings import (
 )
 from anonstudio.core.progress import ProgressCallback, phase, report, subrange
 from anonstudio.core.publication import side_output_path, write_outputs
+from anonstudio.core.publication_rules import loosened_parameters, refused_parameter
 
 if TYPE_CHECKING:
     from anonstudio.core.privacy import Verification
@@ -305,6 +306,7 @@ def execute(data: Any, specs: dict[str, Any], method: str, params: dict[str, Any
 
     refuse_written_secrets(method, params, file=source)
     algorithm = make_algorithm(method, params, file=source)
+    check_rule_parameters(algorithm, source)
     key = None
     if algorithm.secret_draws:
         from anonstudio.core.keys import load_key
@@ -335,8 +337,20 @@ def execute(data: Any, specs: dict[str, Any], method: str, params: dict[str, Any
         outcome.report["key"] = {"fingerprint": key.fingerprint}
     given = {attr: spec for attr, spec in specs.items()}
     outcome.report["warnings"] = (hierarchy_warnings(given, data, hierarchies, used=hierarchies_used(algorithm))
+                                  + loosened_parameters(algorithm.name, algorithm.params)
                                   + outcome.report["warnings"])
     return outcome
+
+
+def check_rule_parameters(algorithm: Algorithm, source: Path | None) -> None:
+    """Refuse (exit 2) a method whose parameters switch a release rule off (issue 39 item 5:
+    :data:`anonstudio.core.publication_rules.SAFE_RANGES`): ``run`` and ``verify`` alike, so a release cannot be
+    checked against a rule its job turned off."""
+    from anonstudio.core.errors import ParameterError
+
+    refused = refused_parameter(algorithm.name, algorithm.params)
+    if refused is not None:
+        raise ParameterError(refused[1], file=source, key=f"algorithm.{refused[0]}")
 
 
 class _local:
@@ -401,6 +415,8 @@ def verify_job(job: Job, *, rederive: bool = True) -> Verification:
     from anonstudio.core.rederive import needs_key, shuffle_seed_for, unkept_seed, written_seeds
     from anonstudio.core.rederive import rederive as rederive_release
 
+    method = job.make_algorithm()
+    check_rule_parameters(method, job.file)  # a rule the job switched off checks nothing: no verdict from it
     # a publication interrupted there (kill -9 during its swap) is rolled forward or back first
     recovered = io.recover(job.output_path, job.report_path, protect=job.reads().values())
     data = load_data(job.input)
@@ -422,7 +438,7 @@ def verify_job(job: Job, *, rederive: bool = True) -> Verification:
         raise JobError(f"this release cannot be re-derived: {unkept}. Check the model alone with 'anonstudio verify "
                        "--model-only' (choices a forger made in the draws then go unseen)", file=job.file,
                        key="output.key_file" if needs_key(job) else "algorithm.seed")
-    model = declared_model(job.make_algorithm(), data, job.input, job.max_suppression)
+    model = declared_model(method, data, job.input, job.max_suppression)
     sides = {name: side_output_path(job.output_path, name) for name in privacy.SIDE_OUTPUTS.get(str(model.get("model")), ())}
     verification = privacy.verify_release(model, data, job.output_path, hierarchies, side_paths=sides,
                                           missing=job.input.missing,

@@ -28,7 +28,8 @@ UNIQUE_WARNING_SHARE = 0.01
 UNCHANGED = "columns published unchanged"
 #: how a user changes a column's role, in the workbench and in a job file
 ROLE_FIX = ("set their role to {role} (the Attributes pane's Role, or the job's [input] lists)")
-#: event logs publish their sequence ids as they are (the file contract): (k,c)-privacy does not cover them
+#: event logs published their sequence ids as they were until issue 39 item 7; a release now numbers them 1..n
+#: in its own order (``publication.renumbered_sequences``), so this warning is no longer given (kept: a public name)
 IDS_WARNING = ("sequence ids (column '{column}') are published as they are: if they are record numbers or anyone "
                "may know them, replace them with pseudonyms before the release — (k,c)-privacy does not cover them")
 
@@ -120,7 +121,7 @@ def release_warnings(data: Any, output: Any, algorithm: Any = None) -> list[str]
     is told which columns stand beside them unprotected); and what of the input was not read (a Parquet file's
     stored index)."""
     if isinstance(data, EventLog):  # the order warning is removed at publication when sequences are shuffled
-        return [IDS_WARNING.format(column=data.sequence_id), SEQUENCE_ORDER_WARNING]
+        return [SEQUENCE_ORDER_WARNING]
     if not isinstance(data, Table) or not isinstance(output, Table):
         return []
     warnings: list[str] = [ORDER_WARNING]  # removed at publication when the rows are shuffled

@@ -158,8 +158,10 @@ def _check_table(problems: Problems, original: Table, output: Table, data: bytes
 
 
 def _check_sensitive_table(problems: Problems, original: Table, qit: Table, path: Path | None, shown: str,
-                           spec: dict[str, Any]) -> None:
-    """Anatomy's ST is determined by the QIT's groups and the input: its bytes must be exactly that table's."""
+                           spec: dict[str, Any], shuffle_seed: int | None = None) -> None:
+    """Anatomy's ST is determined by the QIT's groups and the input: its bytes must be exactly that table's.
+    ``qit`` is the QIT as written; with ``shuffle_seed`` its rows are put back in the input's order to pair them
+    with the input's sensitive values, the group ids kept as the written (shuffled) rows number them."""
     if path is None or not path.exists():
         problems.add(f"the sensitive table {shown} is missing: Anatomy publishes it beside the QIT",
                      kind="missing file", file=shown)
@@ -171,6 +173,11 @@ def _check_sensitive_table(problems: Problems, original: Table, qit: Table, path
             or not qit.df.columns.is_unique:
         return  # the QIT's own problems say why; nothing canonical can be derived
     ids = canonical_groups(qit.text_column(group))
+    if shuffle_seed is not None:
+        order = canon.permutation(len(ids), shuffle_seed)  # written row i is input row order[i]
+        in_input_order = np.empty_like(ids)
+        in_input_order[order] = ids
+        ids = in_input_order
     st = sensitive_table(ids, pd.Series(original.text_column(sens), dtype=object), sens)
     layout = _table_layout(original, path)
     expected = _encode(problems, st, layout, shown)
@@ -181,8 +188,11 @@ def _check_sensitive_table(problems: Problems, original: Table, qit: Table, path
 def _check_events(problems: Problems, original: EventLog, output: EventLog, data: bytes, path: Path, shown: str,
                   shuffle_seed: int | None) -> None:
     """Canonical bytes of an event-log release: the input's columns in its order (identifying ones dropped),
-    each sequence's events together and numbered 1..m down its rows, sequences in the input's order (or in
-    the order ``shuffle_seed`` draws), missing cells empty."""
+    each sequence's events together and numbered 1..m down its rows, sequence ids renumbered 1..n in the order
+    the sequences are published, missing cells empty. (Issue 39 item 7: ids published as they were left gaps where
+    CBMSA removed sequences — 17 of the 19 removed carried the highly-sensitive value. Which input sequence each
+    published one is, and that they are published in the input's order, or the order ``shuffle_seed`` draws, is
+    found by :func:`release_of_sequences`.)"""
     frame = output.df
     columns = [c for c in original.df.columns]
     if sorted(map(str, frame.columns)) == sorted(map(str, columns)) and frame.columns.is_unique:
@@ -192,29 +202,51 @@ def _check_events(problems: Problems, original: EventLog, output: EventLog, data
         return
     ids = frame[sid].astype(str).to_numpy(dtype=object)
     codes, published = pd.factorize(pd.Series(ids, dtype=object))
-    input_rank = {s: i for i, s in enumerate(original.sequence_index()[0])}
-    ranks = np.array([input_rank.get(str(s), len(input_rank) + i) for i, s in enumerate(published)], dtype=np.int64)
-    canonical = np.argsort(ranks, kind="stable")  # published sequences in the input's order
-    if shuffle_seed is not None:
-        canonical = canonical[canon.permutation(len(canonical), shuffle_seed)]
-    if not np.array_equal(canonical, np.arange(len(published))):
-        first = int(np.flatnonzero(canonical != np.arange(len(published)))[0])
-        how = "the order drawn for this release (its key's)" if shuffle_seed is not None else "the input's order"
-        problems.add(f"{shown}: sequence '{published[first]}' is published as the {first + 1}. sequence, where "
-                     f"{how} puts '{published[canonical[first]]}': sequences are published in {how}, so their "
-                     "order carries nothing", kind="not canonical", file=shown)
-    position = np.empty(len(published), dtype=np.int64)
-    position[canonical] = np.arange(len(published))
-    rows = np.lexsort((np.arange(len(frame)), position[codes]))  # each sequence's rows together, in file order
+    rows = np.lexsort((np.arange(len(frame)), codes))  # each sequence's rows together, in order of first appearance
     frame = frame.iloc[rows].reset_index(drop=True)
+    seq = codes[rows]
+    frame = frame.assign(**{sid: (seq + 1).astype(str)})
     if order_col in frame.columns:
-        seq = position[codes][rows]
         starts = np.r_[0, np.flatnonzero(np.diff(seq)) + 1] if len(seq) else np.zeros(0, dtype=np.int64)
         number = np.arange(len(seq)) - np.repeat(starts, np.diff(np.r_[starts, len(seq)]))
         frame = frame.assign(**{order_col: (number + 1).astype(str)})
     expected = _encode(problems, frame, _table_layout(original, path), shown)
     if expected is not None:
         _compare(problems, data, expected, shown)
+
+
+def release_of_sequences(original: EventLog, output: EventLog, hierarchies: dict | None,
+                         shuffle_seed: int | None = None, problems: Problems | None = None,
+                         shown: str = "the release") -> EventLog:
+    """``output`` (an event-log release whose sequence ids are 1..n as published) with each sequence's id replaced
+    by the id of the input sequence it is the release of: published sequences taken in the input's order (undoing
+    the order ``shuffle_seed`` drew) are matched, greedily and in order, to the earliest input sequence after the
+    previous match whose events they are, in order, generalizations of (:func:`~anonstudio.core.privacy._events.
+    release_matches`); if any order-preserving matching exists this finds one. A sequence that matches none keeps
+    a name no input has (the model check then refuses it) and, with ``problems``, is reported."""
+    from anonstudio.core.privacy._events import release_matches
+
+    sid = original.sequence_id
+    if sid not in output.df.columns or not output.df.columns.is_unique:
+        return output
+    written = output.df[sid].astype(str).to_numpy(dtype=object)
+    codes, published = pd.factorize(pd.Series(written, dtype=object))
+    in_order = np.arange(len(published))
+    if shuffle_seed is not None:
+        in_order = np.argsort(canon.permutation(len(published), shuffle_seed), kind="stable")
+    matches = release_matches(original, output.df, codes, in_order, hierarchies or {})
+    names = np.empty(len(published), dtype=object)
+    how = "the order drawn for this release (its key's)" if shuffle_seed is not None else "the input's order"
+    for s in range(len(published)):
+        if matches[s] is None:
+            names[s] = f"(published sequence {published[s]}: the release of no input sequence in {how})"
+            if problems is not None:
+                problems.add(f"{shown}: sequence '{published[s]}' is, in {how}, the release of no input sequence: "
+                             f"sequences are published in {how}, so their order carries nothing, and each is "
+                             "the release of one input sequence", kind="not canonical", file=shown)
+        else:
+            names[s] = matches[s]
+    return replace(output, df=output.df.assign(**{sid: names[codes]}))
 
 
 def _one_length(problems: Problems, output: SequenceSet, groups: np.ndarray, segments: np.ndarray,
@@ -319,18 +351,21 @@ def verify_release(spec: dict[str, Any], original: Any, output_path: str | Path,
     if output is not None:
         if isinstance(original, Table) and isinstance(output, Table):
             _check_table(problems, original, output, data, output_path, shown, spec)
+            written = output
             if shuffle_seed is not None and len(output.df) == len(original.df):
                 output = unshuffled_table(output, shuffle_seed)
             for name in SIDE_OUTPUTS.get(_kind(spec), ()):
                 side = (side_paths or {}).get(name)
                 side_shown = names.get(side, side.name) if side is not None else f"the {name} table"
-                _check_sensitive_table(problems, original, output, side, side_shown, spec)
+                _check_sensitive_table(problems, original, written, side, side_shown, spec,
+                                       shuffle_seed if output is not written else None)
                 if side is not None and side.exists():
                     parsed = _read(problems, original, side, side_shown, missing)
                     if parsed is not None:
                         sides[name] = parsed.df
         elif isinstance(original, EventLog):
             _check_events(problems, original, output, data, output_path, shown, shuffle_seed)
+            output = release_of_sequences(original, output, hierarchies, shuffle_seed, problems, shown)
         elif isinstance(original, SequenceSet):
             _check_fasta(problems, original, output, data, shown, spec.get("length"))
     canonical = Verification(not problems, "canonical form",

@@ -211,3 +211,68 @@ def verify_kc_privacy(
         first_violations=problems.records,
     )
     return Verification(not problems, "(k,c)-privacy", details, problems.sentences)
+
+
+def release_matches(original: EventLog, pub: pd.DataFrame, codes: np.ndarray, in_order: np.ndarray,
+                    hierarchies: dict[str, Hierarchy]) -> list[str | None]:
+    """Per published sequence (``codes``: each row's sequence, 0..n-1) the id of the input sequence it is the
+    release of, or ``None``: the published sequences are taken in ``in_order`` (the input's order of the kept
+    sequences) and each matched to the earliest input sequence after the previous match whose events it holds,
+    in order, as generalizations (the test :func:`verify_kc_privacy` makes: each published event a distinct
+    original event of the sequence, QI cells the value or one of its ancestors, every other column equal).
+    Greedy earliest matching finds an order-preserving matching whenever one exists; a sequence that matches
+    none leaves the next one to start where it started. Issue 39 item 7: published ids are 1..n, so which input
+    sequence a published one is must be found from what it holds, not from its id."""
+    sid, event_order = original.sequence_id, original.event_order
+    qis = [q for q in original.quasi_identifiers if q in pub.columns]
+    src = original.df
+    others = [c for c in src.columns if c not in qis and c not in (sid, event_order) and c in pub.columns]
+    ids, order, offsets = original.sequence_index()
+    o_qi = np.column_stack([as_text(src[q])[order] for q in qis]) if qis else np.empty((len(order), 0), object)
+    o_ot = np.column_stack([as_text(src[x])[order] for x in others]) if others else np.empty((len(order), 0), object)
+    p_qi = np.column_stack([as_text(pub[q]) for q in qis]) if qis else np.empty((len(pub), 0), object)
+    p_ot = np.column_stack([as_text(pub[x]) for x in others]) if others else np.empty((len(pub), 0), object)
+    n_pub = int(codes.max()) + 1 if len(codes) else 0
+    p_order = np.argsort(codes, kind="stable")
+    p_off = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n_pub)))) if n_pub else np.zeros(1, np.int64)
+    roots = [{SUPPRESSED} | ({hierarchies[q].root_label} if q in hierarchies else set()) for q in qis]
+    cache: dict[tuple[int, str, str], bool] = {}
+
+    def qi_ok(j: int, o: str, p: str) -> bool:
+        key = (j, o, p)
+        hit = cache.get(key)
+        if hit is None:
+            h = hierarchies.get(qis[j])
+            if p in roots[j]:
+                hit = True
+            elif o == NA_TOKEN or p == NA_TOKEN or h is None or o not in h.leaf_index:
+                hit = o == p
+            else:
+                hit = h.is_generalization(o, p)
+            cache[key] = hit
+        return hit
+
+    def holds(rows: np.ndarray, i_seq: int) -> bool:
+        pos, o_hi = int(offsets[i_seq]), int(offsets[i_seq + 1])
+        if o_hi - pos < len(rows):
+            return False
+        for r in rows:
+            while pos < o_hi:
+                cand = pos
+                pos += 1
+                if (o_ot[cand] == p_ot[r]).all() and all(qi_ok(j, o_qi[cand, j], p_qi[r, j]) for j in range(len(qis))):
+                    break
+            else:
+                return False
+        return True
+
+    found: list[str | None] = [None] * n_pub
+    start = 0
+    for s in in_order.tolist():
+        rows = p_order[p_off[s]: p_off[s + 1]]
+        for i in range(start, len(ids)):
+            if holds(rows, i):
+                found[s] = str(ids[i])
+                start = i + 1
+                break
+    return found

@@ -69,6 +69,10 @@ def restored_outcome(state: Any) -> tuple[Any, str | None]:
         return None, f"its last output {out.name} could not be checked again: {exc}"
     if isinstance(output, Table) and seed is not None and len(output.df) == len(state.data.df):
         output = unshuffled(output, seed)  # row for row beside the input again, as the verifier compares them
+    if isinstance(output, EventLog) and isinstance(state.data, EventLog):
+        from anonstudio.core.privacy._canonical import release_of_sequences
+
+        output = release_of_sequences(state.data, output, hierarchies, seed)  # ids 1..n back to the input's
     report = copy.deepcopy(rep)
     report["verification"] = verification.as_dict()
     report.setdefault("notes", []).append(f"re-verified when the project was opened: {out.name} as published")

@@ -142,8 +142,17 @@ def test_shuffled_event_logs_publish_sequences_in_the_seeds_order_and_verify(tmp
     assert not any("sequences keep the input's order" in w for w in outcome.report["warnings"])
     published = [line.split(",")[0] for line in (tmp_path / "out.csv").read_text().splitlines()[1:]]
     order = list(dict.fromkeys(published))
-    assert order != sorted(order, key=int)  # not the input's order
+    assert order == [str(i) for i in range(1, len(order) + 1)]  # ids 1..n as published (issue 39 item 7)
     assert all(published[i] == published[i + 1] for i in range(0, len(published), 2))  # events stay together
+    from anonstudio.core.io import read_output_like
+    from anonstudio.core.privacy._canonical import release_of_sequences
+
+    loaded = jobs.load_job(job)
+    data = jobs.load_data(loaded.input)
+    hierarchies, _ = jobs.load_hierarchies(loaded.hierarchies, data, source=loaded.file, required=True)
+    back = release_of_sequences(data, read_output_like(data, tmp_path / "out.csv"), hierarchies, loaded.shuffle_seed)
+    inputs = list(dict.fromkeys(back.df["PID"].tolist()))
+    assert sorted(inputs, key=int) == [str(i) for i in range(1, 13)] and inputs != sorted(inputs, key=int)  # shuffled
     assert jobs.verify_job(jobs.load_job(job)).passed
     # the same release with two sequences swapped is not the seed's order
     lines = (tmp_path / "out.csv").read_text().splitlines()
@@ -245,3 +254,34 @@ def test_verify_release_on_an_unreadable_output_fails_naming_it(tmp_path):
     data = jobs.load_data(loaded.input)
     verdict = verify_release({"model": "k-anonymity", "k": 2}, data, tmp_path / "out.csv")
     assert not verdict.passed and verdict.problems
+
+
+@pytest.mark.parametrize("seed", ["shuffle_seed = 8302185569184277493\n", ""])
+def test_anatomy_publishes_shuffled_rows_with_groups_numbered_as_published(tmp_path, seed):
+    """Issue 39 item 11: with output.shuffle_rows Anatomy's run always failed its own gate (group ids kept the
+    input's numbering). Group ids are numbered again down the shuffled rows, the ST follows, and every group's
+    published values are its records' own — whether the job keeps the shuffle's seed or not."""
+    job = _job(tmp_path, alg='name = "anatomy"\nl = 2\nseed = 8446744073709551615',
+               out=f"shuffle_rows = true\n{seed}")
+    jobs.run_job(jobs.load_job(job))
+    qit = pd.read_csv(tmp_path / "out.csv", sep=";", dtype=str)
+    st = pd.read_csv(tmp_path / "out.sensitive.csv", sep=";", dtype=str)
+    ids = qit["group"].astype(int).tolist()
+    assert list(dict.fromkeys(ids)) == list(range(1, max(ids) + 1))  # 1..G in order of first appearance
+    source = pd.read_csv(tmp_path / "t.csv", sep=";", dtype=str)
+    assert list(qit.columns) == ["sex", "age", "group"]
+    # the published rows are the input's rows in another order: pair them back on (sex, age), unique here
+    assert not source.duplicated(["sex", "age"]).any()
+    paired = qit.merge(source, on=["sex", "age"], how="left", validate="one_to_one")
+    assert paired["occupation"].notna().all()
+    if seed:
+        assert qit["age"].tolist() != source["age"].tolist()  # the rows were shuffled
+    want = (paired.groupby(["group", "occupation"]).size().rename("count").reset_index()
+            .assign(count=lambda f: f["count"].astype(str)))
+    assert sorted(map(tuple, st.to_numpy().tolist())) == sorted(map(tuple, want.to_numpy().tolist()))
+    if seed:
+        assert jobs.verify_job(jobs.load_job(job)).passed
+        # two groups' ids swapped in the QIT: no longer numbered in order of first appearance
+        text = (tmp_path / "out.csv").read_text().replace(";1\n", ";x\n").replace(";2\n", ";1\n").replace(";x\n", ";2\n")
+        (tmp_path / "out.csv").write_text(text)
+        assert not jobs.verify_job(jobs.load_job(job)).passed

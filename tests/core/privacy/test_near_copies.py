@@ -219,6 +219,40 @@ def test_a_dna_input_complemented_is_refused(how, alphabet):
     assert any("read complemented is an exact copy of input record 'chr2'" in p for p in exact.problems)
 
 
+@pytest.mark.parametrize("alphabet", ["dna-n", "protein-25"])
+@pytest.mark.parametrize("how", ["complemented", "reverse-complemented"])
+def test_dna_with_iupac_codes_is_read_complemented_too(how, alphabet):
+    """Issue 39 item 6: one N (or any IUPAC ambiguity code) made the inputs "not DNA", so complemented copies of
+    every input passed. IUPAC codes complement as NC-IUB 1985 pairs them (R<->Y, K<->M, B<->V, D<->H; S, W, N
+    themselves)."""
+    rng = random.Random(11)
+    inputs = ["".join(rng.choice("ACGT") for _ in range(150)) for _ in range(4)]
+    inputs[0] = inputs[0][:40] + "N" + inputs[0][41:]
+    if alphabet == "protein-25":  # codes the protein alphabet also names: R, K, M, B, V, D, H, S, W, Y
+        inputs[1] = inputs[1][:20] + "RKBDSWYMVH" + inputs[1][30:]
+    complement = str.maketrans("ACGTRYKMBVDHSWN", "TGCAYRMKVBHDSWN")
+    copy = inputs[1].translate(complement)
+    copy = copy[::-1] if how == "reverse-complemented" else copy
+    fillers = [_shuffled(s, 9) for s in inputs[2:]]
+    ids = ["chr1", "chr2", "chr3", "chr4"]
+    verdict = _verify([copy, *fillers], inputs=inputs, alphabet=alphabet, ids=ids)
+    assert any(p.startswith(f"pseudo-string 1 ('pseudo_1') read {how} is an exact copy of input record 'chr2'")
+               for p in verdict.problems), verdict.problems
+
+
+def test_iupac_complement_table_pairs_each_code_with_its_partner():
+    from anonstudio.core.privacy._readings import IUPAC_COMPLEMENT, backward_readings, reads_as_dna
+
+    symbols = tuple("ACGTRYKMBVDHSWN-")
+    codes = np.arange(len(symbols), dtype=np.uint8)
+    readings = dict(backward_readings(codes, np.array([0, len(codes)]), symbols))
+    assert "".join(symbols[c] for c in readings["complemented"]) == "TGCAYRMKVBHDSWN-"
+    assert all(IUPAC_COMPLEMENT[IUPAC_COMPLEMENT[s]] == s for s in IUPAC_COMPLEMENT)  # an involution
+    protein = tuple("ACDEFGHIKLMNPQRSTVWY")
+    assert reads_as_dna(np.array([0, 1, 5, 16, 11], dtype=np.uint8), protein)  # A C G T N: DNA, alphabet aside
+    assert not reads_as_dna(np.array([0, 1, 5, 16, 3], dtype=np.uint8), protein)  # an E: a protein
+
+
 def test_a_stretch_held_by_k_inputs_names_none_of_them():
     """The rule is k-anonymous like the fragment rule: a window near a stretch that k inputs share passes."""
     domain = _SEQS[7][:80]

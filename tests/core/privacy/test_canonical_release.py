@@ -150,7 +150,12 @@ def test_shuffled_event_logs_publish_sequences_in_the_seeds_order_and_verify(tmp
     loaded = jobs.load_job(job)
     data = jobs.load_data(loaded.input)
     hierarchies, _ = jobs.load_hierarchies(loaded.hierarchies, data, source=loaded.file, required=True)
-    back = release_of_sequences(data, read_output_like(data, tmp_path / "out.csv"), hierarchies, loaded.shuffle_seed)
+    from anonstudio.core.keys import load_key
+    from anonstudio.core.rederive import shuffle_seed_for
+
+    seed = shuffle_seed_for(loaded, loaded.make_algorithm(), data, hierarchies, load_key(None))
+    assert seed is not None  # the order drawn from the release key
+    back = release_of_sequences(data, read_output_like(data, tmp_path / "out.csv"), hierarchies, seed)
     inputs = list(dict.fromkeys(back.df["PID"].tolist()))
     assert sorted(inputs, key=int) == [str(i) for i in range(1, 13)] and inputs != sorted(inputs, key=int)  # shuffled
     assert jobs.verify_job(jobs.load_job(job)).passed
@@ -256,13 +261,11 @@ def test_verify_release_on_an_unreadable_output_fails_naming_it(tmp_path):
     assert not verdict.passed and verdict.problems
 
 
-@pytest.mark.parametrize("seed", ["shuffle_seed = 8302185569184277493\n", ""])
-def test_anatomy_publishes_shuffled_rows_with_groups_numbered_as_published(tmp_path, seed):
+def test_anatomy_publishes_shuffled_rows_with_groups_numbered_as_published(tmp_path):
     """Issue 39 item 11: with output.shuffle_rows Anatomy's run always failed its own gate (group ids kept the
     input's numbering). Group ids are numbered again down the shuffled rows, the ST follows, and every group's
-    published values are its records' own — whether the job keeps the shuffle's seed or not."""
-    job = _job(tmp_path, alg='name = "anatomy"\nl = 2\nseed = 8446744073709551615',
-               out=f"shuffle_rows = true\n{seed}")
+    published values are its records' own; the order (and Anatomy's picks) come from the release key."""
+    job = _job(tmp_path, alg='name = "anatomy"\nl = 2', out="shuffle_rows = true\n")
     jobs.run_job(jobs.load_job(job))
     qit = pd.read_csv(tmp_path / "out.csv", sep=";", dtype=str)
     st = pd.read_csv(tmp_path / "out.sensitive.csv", sep=";", dtype=str)
@@ -274,14 +277,12 @@ def test_anatomy_publishes_shuffled_rows_with_groups_numbered_as_published(tmp_p
     assert not source.duplicated(["sex", "age"]).any()
     paired = qit.merge(source, on=["sex", "age"], how="left", validate="one_to_one")
     assert paired["occupation"].notna().all()
-    if seed:
-        assert qit["age"].tolist() != source["age"].tolist()  # the rows were shuffled
+    assert qit["age"].tolist() != source["age"].tolist()  # the rows were shuffled
     want = (paired.groupby(["group", "occupation"]).size().rename("count").reset_index()
             .assign(count=lambda f: f["count"].astype(str)))
     assert sorted(map(tuple, st.to_numpy().tolist())) == sorted(map(tuple, want.to_numpy().tolist()))
-    if seed:
-        assert jobs.verify_job(jobs.load_job(job)).passed
-        # two groups' ids swapped in the QIT: no longer numbered in order of first appearance
-        text = (tmp_path / "out.csv").read_text().replace(";1\n", ";x\n").replace(";2\n", ";1\n").replace(";x\n", ";2\n")
-        (tmp_path / "out.csv").write_text(text)
-        assert not jobs.verify_job(jobs.load_job(job)).passed
+    assert jobs.verify_job(jobs.load_job(job)).passed
+    # two groups' ids swapped in the QIT: no longer numbered in order of first appearance
+    text = (tmp_path / "out.csv").read_text().replace(";1\n", ";x\n").replace(";2\n", ";1\n").replace(";x\n", ";2\n")
+    (tmp_path / "out.csv").write_text(text)
+    assert not jobs.verify_job(jobs.load_job(job)).passed

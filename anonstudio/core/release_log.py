@@ -89,15 +89,25 @@ def shuffle_seed_of(key: Any, method: str, parameters: dict[str, Any], data: Any
 
 
 def _record_hashes(data: Any, key: Any) -> np.ndarray | None:
-    """One keyed 64-bit hash per record of ``data`` (``key``: a :class:`~anonstudio.core.keys.ReleaseKey`): a
-    table's or event log's rows as text (missing cells as one token) hashed by SipHash-2-4 under a key derived from
-    the release key and the column names, a FASTA set's strings by HMAC-SHA256. Without the key no hash can be
-    computed, so none can be matched against a guessed record."""
+    """One keyed 64-bit hash per record of ``data`` (``key``: a :class:`~anonstudio.core.keys.ReleaseKey`): each
+    cell of a table's or event log's row as text (missing cells as one token) hashed by SipHash-2-4 under a key
+    derived from the release key, then the row's cell hashes *sorted* and hashed together — so the columns' order
+    and names do not make other records (an attacker hunt published one table twice, its columns reordered, and no
+    overlap was seen); identifying columns (the person column among them) are left out, as no release publishes
+    them (an extra export-id column made the same records look new). A FASTA set's strings are hashed by
+    HMAC-SHA256. Without the key no hash can be computed, so none can be matched against a guessed record."""
     if isinstance(data, (Table, EventLog)):
         frame = data.df
-        columns = json.dumps([str(c) for c in frame.columns], ensure_ascii=False)
-        text = frame.astype("string").fillna("\x00NA")
-        hashed = pd.util.hash_pandas_object(text, index=False, hash_key=key.hash_key(f"release-log records {columns}"))
+        dropped = set(getattr(data, "identifying", None) or []) if isinstance(data, Table) else set()
+        columns = [c for c in frame.columns if c not in dropped] or list(frame.columns)
+        cell_key = key.hash_key("release-log cells")
+        cells = np.empty((len(frame), len(columns)), dtype=np.uint64)
+        for j, c in enumerate(columns):
+            text = frame[c].astype("string").fillna("\x00NA")
+            cells[:, j] = pd.util.hash_pandas_object(text, index=False, hash_key=cell_key).to_numpy(dtype=np.uint64)
+        cells.sort(axis=1)
+        rows = pd.DataFrame(cells)
+        hashed = pd.util.hash_pandas_object(rows, index=False, hash_key=key.hash_key("release-log records"))
         out: np.ndarray = hashed.to_numpy(dtype=np.uint64)
         return out
     if isinstance(data, SequenceSet):

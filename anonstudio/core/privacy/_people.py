@@ -125,7 +125,13 @@ REPEATED_RECORDS_SHARE = 0.10
 REPEATED_IDS_SHARE = 0.05
 #: words of a column name that names a person or a record (the workbench proposes such columns identifying)
 ID_WORDS = ("id", "uuid", "guid", "ssn", "email", "mail", "phone", "telephone", "fullname", "surname", "firstname",
-            "lastname", "mrn", "passport", "iban", "patient", "person", "customer", "member", "client")
+            "lastname", "mrn", "passport", "iban", "patient", "person", "customer", "member", "client", "subject",
+            "participant", "individual", "beneficiary", "enrollee", "insured", "nhs", "pat")
+
+
+#: abbreviations of person ids, read as one word
+ID_ABBREVIATIONS = ("pid", "uid", "sid", "patid", "subjid", "subid", "custid", "persid", "memid", "clid", "pno",
+                    "patno")
 
 
 def repeated_record_share(frame: pd.DataFrame, leave_out: list[str]) -> tuple[int, float]:
@@ -147,7 +153,21 @@ def names_a_person(column: str) -> bool:
     import re
 
     words = [w.lower() for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-z])(?=[A-Z])", str(column)) if w]
-    return any(w in ID_WORDS for w in words)
+    # an id word or an id abbreviation (PID, UID, PatID, SubjID: a hunt dodged the warning with 'PID')
+    return any(w in ID_WORDS or w in ID_ABBREVIATIONS for w in words)
+
+
+#: an identifying column whose distinct values are at least this share of the records (and at least
+#: :data:`ID_LIKE_MIN_VALUES` of them) is read as an id column whatever its name
+ID_LIKE_SHARE = 0.05
+ID_LIKE_MIN_VALUES = 20
+
+
+def looks_like_ids(frame: pd.DataFrame, column: str) -> bool:
+    """Whether an identifying column holds ids, whatever its name: many distinct values (not a category such as a
+    country marked identifying to leave it out)."""
+    distinct = int(frame[column].nunique(dropna=True))
+    return distinct >= ID_LIKE_MIN_VALUES and distinct >= ID_LIKE_SHARE * len(frame)
 
 
 def repeated_ids(frame: pd.DataFrame, column: str) -> tuple[int, float]:
@@ -169,7 +189,7 @@ def person_warnings(table: Table) -> list[str]:
         return []
     out = []
     for c in table.identifying:
-        if names_a_person(c):
+        if names_a_person(c) or looks_like_ids(table.df, c):
             n, share = repeated_ids(table.df, c)
             if share > REPEATED_IDS_SHARE:
                 out.append(f"several records per person: the identifying column '{c}' holds an id of another record "

@@ -257,3 +257,18 @@ def test_a_suppressed_block_is_sized_by_its_people():
     published = outcome.result.output.df
     alone = published["sex"].to_numpy() == "*"
     assert not alone.any() or (published.loc[alone, "diagnosis"] == "*").all()
+
+
+@pytest.mark.parametrize("name", ["PID", "visit_owner"])
+def test_an_id_column_repeating_ids_warns_whatever_its_name(name):
+    """A hunt dodged the several-records-per-person warning by calling the id column 'PID' (the event demo's
+    name): an id abbreviation, or any identifying column with many distinct values, is read as ids."""
+    frame = visits_table(300, 6, seed=4)[["patient_id", *QIS, "diagnosis"]].rename(columns={"patient_id": name})
+    table = Table(frame).with_roles(QIS, sensitive=["diagnosis"], identifying=[name])
+    from anonstudio.core.privacy._people import person_warnings
+
+    warned = person_warnings(table)
+    assert any(f"the identifying column '{name}'" in w for w in warned), warned
+    # a category marked identifying to leave it out (the SafePub demo's race, native-country) is no id column
+    categories = Table(frame).with_roles(QIS[:2], sensitive=["diagnosis"], identifying=[name, *QIS[2:]])
+    assert not any("'race'" in w or "'marital-status'" in w for w in person_warnings(categories))

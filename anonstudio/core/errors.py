@@ -83,6 +83,11 @@ class InputError(AnonStudioError):
     """A data file (table, FASTA, events) cannot be read as asked."""
 
 
+class ReadFailure(InputError):
+    """The system failed to read a file (an I/O error of the disk or the network file system): nothing is known
+    of its content, so it is never a verification's verdict on it (exit 2)."""
+
+
 class HierarchyError(AnonStudioError):
     """A generalization hierarchy is malformed or does not cover the data."""
 

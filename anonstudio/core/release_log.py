@@ -75,13 +75,34 @@ def _sensitive(data: Any) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _read_log(path: Path | None = None) -> dict[str, Any]:
+def _read_log(path: Path | None = None, problems: list[str] | None = None) -> dict[str, Any]:
+    """The log (``{}`` if there is none or it cannot be read). A damaged log (not JSON, not an object) is kept
+    aside as ``<name>.damaged-<time>`` (a new one is started) and ``problems`` gets a sentence saying so: it was
+    silently reset, and the releases it recorded forgotten (issue 44 item 10)."""
     path = release_log_path() if path is None else Path(path)
     try:
         log = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
+    except OSError:
         return {}
-    return log if isinstance(log, dict) else {}
+    except ValueError as exc:
+        why = f"not JSON: {exc}" if not isinstance(exc, UnicodeDecodeError) else "not UTF-8 text"
+        log = None
+    else:
+        why = "not a JSON object"
+    if isinstance(log, dict):
+        return log
+    import time
+
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
+    try:
+        os.replace(path, aside)
+        kept = f"kept aside as {aside}"
+    except OSError as exc:
+        kept = f"left in place (it cannot be moved aside: {exc.strerror or exc})"
+    if problems is not None:
+        problems.append(f"the release log {path} is damaged ({why}); it is {kept} and a new log is started: releases "
+                        "recorded in it are not checked against this one")
+    return {}
 
 
 def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict[str, Any], output_path: Path,
@@ -92,11 +113,13 @@ def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict[str, A
     if digest is None:
         return []
     settings = settings_digest(report, data, hierarchies)
-    earlier = [e for e in _read_log(log_path).get(digest, []) if isinstance(e, dict) and e.get("settings") != settings]
+    problems: list[str] = []
+    log = _read_log(log_path, problems)
+    earlier = [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("settings") != settings]
     if not earlier:
-        return []
+        return problems
     last = earlier[-1]
-    return [f"{EARLIER} ({last.get('summary', '?')} → "
+    return problems + [f"{EARLIER} ({last.get('summary', '?')} → "
             f"{Path(str(last.get('output', '?'))).name}): two releases of one input can be lined up and intersected, "
             "leaving some people in classes smaller than k; publish one of them only"]
 

@@ -263,6 +263,11 @@ def parse_job(raw: dict[str, Any], *, base: Path, file: Path | None = None) -> J
             re.compile(pattern)
         except re.error as exc:
             raise err(f"input.label_pattern is not a valid regular expression: {exc}", "input.label_pattern") from None
+        from anonstudio.core.io._fasta import label_pattern_problem
+
+        problem = label_pattern_problem(pattern)
+        if problem:
+            raise err(f"input.{problem}", "input.label_pattern")
     spec = InputSpec(
         path=in_path,
         format=fmt,

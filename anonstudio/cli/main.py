@@ -682,11 +682,18 @@ def entry() -> None:
       written, closed and renamed into place by the command itself. The workbench (anything that loaded Qt)
       exits the usual way.
     """
-    guard_standard_streams()
-    _own_warnings_in_one_line()
-    argv = sys.argv[1:]
-    prepare_process(argv)
-    code = main(argv)
+    try:
+        guard_standard_streams()
+        _own_warnings_in_one_line()
+        argv = sys.argv[1:]
+        prepare_process(argv)
+        code = main(argv)
+    except KeyboardInterrupt:
+        # Ctrl-C before main installed its handlers (the first half second: imports, numba's set-up) or after it
+        # restored them: the same one line as a stop during the run, never a traceback (issue 44 item 10)
+        with contextlib.suppress(Exception):
+            print("anonstudio: cancelled", file=sys.stderr)
+        code = 130
     if "PySide6.QtCore" in sys.modules:
         raise SystemExit(code)
     _leave(code)

@@ -83,6 +83,11 @@ class InputError(AnonStudioError):
     """A data file (table, FASTA, events) cannot be read as asked."""
 
 
+class ReadFailure(InputError):
+    """The system failed to read a file (an I/O error of the disk or the network file system): nothing is known
+    of its content, so it is never a verification's verdict on it (exit 2)."""
+
+
 class HierarchyError(AnonStudioError):
     """A generalization hierarchy is malformed or does not cover the data."""
 
@@ -116,6 +121,16 @@ class ResourceError(AnonStudioError):
 _GB = float(1 << 30)
 
 
+def _size(n: float) -> str:
+    """``n`` bytes as a reader takes them in: GB from one, else MB or kB ("needs about 0.0 GB, 0.0 GB available"
+    said nothing: issue 44 item 10)."""
+    if n >= _GB:
+        return f"{n / _GB:,.1f} GB"
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):,.0f} MB"
+    return f"{n / 1024:,.0f} kB" if n >= 1024 else f"{int(n)} bytes"
+
+
 def memory_available() -> tuple[int | None, str]:
     """Bytes this process may still allocate, and what bounds them: the smaller of the system's available
     memory (``MemAvailable``) and what the address-space limit (``ulimit -v``) leaves. ``None`` if unknown."""
@@ -140,7 +155,7 @@ def memory_available() -> tuple[int | None, str]:
                         used = int(line.split()[1]) * 1024
             left = max(0, soft - used)
             if best is None or left < best:
-                best, what = left, f"under the address-space limit, ulimit -v, of {soft / _GB:,.1f} GB"
+                best, what = left, f"under the address-space limit, ulimit -v, of {_size(soft)}"
     except (ImportError, OSError, ValueError, IndexError, AttributeError):
         pass
     return best, what
@@ -173,7 +188,7 @@ def environment_error(exc: BaseException) -> ResourceError | None:
         if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and (exc.errno == errno.ENOMEM or mapped)) or (
                 isinstance(exc, ImportError) and mapped):
             left, what = memory_available()
-            have = f"{left / _GB:,.1f} GB available ({what})" if left is not None else "less available"
+            have = f"{_size(left)} available ({what})" if left is not None else "less available"
             needed = _requested_bytes(exc) if isinstance(exc, MemoryError) else None
             if "libllvmlite" in text:
                 return ResourceError(f"not enough memory to load the kernel compiler (numba's libllvmlite): {have}; "
@@ -182,13 +197,13 @@ def environment_error(exc: BaseException) -> ResourceError | None:
                 library = text.split(":")[0].rsplit("/", 1)[-1] or "a library"
                 return ResourceError(f"not enough memory to load {library}: {have}; raise the limit or free memory")
             if needed:
-                return ResourceError(f"not enough memory: this step needs about {needed / _GB:,.1f} GB, {have}; use "
+                return ResourceError(f"not enough memory: this step needs about {_size(needed)}, {have}; use "
                                      "a smaller input or a machine with more memory")
             return ResourceError(f"not enough memory for this run ({have} when it ran out): use a smaller input, "
                                  "raise the limit or free memory")
         if isinstance(exc, RuntimeError) and "can't start new thread" in text:
             left, what = memory_available()
-            have = f" ({left / _GB:,.1f} GB available, {what})" if left is not None else ""
+            have = f" ({_size(left)} available, {what})" if left is not None else ""
             return ResourceError(f"cannot start a thread: the memory limit or the process limit (ulimit -u) is too "
                                  f"low{have}")
         if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):

@@ -90,3 +90,24 @@ def path_problem(text: str) -> str | None:
             len(part.encode("utf-8", "surrogateescape")) > 255 for part in Path(text).parts):
         return f"is too long for a file name ({len(text)} characters)"
     return None
+
+
+def raise_for_long_number(text: str, exc: ValueError, *, file: str | Path | None, error: type[AnonStudioError],
+                          what: str) -> None:
+    """Raise ``error`` naming the line and key of a number too long for Python to read (over
+    ``sys.get_int_max_str_digits()`` digits, 4,300 by default: a job or project file's 5,000-digit integer was a raw
+    ``ValueError`` naming neither file nor key, issue 44 item 10) if ``exc`` is that; else return."""
+    import sys
+
+    if "integer string conversion" not in str(exc):
+        return
+    limit = sys.get_int_max_str_digits() or 4300
+    found = re.search(r"[0-9_]{%d,}" % (limit + 1), text)
+    if found is None:
+        raise error(f"{what} holds a number of more than {limit:,} digits, which cannot be read", file=file) from None
+    before = text[: found.start()]
+    line = before.count("\n") + 1
+    keys = re.findall(r"""["']?([A-Za-z0-9_.-]+)["']?\s*[:=]""", before.rsplit("\n", 1)[-1])
+    digits = sum(c.isdigit() for c in found.group())
+    raise error(f"a number of {digits:,} digits: at most {limit:,} can be read", file=file, line=line,
+                key=keys[-1] if keys else None) from None

@@ -20,7 +20,7 @@ import pandas as pd
 
 from anonstudio.core import algorithms, io
 from anonstudio.core.data import EventLog, Table
-from anonstudio.core.errors import ParameterError, PrivacyError
+from anonstudio.core.errors import OutputError, ParameterError, PrivacyError, ReadFailure
 from anonstudio.core.publication_rules import SHUFFLE_REQUIRED
 from anonstudio.core.io._canonical import permutation
 
@@ -239,10 +239,15 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
             staged_sides[suffix] = pub.stage(sides[suffix])
             io.write_output(frame, staged_sides[suffix], like=outcome.result.output)
             names[staged_sides[suffix]] = sides[suffix].name
-        gate = privacy.verify_release(outcome.model, outcome.data, staged, outcome.hierarchies,
-                                      side_paths=staged_sides, shuffle_seed=seed,
-                                      missing=_tokens(getattr(outcome.data, "missing_tokens", None)),
-                                      names=names)
+        try:
+            gate = privacy.verify_release(outcome.model, outcome.data, staged, outcome.hierarchies,
+                                          side_paths=staged_sides, shuffle_seed=seed,
+                                          missing=_tokens(getattr(outcome.data, "missing_tokens", None)),
+                                          names=names)
+        except ReadFailure as exc:  # the disk failed reading back what was written: an I/O error, not a verdict
+            target = pub.target_of(exc.file) or output_path
+            raise OutputError(f"the release could not be read back to verify it as written: {exc.message}; nothing "
+                              "was published", file=target) from None
         if not gate.passed:
             raise PrivacyError(f"the release failed verification as written ({gate.model}): {gate.summary()}; "
                                "nothing was published")

@@ -168,13 +168,34 @@ def _sensitive(data: Any) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-def _read_log(path: Path | None = None) -> dict[str, Any]:
+def _read_log(path: Path | None = None, problems: list[str] | None = None) -> dict[str, Any]:
+    """The log (``{}`` if there is none or it cannot be read). A damaged log (not JSON, not an object) is kept
+    aside as ``<name>.damaged-<time>`` (a new one is started) and ``problems`` gets a sentence saying so: it was
+    silently reset, and the releases it recorded forgotten (issue 44 item 10)."""
     path = release_log_path() if path is None else Path(path)
     try:
         log = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
+    except OSError:
         return {}
-    return log if isinstance(log, dict) else {}
+    except ValueError as exc:
+        why = f"not JSON: {exc}" if not isinstance(exc, UnicodeDecodeError) else "not UTF-8 text"
+        log = None
+    else:
+        why = "not a JSON object"
+    if isinstance(log, dict):
+        return log
+    import time
+
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
+    try:
+        os.replace(path, aside)
+        kept = f"kept aside as {aside}"
+    except OSError as exc:
+        kept = f"left in place (it cannot be moved aside: {exc.strerror or exc})"
+    if problems is not None:
+        problems.append(f"the release log {path} is damaged ({why}); it is {kept} and a new log is started: releases "
+                        "recorded in it are not checked against this one")
+    return {}
 
 
 def _key(key: Any) -> Any:
@@ -193,15 +214,16 @@ def earlier_releases(data: Any, report: dict[str, Any], hierarchies: dict[str, A
     from anonstudio.core.keys import kept_keys
 
     key = _key(key)
-    log = _read_log(log_path)
+    problems: list[str] = []
+    log = _read_log(log_path, problems)  # a damaged log is said, never silently reset
     settings = settings_digest(report, data, hierarchies)
-    out: list[str] = []
+    out: list[str] = problems
     earlier: list[dict[str, Any]] = []
     overlap = None
     for each in [key, *kept_keys(key)]:  # a rotated key's releases are found under the key kept beside it
         hashes = record_hashes(data, each)
         if hashes is None:
-            return []
+            return out
         digest = str(keyed_digest(data, each, hashes))
         earlier += [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("settings") != settings]
         found = _overlapping(log, digest, hashes, each.fingerprint)

@@ -134,7 +134,8 @@ def test_an_address_space_limit_is_exit_2_saying_how_much_memory_there_was(job):
     done = subprocess.run([sys.executable, "-m", "anonstudio", "run", "job.toml"], cwd=job, env=_env(job),
                           capture_output=True, text=True, timeout=600, preexec_fn=limit)
     assert done.returncode == 2, done.stderr
-    assert "not enough memory" in done.stderr and "ulimit -v" in done.stderr and "GB available" in done.stderr
+    assert "not enough memory" in done.stderr and "ulimit -v" in done.stderr and "B available" in done.stderr
+    assert "0.0 GB" not in done.stderr
     assert "internal error" not in done.stderr
 
 
@@ -201,3 +202,18 @@ def test_a_low_soft_limit_of_open_files_is_raised_for_dask(job):
                           env=_env(job), capture_output=True, text=True, timeout=600, preexec_fn=limit)
     assert done.returncode == 0, done.stderr
     shutil.rmtree(job / "out")
+
+
+def test_small_amounts_of_memory_are_said_in_mb_not_as_zero_gb(monkeypatch):
+    """Issue 44 item 10: "needs about 0.0 GB, 0.0 GB available" said nothing; small amounts are in MB or kB."""
+    import anonstudio.core.errors as errors
+
+    monkeypatch.setattr(errors, "memory_available", lambda: (3 << 20, "the system's free memory"))
+    exc = MemoryError()
+    exc._total_size = 24 << 20
+    problem = environment_error(exc)
+    assert "needs about 24 MB, 3 MB available" in problem.message, problem.message
+    monkeypatch.setattr(errors, "memory_available", lambda: (40 << 10, "the system's free memory"))
+    exc._total_size = 1 << 31
+    assert "needs about 2.0 GB, 40 kB available" in environment_error(exc).message
+    assert "0.0 GB" not in environment_error(MemoryError()).message

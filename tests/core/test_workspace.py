@@ -265,3 +265,34 @@ def test_choosing_safepub_turns_row_shuffling_on_as_its_guarantee_needs(tmp_path
     assert ws.release.shuffle_rows and "release" in seen  # what the checkbox listens to
     ws.set_method("mondrian", {"k": 5})
     assert ws.release.shuffle_rows  # the user's release choice is not taken back
+
+
+def test_the_run_history_is_bounded_and_forgotten_when_other_data_is_opened():
+    """Issue 44 item 1: every run's whole outcome (its data, output, views) stayed in ``Workspace.outcomes`` for
+    the life of the window, across new data. Now only the latest ``OUTCOMES_KEPT`` outcomes stay in memory (the
+    history still lists every run's report), and opening other data forgets the runs of the old data."""
+    import gc
+    import weakref
+
+    from anonstudio.core.views import samples
+
+    state = Workspace()
+    state.set_data(samples.sample_table())
+    refs = []
+    for seed in range(Workspace.OUTCOMES_KEPT + 3):
+        outcome = samples.table_outcome(seed=seed)
+        refs.append(weakref.ref(outcome))
+        state.set_outcome(outcome)
+    del outcome
+    gc.collect()
+    assert [e["number"] for e in state.history] == list(range(1, Workspace.OUTCOMES_KEPT + 4))
+    assert sorted(state.outcomes) == list(range(4, Workspace.OUTCOMES_KEPT + 4))  # the latest five
+    assert [r() is None for r in refs] == [True] * 3 + [False] * Workspace.OUTCOMES_KEPT
+    seen = []
+    state.subscribe(seen.append)
+    state.set_data(samples.sample_table(seed=8))
+    gc.collect()
+    assert state.history == [] and state.outcomes == {} and all(r() is None for r in refs)
+    assert "outcome" in seen  # the history pane lists runs again (none)
+    state.set_outcome(samples.table_outcome(seed=1))
+    assert [e["number"] for e in state.history] == [1]

@@ -29,7 +29,7 @@ ERRORS = {"rename": "EIO", "renameat": "EIO", "renameat2": "EIO", "link": "EPERM
           "openat": "ENOSPC"}
 ACTIONS = ("error", "SIGKILL", "SIGTERM")
 _LINE = re.compile(r"^(\d+) +(\w+)\((.*)$")
-_STAGING = re.compile(r"\.anonstudio\.(part|journal)\.\d+\.[0-9a-f]{8}\.")
+_STAGING = re.compile(r"\.anonstudio\.(part|journal)\.\d+\.[0-9a-f]{8}(?:[0-9a-f]{8})?\.")
 
 
 def strace_problem() -> str | None:

@@ -1,8 +1,10 @@
-"""GUI test fixtures: a main window with private settings, captured message boxes, screenshots."""
+"""GUI test fixtures: a main window with private settings, captured message boxes, screenshots; kernels compiled
+once per test run before any timed wait."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,18 +16,43 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+from tests.conftest import SESSION_SCREENSHOTS as SCREENSHOTS  # noqa: E402
+
+#: how long a runner that did not stop within its shutdown's 10 s is waited for before its test fails
+STOP_GRACE_MS = 120_000
 
 
-@pytest.fixture(scope="package", autouse=True)
-def gui_thread_garbage_collection(qapp):
-    """As the application does: cyclic garbage (closed windows of earlier tests) is collected in the GUI thread
-    only, never by a worker thread (which deadlocks PySide: see ``workers.collect_garbage_in_gui_thread``)."""
-    from anonstudio.gui.workers import collect_garbage_in_gui_thread, stop_gui_thread_collection
+@pytest.fixture(scope="session", autouse=True)
+def warm_kernels():
+    """Every method's kernels compiled (or loaded from the cache) once per test run, before the first Qt test:
+    a test's timed wait for a run (``waitSignal(..., timeout=20_000)``) then never includes a cold compile, which
+    takes minutes on a fresh cache and a loaded machine (issue 44 item 6). The demo jobs run in a temporary
+    folder, as ``anonstudio warmup`` runs them. At the end of the run, every task thread still running is
+    waited for: a thread destroyed while it runs aborts the whole process ("QThread: Destroyed while thread
+    ... still running", exit 134)."""
+    from anonstudio.core.warmup import warm_up
 
-    collect_garbage_in_gui_thread()
+    warm_up()
     yield
-    stop_gui_thread_collection()
+    workers = sys.modules.get("anonstudio.gui.workers")
+    reaper = getattr(workers, "_REAPER", None)
+    still = [t for t in list(getattr(reaper, "live", ())) if not t.wait(STOP_GRACE_MS)]
+    if still:
+        pytest.fail(f"{len(still)} task thread(s) still running at the end of the tests: "
+                    + ", ".join(t.objectName() for t in still))
+
+
+def stop_runner(runner, what: str = "the window's runner", timeout_ms: int = 10_000) -> None:
+    """Shut ``runner`` down; a task that does not stop within the shutdown's ``timeout_ms`` fails the test (the
+    thread is then waited for up to :data:`STOP_GRACE_MS`, so the next test starts without it), never the whole
+    process (the fixture used to ignore ``shutdown()``'s False, and the thread was destroyed while running)."""
+    if runner.shutdown(timeout_ms):
+        return
+    from anonstudio.gui.workers import _reaper
+
+    late = [t for t in list(_reaper().live) if not t.wait(STOP_GRACE_MS)]
+    pytest.fail(f"{what} did not stop within {timeout_ms / 1000:g} s of its shutdown (Cancel was ignored)"
+                + (f"; {len(late)} thread(s) still running after {STOP_GRACE_MS // 1000} s more" if late else ""))
 
 
 @pytest.fixture
@@ -85,12 +112,13 @@ def window(qtbot, settings, messages):
     w.show()
     yield w
     w.state.dirty = False
-    w.runner.shutdown()
+    stop_runner(w.runner)
 
 
 @pytest.fixture
 def screenshot():
-    """``screenshot(widget, name)`` saves ``artifacts/screenshots/<name>.png`` and returns its path."""
+    """``screenshot(widget, name)`` saves ``<name>.png`` in this test run's screenshot folder (a temporary one,
+    or ``$ANONSTUDIO_SCREENSHOTS``: see tests/gui/readme_screenshots.py) and returns its path."""
 
     def save(widget, name: str) -> Path:
         from PySide6.QtWidgets import QApplication

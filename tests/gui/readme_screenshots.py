@@ -1,21 +1,25 @@
 """Regenerate the README's screenshots from the ones the GUI suite saves (issue 15, "Done when").
 
-The suite's pytest-qt tests save ``artifacts/screenshots/<name>.png`` (the ``screenshot`` fixture in
-tests/gui/conftest.py) after driving the window as a user would; the README shows copies of some of them under
-``docs/screenshots/``. :data:`SOURCES` says which suite screenshot each README image is. After a suite run::
+The suite's pytest-qt tests save ``<name>.png`` (the ``screenshot`` fixture in tests/gui/conftest.py) after driving
+the window as a user would, in a temporary folder of the test run unless ``ANONSTUDIO_SCREENSHOTS`` names one; the
+README shows copies of some of them under ``docs/screenshots/``. :data:`SOURCES` says which suite screenshot each
+README image is::
 
-    python tests/gui/readme_screenshots.py          # copies every source over its README image
+    ANONSTUDIO_SCREENSHOTS=artifacts/screenshots python -m pytest tests/gui
+    ANONSTUDIO_SCREENSHOTS=artifacts/screenshots python tests/gui/readme_screenshots.py  # copies each over its image
     python tests/gui/readme_screenshots.py --check  # exit 1 if a source is missing (the suite did not save it)
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITE = ROOT / "artifacts" / "screenshots"
+#: where the suite saved its screenshots (``$ANONSTUDIO_SCREENSHOTS``; default ``artifacts/screenshots``)
+SUITE = Path(os.environ.get("ANONSTUDIO_SCREENSHOTS") or ROOT / "artifacts" / "screenshots").resolve()
 README_DIR = ROOT / "docs" / "screenshots"
 
 #: README image (docs/screenshots/…) → suite screenshot (artifacts/screenshots/…), and the test that saves it

@@ -1,6 +1,6 @@
 """Issue 30 item 6, the plots: axes that read as the data's own numbers (no "GCP (x0.001)" over 0–330), legends
 beside the data (the sweep's legend hid its last point), and an event log's overview readable in the window at
-1280 × 720. Screenshots are saved under artifacts/screenshots."""
+1280 × 720. Screenshots are saved in the test run's screenshot folder (tests/gui/conftest.py)."""
 
 from __future__ import annotations
 

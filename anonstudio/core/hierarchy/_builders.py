@@ -472,6 +472,9 @@ def build_hierarchy(
         char = spec["mask"]
         if char is True:
             char = "*"
+        if not isinstance(char, str):
+            raise _err(f"'mask' of '{attribute}' must be the masking character (a string) or true, got {char!r}",
+                       attribute, source)
         return masking(attribute, values, char=char, levels=spec.get("levels"), source=source)
     if kind == "intervals":
         widths = spec["intervals"]
@@ -490,4 +493,7 @@ def build_hierarchy(
     parts = spec["date"]
     if isinstance(parts, str):
         parts = [parts]
+    if not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
+        raise _err(f"'date' of '{attribute}' must be a list of date parts ({', '.join(DATE_PARTS)}), got {parts!r}",
+                   attribute, source)
     return dates(attribute, values, parts, source=source)

@@ -84,18 +84,41 @@ def _output_error(exc: OSError, path: Path) -> OutputError:
 
 # ---------------------------------------------------------------------------------------------------------
 # names
-def staging_name(name: str, tag: str = "") -> str:
+def staging_name(name: str, tag: str = "", *, pid: int | None = None) -> str:
     """``.anonstudio.part.<pid>.<token>.<tag><name>``, the name shortened before its extension if the whole would
-    be longer than a file name may be (the extension kept: writers choose the format by it)."""
-    head = f"{STAGING_PREFIX}{os.getpid()}.{secrets.token_hex(4)}.{tag}"
-    room = _NAME_MAX - len(head.encode())
+    be longer than a file name may be (the extension kept: writers choose the format by it). The token is 8 random
+    hex digits and 8 of a checksum over the pid, them and the rest of the name (:func:`made_here`): a file that
+    merely starts with the prefix — a user's input, a file someone named so — is never taken for staging."""
+    pid = os.getpid() if pid is None else int(pid)
+    random_part = secrets.token_hex(4)
+    head = f"{STAGING_PREFIX}{pid}.{random_part}{'0' * 8}."
+    room = _NAME_MAX - len((head + tag).encode())
     if len(name.encode()) > room:
         suffix = Path(name).suffix if len(Path(name).suffix.encode()) <= 16 else ""
         stem = name[: len(name) - len(suffix)]
         while stem and len((stem + "~" + suffix).encode()) > room:
             stem = stem[:-1]
         name = stem + "~" + suffix
-    return head + name
+    rest = tag + name
+    return f"{STAGING_PREFIX}{pid}.{random_part}{_check(pid, random_part, rest)}.{rest}"
+
+
+def _check(pid: int, random_part: str, rest: str) -> str:
+    import hashlib
+
+    text = f"{pid}.{random_part}.{rest}".encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(text, digest_size=4, person=b"anonstudio-part").hexdigest()
+
+
+_STAGING = re.compile(r"^" + re.escape(STAGING_PREFIX) + r"([0-9]{1,10})\.([0-9a-f]{8})([0-9a-f]{8})\.(.+)$", re.S)
+
+
+def made_here(name: str) -> bool:
+    """Whether ``name`` is a staging file name anonstudio made (:func:`staging_name`: its token's checksum holds),
+    not just one that starts with :data:`STAGING_PREFIX` (issue 44 item 10: an input named so was removed as
+    stale staging). Only such files are ever removed as stale."""
+    m = _STAGING.match(name)
+    return bool(m) and _check(int(m.group(1)), m.group(2), m.group(4)) == m.group(3)
 
 
 def _pid_of(name: str) -> int | None:
@@ -203,14 +226,16 @@ def _fsync_file(path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------------------
 # stale staging files
-def remove_stale_parts(folder: str | Path, *, every: bool = False) -> int:
+def remove_stale_parts(folder: str | Path, *, every: bool = False, protect: Iterable[str | Path] = ()) -> int:
     """Remove staging files of earlier runs from ``folder``; returns how many.
 
     ``every`` (the caller holds the folder's exclusive lock): every staging file no journal names and this
     process does not use — no other live run can own one. Otherwise only those whose pid is not running.
     Hidden ``.<name>.<random>.part`` files of earlier versions go when older than
-    :data:`STALE_LEGACY_SECONDS`."""
+    :data:`STALE_LEGACY_SECONDS`. Never a file of ``protect`` (what the job reads), nor one whose name merely
+    starts with the prefix (:func:`made_here`)."""
     folder = Path(folder)
+    kept_paths = {os.path.realpath(p) for p in protect if p is not None}
     removed = 0
     try:
         names = [e.name for e in os.scandir(folder)]
@@ -221,6 +246,8 @@ def remove_stale_parts(folder: str | Path, *, every: bool = False) -> int:
     for name in names:
         path = folder / name
         if name.startswith(STAGING_PREFIX):
+            if not made_here(name):
+                continue
             with _GUARD:
                 mine = os.path.abspath(path) in _ACTIVE
             if mine or name in kept:
@@ -235,6 +262,8 @@ def remove_stale_parts(folder: str | Path, *, every: bool = False) -> int:
             if not os.path.lexists(path):
                 continue
         else:
+            continue
+        if os.path.realpath(path) in kept_paths:
             continue
         with contextlib.suppress(OSError):
             os.unlink(path)
@@ -393,7 +422,7 @@ def _checked_entries(journal: Path, entries: Any, protect: Iterable[str | Path] 
             name = os.path.basename(value)
             if key == "target" and (name.startswith(".") or os.path.realpath(value) in kept):
                 raise ValueError(f"its target {name!r} is not a file a publication here writes")
-            if key != "target" and not name.startswith(STAGING_PREFIX):
+            if key != "target" and not made_here(name):
                 raise ValueError(f"its {key} {name!r} is not a staging file")
     return entries
 
@@ -439,7 +468,7 @@ def _recover_folder(folder: Path, protect: Iterable[str | Path] = ()) -> list[st
             mine = os.path.abspath(folder / name) in _OWN_JOURNALS
         if not mine:  # (a publication of this very process, on another thread, is not ours to touch)
             done.append(_recover_journal(folder / name, protect))
-    remove_stale_parts(folder, every=True)
+    remove_stale_parts(folder, every=True, protect=protect)
     return done
 
 
@@ -523,7 +552,7 @@ class Publication:
             return None
         name = Path(path).name
         for staged, target in self._staged:
-            head = staged.name[: staged.name.index(".", len(STAGING_PREFIX)) + 10]  # prefix, pid, token
+            head = staged.name[: staged.name.index(".", len(STAGING_PREFIX)) + 18]  # prefix, pid, token
             if name == staged.name or head in name or os.path.abspath(path) == os.path.abspath(target):
                 return target
         return None

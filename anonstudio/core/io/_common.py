@@ -6,7 +6,7 @@ import codecs
 import stat
 from pathlib import Path
 
-from anonstudio.core.errors import AnonStudioError, InputError
+from anonstudio.core.errors import AnonStudioError, InputError, ReadFailure
 from anonstudio.core.progress import checkpoint
 
 #: Names users may write for a tab in a job file or on the command line.
@@ -43,7 +43,10 @@ def read_bytes(path: str | Path, error: type[AnonStudioError] = InputError, *,
     except PermissionError:
         raise error("cannot be read: permission denied", file=path) from None
     except OSError as exc:
-        raise error(f"cannot be read: {exc.strerror or exc}", file=path) from None
+        failure = error(f"cannot be read: {exc.strerror or exc}", file=path)
+        if issubclass(error, InputError):  # the device failed, not the content: never read as a verdict on it
+            failure = ReadFailure(failure.message, file=path)
+        raise failure from None
     if max_line is not None and len(raw) > max_line:
         check_line_lengths(raw, path, max_line, error)
     return raw

@@ -16,6 +16,7 @@ import pandas as pd
 from anonstudio.core.data import EventLog, SequenceSet, Table
 from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
+from anonstudio.core.io._common import read_bytes
 from anonstudio.core.io._events import read_events, write_events
 from anonstudio.core.io._fasta import FASTA_SUFFIXES, read_fasta, write_fasta
 from anonstudio.core.io._table import PARQUET_SUFFIXES, read_table, write_table
@@ -143,7 +144,7 @@ def read_output_like(input_data: Any, path: str | Path,
             index_columns=True,  # a Parquet file's stored index is published too
         )
     if isinstance(input_data, SequenceSet):
-        if path.is_file() and path.read_bytes().strip() == b"":
+        if path.is_file() and read_bytes(path, max_line=None).strip() == b"":
             return SequenceSet.from_strings([], ids=[], headers=[], alphabet="as-found", source=path)
         return read_fasta(path, alphabet="as-found")
     raise TypeError(f"not a data container: {type(input_data).__name__}")

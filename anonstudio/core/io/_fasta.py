@@ -17,6 +17,49 @@ from anonstudio.core.io._common import MAX_FASTA_LINE_BYTES, decode, read_bytes
 FASTA_SUFFIXES = frozenset({".fasta", ".fa", ".faa", ".fna", ".fas"})
 
 
+def nested_repeat(pattern: str) -> bool:
+    """Whether ``pattern`` repeats a part that itself repeats (``(a+)+``, ``(a*b?)*``, ``(x{2,})+``): Python's
+    backtracking matcher can take time exponential in the text's length on such a pattern (``(a+)+b`` against a
+    long run of ``a``). Possessive and atomic parts (``(a++)+``, ``(?>a+)+``) do not backtrack and are allowed."""
+    import re._constants as c  # type: ignore[import-not-found]
+    import re._parser as parser  # type: ignore[import-not-found]
+
+    repeats = (c.MAX_REPEAT, c.MIN_REPEAT)
+
+    def walk(items, inside: bool) -> bool:
+        for op, av in items:
+            if op in repeats:
+                low, high, sub = av
+                if high > 1 and (inside or walk(sub, True)):
+                    return True
+                if high <= 1 and walk(sub, inside):
+                    return True
+            elif op == c.SUBPATTERN:
+                if walk(av[-1], inside):
+                    return True
+            elif op == c.BRANCH:
+                if any(walk(branch, inside) for branch in av[1]):
+                    return True
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                if walk(av[1], inside):
+                    return True
+        return False
+
+    try:
+        return walk(parser.parse(pattern), False)
+    except Exception:  # not a pattern this parser reads: re.compile says what is wrong with it
+        return False
+
+
+def label_pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` may not be a ``label_pattern`` beyond not compiling (see :func:`nested_repeat`), or None."""
+    if nested_repeat(pattern):
+        return (f"label_pattern {pattern!r} repeats a part that itself repeats (as in (a+)+): matching it can take "
+                "time exponential in a header's length; write the label's part without the nested repeat "
+                "(e.g. a+ for (a+)+)")
+    return None
+
+
 def _compile_label_pattern(label_pattern: str | re.Pattern | None, path: Path) -> re.Pattern | None:
     if label_pattern is None:
         return None
@@ -24,6 +67,9 @@ def _compile_label_pattern(label_pattern: str | re.Pattern | None, path: Path) -
         pattern = re.compile(label_pattern) if isinstance(label_pattern, str) else label_pattern
     except re.error as exc:
         raise InputError(f"label_pattern {label_pattern!r} is not a valid regular expression: {exc}", file=path) from None
+    problem = label_pattern_problem(pattern.pattern) if isinstance(pattern.pattern, str) else None
+    if problem:
+        raise InputError(problem, file=path)
     if pattern.groups != 1:
         raise InputError(
             f"label_pattern {pattern.pattern!r} must have exactly one group (…) around the label, "

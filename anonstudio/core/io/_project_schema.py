@@ -267,4 +267,9 @@ def load_project_json(path: str | Path) -> dict[str, Any]:
         raise ProjectError(f"not valid JSON: {exc.msg} (column {exc.colno})", file=path, line=exc.lineno) from None
     except RecursionError:  # (nesting is bounded above; kept as a last guard)
         raise ProjectError(f"nests more than {MAX_NESTING} levels deep", file=path) from None
+    except ValueError as exc:  # a number longer than Python reads (sys.get_int_max_str_digits)
+        from anonstudio.core.limits import raise_for_long_number
+
+        raise_for_long_number(text_, exc, file=path, error=ProjectError, what="the project file")
+        raise
     return validate_project(raw, path)

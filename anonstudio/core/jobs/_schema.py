@@ -188,7 +188,7 @@ def report_parameters(name: str, algorithm: Algorithm, params: dict[str, Any]) -
 def _parse_value(text: str) -> Any:
     try:
         return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except ValueError:  # not TOML (TOMLDecodeError), or a number longer than Python reads: the text as given
         return text
 
 
@@ -238,6 +238,9 @@ def load_job(path: str | Path, overrides: list[str] | None = None) -> Job:
         line = int(found.group(1)) if found else None
         msg = str(exc).split(" (at line")[0]
         raise JobError(f"not valid TOML: {msg}", file=path, line=line) from None
+    except ValueError as exc:  # a number longer than Python reads (sys.get_int_max_str_digits)
+        limits.raise_for_long_number(text, exc, file=path, error=JobError, what="the job file")
+        raise
     for o in overrides or []:
         apply_override(raw, o, file=path)
     return parse_job(raw, base=path.parent, file=path)
@@ -301,6 +304,11 @@ def parse_job(raw: dict[str, Any], *, base: Path, file: Path | None = None) -> J
             re.compile(pattern)
         except re.error as exc:
             raise err(f"input.label_pattern is not a valid regular expression: {exc}", "input.label_pattern") from None
+        from anonstudio.core.io._fasta import label_pattern_problem
+
+        problem = label_pattern_problem(pattern)
+        if problem:
+            raise err(f"input.{problem}", "input.label_pattern")
     spec = InputSpec(
         path=in_path,
         format=fmt,

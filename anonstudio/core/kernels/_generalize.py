@@ -71,10 +71,3 @@ def union_costs(nodes, others, node_anc, node_level, node_cost):
     return out
 
 
-@njit(cache=True, nogil=True)
-def union_ncp(nodes1, nodes2, node_anc, node_level, node_ncp):
-    """NCP (002 Eqs 5-6, summed over attributes) of the union of two classes given their LCA nodes."""
-    s = 0.0
-    for a in range(nodes1.shape[0]):
-        s += node_ncp[lca_node(nodes1[a], nodes2[a], node_anc, node_level)]
-    return s

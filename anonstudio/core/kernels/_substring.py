@@ -452,20 +452,6 @@ def _neighbour_match(sorted_text, x, p, bits, w):
 
 
 @njit(cache=True, nogil=True)
-def capped_longest_match(sorted_text, query_windows, positions, query_string, n_queries, bits, w):
-    """``int64[n_queries]``: per query string, its longest substring found in the text, capped at ``w``
-    (exact when below ``w``). ``positions[i]`` is where window ``i`` would be inserted in ``sorted_text``
-    (``np.searchsorted``); ``query_string[i]`` is the string of window ``i``."""
-    best = np.zeros(n_queries, np.int64)
-    for i in range(query_windows.shape[0]):
-        m = _neighbour_match(sorted_text, query_windows[i], positions[i], bits, w)
-        s = query_string[i]
-        if m > best[s]:
-            best[s] = m
-    return best
-
-
-@njit(cache=True, nogil=True)
 def window_directory(sorted_text, shift, size):
     """``int64[size + 1]``: ``out[b]`` = first index of ``sorted_text`` whose value ``>> shift`` is ``≥ b``
     (the windows are non-negative and sorted): the sorted windows starting with each ``b`` are
@@ -503,10 +489,11 @@ def gram_bitset(values, starts, ends, rank, n, g):
 
 @njit(cache=True, nogil=True, parallel=True)
 def capped_longest_direct(sorted_text, directory, shift, values, offsets, bits, w, pad, grams, rank, n, g):
-    """:func:`capped_longest_match` of the query strings ``values[offsets[q]:offsets[q + 1]]`` (symbols as
-    :func:`pack_windows` takes them), query strings spread over the cores: each window is packed on the fly
-    and found by a binary search inside its block of :func:`window_directory` — the insertion point
-    ``np.searchsorted`` gives — so no query window is stored or sorted. Same result, exactly.
+    """``int64[n_queries]``: per query string ``values[offsets[q]:offsets[q + 1]]`` (symbols as
+    :func:`pack_windows` takes them), its longest substring found in the text, capped at ``w`` (exact when below
+    ``w``); query strings spread over the cores: each window is packed on the fly and found by a binary search
+    inside its block of :func:`window_directory` — the insertion point ``np.searchsorted`` gives — so no query
+    window is stored or sorted.
 
     ``grams`` (:func:`gram_bitset` with ``rank``, ``n``; ``g = 0``: none; ``rank[v] = 0`` for a symbol no
     text holds) spares most searches: a

@@ -264,10 +264,6 @@ MODELS: dict[str, QualityModel] = {m.name: m for m in (Loss(), NCP(), Discernibi
                                                      NonUniformEntropy(), Precision())}
 
 
-def get_model(name: str) -> QualityModel:
-    return MODELS[name]
-
-
 def weight_vector(weights: Any, attributes: list[str]) -> np.ndarray:
     """Per attribute its weight from a job's ``weights`` (``"equal"`` / ``None`` → all 1; a table names some
     attributes, the others weigh 1). Names that are not among ``attributes`` are the caller's to refuse."""

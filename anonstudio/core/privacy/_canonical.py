@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import EventLog, SequenceSet, Table
-from anonstudio.core.errors import AnonStudioError
+from anonstudio.core.errors import AnonStudioError, ReadFailure
 from anonstudio.core.io import _canonical as canon
 from anonstudio.core.io._canonical import GROUP_COLUMN, canonical_groups, sensitive_table
 from anonstudio.core.io import read_output_like
@@ -105,6 +105,8 @@ def _compare(problems: Problems, actual: bytes, expected: bytes, shown: str) -> 
 def _bytes_of(problems: Problems, path: Path, shown: str) -> bytes | None:
     try:
         return read_bytes(path, max_line=1 << 62)
+    except ReadFailure:
+        raise  # the device failed (an I/O error): no verdict on the file, an error of its own (exit 2)
     except AnonStudioError as exc:
         problems.add(f"{shown} cannot be read: {exc.message}", kind="unreadable", file=shown)
         return None
@@ -322,6 +324,8 @@ def _check_fasta(problems: Problems, original: SequenceSet, output: SequenceSet,
 def _read(problems: Problems, original: Any, path: Path, shown: str, missing: list[str] | None) -> Any:
     try:
         return read_output_like(original, path, missing=missing)
+    except ReadFailure:
+        raise  # the device failed (an I/O error): no verdict on the file, an error of its own (exit 2)
     except AnonStudioError as exc:
         problems.add(f"{shown} cannot be read as a release of this input: {exc.message}"
                      + (f" (line {exc.line})" if exc.line else ""), kind="unreadable", file=shown)

@@ -36,7 +36,10 @@ MAX_NEAR_COPY_LENGTH = 64
 #: query strings are dealt to this many chunks (string i to chunk i % CHUNKS) that the cores share
 CHUNKS = 64
 
+#: the indexes of the inputs alive, by ``(id of the input, gram length)``, at most :data:`INDEXES_KEPT` (see
+#: :func:`anonstudio.core.privacy._strings.remember`: an index holds no reference to its input)
 _INDEXES: dict[tuple[int, int], tuple[Any, NearCopyIndex]] = {}
+INDEXES_KEPT = 2
 
 
 def allowed_edits(length: int, identity: float) -> int:
@@ -55,7 +58,9 @@ class NearCopyIndex:
         from anonstudio.core.kernels._nearcopy import DIRECTORY_BITS, gram_keys, key_layout
         from anonstudio.core.kernels._substring import window_directory
 
-        self.original = original
+        #: what :meth:`plan` reads of the inputs (the index holds no reference to them: it lives in a cache keyed
+        #: by them, which a reference back would keep alive for the life of the process)
+        self._plan_of = _plan_inputs(original)
         # the inputs' distinct contents (identical sequences count once: issue 28), each named by its first record
         contents, self.record_of, _ = original.distinct()
         codes = contents.codes.astype(np.int64)
@@ -84,31 +89,21 @@ class NearCopyIndex:
         """``(q, stride, h)``: the tiles windows of ``length`` at ``identity`` are sought by over ``original``
         (:func:`~anonstudio.core.kernels._nearcopy.seed_plan`: 6-grams end to end for proteins, 8-grams every 2
         for DNA, where 6-grams have too many places)."""
-        from anonstudio.core.kernels._nearcopy import key_layout, seed_plan
-
-        counts = np.bincount(original.codes.astype(np.int64)) if len(original.codes) else np.ones(1)
-        held = int(np.count_nonzero(counts))
-        match = float(((counts / max(counts.sum(), 1)) ** 2).sum())
-        q_max = key_layout(held, len(original.codes))[2]
-        return seed_plan(int(length), allowed_edits(length, identity), q_max, len(original.codes), match)
+        return _seed_plan(_plan_inputs(original), length, identity)
 
     @classmethod
     def of(cls, original: SequenceSet, length: int, identity: float) -> NearCopyIndex:
         """The index for windows of ``length`` at ``identity`` (its gram length follows from both)."""
-        import weakref
+        from anonstudio.core.privacy._strings import remember
 
         q = cls.plan(original, length, identity)[0]
         key = (id(original), q)
         hit = _INDEXES.get(key)
         if hit is not None and hit[0]() is original:
+            _INDEXES[key] = _INDEXES.pop(key)  # most recently used last
             return hit[1]
         index = cls(original, q)
-        for stale in [k for k, (ref, _) in _INDEXES.items() if ref() is None]:
-            del _INDEXES[stale]
-        try:
-            _INDEXES[key] = (weakref.ref(original), index)
-        except TypeError:
-            pass
+        remember(_INDEXES, key, original, index, INDEXES_KEPT)
         return index
 
     #: bytes of query content whose scans are kept (a scan is a function of the inputs and the content alone:
@@ -177,13 +172,27 @@ class NearCopyIndex:
         from anonstudio.core.kernels._nearcopy import RING, near_copies
 
         edits = allowed_edits(length, identity)
-        q, stride, h = self.plan(self.original, length, identity)
+        q, stride, h = _seed_plan(self._plan_of, length, identity)
         if q != self.q:
             raise ValueError(f"this index holds {self.q}-grams; windows of {length} at {identity} need {q}-grams")
         ranks = np.where(codes >= 0, self.rank[np.clip(codes, 0, len(self.rank) - 1)], -1).astype(np.int32)
         return near_copies(self.keys, self.directory, self.dir_shift, self.pos_bits, self.doc_of, self.text,
                            self.starts, self.ends, ranks, offsets, self.n, self.bits, self.q, stride, min(h, RING + 1),
                            length, edits, k, bool(exact), CHUNKS)
+
+
+def _plan_inputs(original: SequenceSet) -> tuple[int, float, int]:
+    """``(symbols held, chance two symbols match, input symbols)``: what the seed plan reads of the inputs."""
+    counts = np.bincount(original.codes.astype(np.int64)) if len(original.codes) else np.ones(1)
+    return int(np.count_nonzero(counts)), float(((counts / max(counts.sum(), 1)) ** 2).sum()), len(original.codes)
+
+
+def _seed_plan(inputs: tuple[int, float, int], length: int, identity: float) -> tuple[int, int, int]:
+    from anonstudio.core.kernels._nearcopy import key_layout, seed_plan
+
+    held, match, n_codes = inputs
+    q_max = key_layout(held, n_codes)[2]
+    return seed_plan(int(length), allowed_edits(length, identity), q_max, n_codes, match)
 
 
 def shortest_shared_run(length: int, identity: float) -> int:

@@ -87,6 +87,28 @@ def _poisson_log_pmf(c: int, lam: float) -> float:
     return -lam + c * math.log(lam) - math.lgamma(c + 1.0)
 
 
+class _ExactSum:
+    """A running sum rounded exactly as ``math.fsum`` of every term added (Shewchuk's non-overlapping partials,
+    which ``fsum`` itself keeps): each :meth:`add` costs the few partials, not a new sum of every term."""
+
+    def __init__(self) -> None:
+        self.partials: list[float] = []
+
+    def add(self, x: float) -> float:
+        kept = []
+        for y in self.partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                kept.append(lo)
+            x = hi
+        kept.append(x)
+        self.partials = kept
+        return math.fsum(kept)
+
+
 def estimated_k(k: int, fraction: float, significance: float, estimator: str, records: int) -> int:
     """The least class size ``k'`` in the sample that k-map with an estimator asks for (K. El Emam, F. K. Dankar:
     Protecting privacy using k-anonymity. JAMIA 15(5), 2008: the estimators D3 — Poisson, after J. Pannekoek,
@@ -104,21 +126,23 @@ def estimated_k(k: int, fraction: float, significance: float, estimator: str, re
     threshold = 1.0 - significance
     if lam <= 0.0:
         return min(k, max(records, 1))
+    # k' is capped at the table's records: once the count passes them, the answer is min(k, records) whatever the
+    # quantile (a k of 10^9 with a large fraction counted towards 10^8 and ran without end: issue 44 item 10)
+    cap = min(k, max(records, 1) + 1)
+    total = _ExactSum()  # the exactly rounded sum of the terms so far (math.fsum's), kept as it grows
     if estimator == "poisson":
-        count, value, terms = 0, 0.0, []
-        while value < threshold and count + 1 <= k:  # the k' it would give exceeds k from here: k' = k
-            terms.append(math.exp(_poisson_log_pmf(count, lam)))
-            value = math.fsum(terms)
+        count, value = 0, 0.0
+        while value < threshold and count + 1 <= cap:  # the k' it would give exceeds k from here: k' = k
+            value = total.add(math.exp(_poisson_log_pmf(count, lam)))
             count += 1
-        derived = count + 1 if value >= threshold else k
+        derived = count + 1 if value >= threshold else cap
     elif estimator == "zero-truncated-poisson":
         seen = -math.expm1(-lam)  # P(f ≥ 1)
-        count, value, terms = 1, 0.0, []
-        while value < threshold and count <= k:
-            terms.append(math.exp(_poisson_log_pmf(count, lam)) / seen)
-            value = math.fsum(terms)
+        count, value = 1, 0.0
+        while value < threshold and count <= cap:
+            value = total.add(math.exp(_poisson_log_pmf(count, lam)) / seen)
             count += 1
-        derived = count if value >= threshold else k
+        derived = count if value >= threshold else cap
     else:
         raise ParameterError(f"k-map has no estimator '{estimator}' (choose {', '.join(ESTIMATORS)})",
                              key="estimator")

@@ -131,13 +131,38 @@ def _as_set(obj: Any) -> SequenceSet:
 def _translate(original: SequenceSet, output: SequenceSet) -> tuple[np.ndarray, np.ndarray]:
     """Original codes as int32, and the output's codes mapped into the original's alphabet (-1: absent). A
     symbol the inputs lack is matched in the other case (``m`` as ``M``): a copy in lower case is a copy."""
-    index = original.alphabet.index()
+    return original.codes.astype(np.int32), _output_codes(original.alphabet, output)
+
+
+def remember(cache: dict, key: Any, original: Any, value: Any, kept: int) -> None:
+    """Keep ``value`` in ``cache`` under ``key`` while ``original`` lives (a weak reference whose callback removes
+    the entry; not weak-referenceable: not kept), at most ``kept`` entries (the oldest dropped first)."""
+    import weakref
+
+    def forget(ref: Any, key: Any = key) -> None:
+        entry = cache.get(key)
+        if entry is not None and entry[0] is ref:
+            del cache[key]
+
+    try:
+        ref = weakref.ref(original, forget)
+    except TypeError:  # not weak-referenceable: not cached
+        return
+    cache.pop(key, None)
+    cache[key] = (ref, value)
+    while len(cache) > kept:
+        del cache[next(iter(cache))]
+
+
+def _output_codes(alphabet: Any, output: SequenceSet) -> np.ndarray:
+    """The output's codes mapped into ``alphabet`` (the inputs'; -1: absent), matching a symbol the inputs lack in
+    the other case."""
+    index = alphabet.index()
     folded: dict[str, int] = {}
     for symbol, code in index.items():
         folded.setdefault(symbol.casefold(), code)
     table = np.array([index.get(s, folded.get(s.casefold(), -1)) for s in output.alphabet.symbols], dtype=np.int32)
-    out_codes = table[output.codes.astype(np.int64)] if len(output.codes) else np.zeros(0, np.int32)
-    return original.codes.astype(np.int32), out_codes
+    return table[output.codes.astype(np.int64)] if len(output.codes) else np.zeros(0, np.int32)
 
 
 #: Default length L of the fragment rule (``max_fragment``): no pseudo-string substring of L or more symbols
@@ -148,7 +173,12 @@ def _translate(original: SequenceSet, output: SequenceSet) -> tuple[np.ndarray, 
 #: and its DNA seeds 11–28, so 20 also stays above chance for DNA (4^20 ≈ 10^12).
 DEFAULT_MAX_FRAGMENT = 20
 
+#: the indexes of the inputs alive, by ``id`` of the input (a weak reference to it beside each, whose callback
+#: removes the entry when the input is freed; an index holds no reference to its input): at most
+#: :data:`INDEXES_KEPT`, the least recently used dropped first (issue 44: they were never freed)
 _INDEXES: dict[int, tuple[Any, FragmentIndex]] = {}
+#: how many input sets keep their index (one run's inputs and the verifier's; a second data set in the workbench)
+INDEXES_KEPT = 2
 #: whether this process has loaded the kernels a background build calls (:meth:`FragmentIndex.prefetch`)
 _KERNELS_LOADED = False
 
@@ -196,7 +226,9 @@ class FragmentIndex:
     def __init__(self, original: SequenceSet) -> None:
         import threading
 
-        self.original = original
+        #: the inputs' alphabet (the index holds no reference to the inputs themselves: it lives in a cache keyed by
+        #: them, which a reference back would keep alive for the life of the process)
+        self.alphabet = original.alphabet
         # the inputs' distinct contents: a fragment is held by as many inputs as distinct sequences hold it (ten
         # copies of one protein are one protein: issue 28), so everything below is built over them
         contents = original.distinct()[0]
@@ -295,11 +327,10 @@ class FragmentIndex:
         :func:`anonstudio.core.kernels.parallel_runtime`), so a background thread only ever runs kernels this
         process has already loaded."""
         global _KERNELS_LOADED
-        if _KERNELS_LOADED or not len(self.original.codes):
+        if _KERNELS_LOADED or not len(self._codes32):
             return
-        few = self.original.codes[:16]
-        tiny = FragmentIndex(SequenceSet(["few"], ["few"], few, np.array([0, len(few)], np.int64),
-                                         self.original.alphabet))
+        few = self._codes32[:16].astype(self.alphabet.code_dtype)
+        tiny = FragmentIndex(SequenceSet(["few"], ["few"], few, np.array([0, len(few)], np.int64), self.alphabet))
         tiny._kmer_side()
         tiny._built()
         _KERNELS_LOADED = True
@@ -373,21 +404,15 @@ class FragmentIndex:
         key = id(original)
         hit = _INDEXES.get(key)
         if hit is not None and hit[0]() is original:
+            _INDEXES[key] = _INDEXES.pop(key)  # most recently used last
             return hit[1].prefetch() if prefetch else hit[1]
-        import weakref
-
         index = cls(original)
-        for stale in [k for k, (ref, _) in _INDEXES.items() if ref() is None]:
-            del _INDEXES[stale]
-        try:
-            _INDEXES[key] = (weakref.ref(original), index)
-        except TypeError:  # not weak-referenceable: do not cache
-            pass
+        remember(_INDEXES, key, original, index, INDEXES_KEPT)
         return index.prefetch() if prefetch else index
 
     # -- scanning ----------------------------------------------------------------------------------------
     def _codes(self, output: SequenceSet) -> np.ndarray:
-        return _translate(self.original, output)[1]
+        return _output_codes(self.alphabet, output)
 
     def longest_shared(self, output: SequenceSet) -> np.ndarray:
         """Per output string, the longest substring it shares with any input."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table, kind_of
 from anonstudio.core.hierarchy import Hierarchy
@@ -117,8 +117,10 @@ class Workspace:
     #: why the last outcome no longer belongs to what is on screen (None: nothing stale)
     stale_reason: str | None = None
     last_report: dict[str, Any] | None = None
-    #: every run since the project was opened (and those saved in it): ``{"number", "time", "method",
-    #: "parameters", "report"}``, oldest first; their outcomes, while in memory, in :attr:`outcomes`
+    #: the runs on this data since the project was opened (and those saved in it): ``{"number", "time", "method",
+    #: "parameters", "report"}``, oldest first, at most :attr:`HISTORY_KEPT`; their outcomes, while in memory, in
+    #: :attr:`outcomes` (the latest :attr:`OUTCOMES_KEPT`). Opening other data clears both (issue 44 item 1: every
+    #: run's whole outcome was kept for the life of the window, across new data)
     history: list[dict[str, Any]] = field(default_factory=list)
     outcomes: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
     release: ReleaseOptions = field(default_factory=ReleaseOptions)
@@ -137,6 +139,11 @@ class Workspace:
     #: one count and finished at another was verified against settings no longer on screen
     revision: int = field(default=0, repr=False, compare=False)
     _listeners: list[Listener] = field(default_factory=list, repr=False, compare=False)
+
+    #: how many runs' outcomes (their data, output and views) stay in memory to be shown again
+    OUTCOMES_KEPT: ClassVar[int] = 5
+    #: how many runs the history lists (reports only; the oldest dropped first)
+    HISTORY_KEPT: ClassVar[int] = 200
 
     # -- listeners ---------------------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> None:
@@ -196,7 +203,13 @@ class Workspace:
         self.unroled = []
         self.proposed = {}
         self._invalidate("other data was opened since this run")
+        # the runs were of other data: forgotten (neither shown again nor compared with runs on this data)
+        had_runs = bool(self.history or self.outcomes)
+        self.history = []
+        self.outcomes = {}
         self._changed("data")
+        if had_runs:
+            self.notify("outcome")
 
     def open_data(
         self,
@@ -688,6 +701,10 @@ class Workspace:
                                  "method": report.get("algorithm"), "parameters": report.get("parameters", {}),
                                  "report": report})
             self.outcomes[number] = outcome
+            del self.history[:-self.HISTORY_KEPT]
+            for old in sorted(self.outcomes)[:-self.OUTCOMES_KEPT]:
+                if self.outcomes[old] is not outcome:
+                    del self.outcomes[old]
         self._changed("outcome")
 
     def outcome_is_current(self) -> bool:

@@ -11,7 +11,7 @@ import pytest
 
 from anonstudio.core import io
 from anonstudio.core.errors import OutputError
-from anonstudio.core.io._atomic import JOURNAL_PREFIX, STAGING_PREFIX
+from anonstudio.core.io._atomic import JOURNAL_PREFIX, staging_name
 
 
 def _journal(folder, entries):
@@ -31,7 +31,7 @@ def test_a_journal_naming_what_no_publication_here_writes_is_refused_and_nothing
     data_dir = out_dir if layout == "input beside the output" else tmp_path
     data = data_dir / "people.csv"
     data.write_text("name;age\nAda;36\n")
-    fake = out_dir / f"{STAGING_PREFIX}1.deadbeef.old.people.csv"
+    fake = out_dir / staging_name("people.csv", "old.", pid=1)
     fake.write_text("name;age\nforged;1\n")
     output = out_dir / "release.csv"
     output.write_text("age\n*\n")
@@ -51,16 +51,17 @@ def test_a_genuine_interrupted_publication_is_still_rolled_back(tmp_path):
     """The journal a real publication writes passes the checks: its old file comes back, the new one goes."""
     target = tmp_path / "release.csv"
     target.write_text("old\n")
-    backup = tmp_path / f"{STAGING_PREFIX}{os.getpid()}.0123abcd.old.release.csv"
+    backup = tmp_path / staging_name("release.csv", "old.")
     os.link(target, backup)
-    staged = tmp_path / f"{STAGING_PREFIX}{os.getpid()}.0123abcd.release.csv"
+    staged = tmp_path / staging_name("release.csv")
     staged.write_text("new\n")
     os.replace(staged, target)  # the swap began: the new file is in place, the old one only in the backup
     st = os.lstat(target)
     from anonstudio.core.io._atomic import _ident
 
     _journal(tmp_path, [{"target": str(target), "staged": str(staged), "new": _ident(st), "backup": str(backup)},
-                        {"target": str(tmp_path / "release.report.json"), "staged": str(staged) + ".r",
+                        {"target": str(tmp_path / "release.report.json"),
+                         "staged": str(tmp_path / staging_name("release.report.json")),
                          "new": [0, 0, 0, 0], "backup": None}])
     said = io.recover(target)
     assert any("rolled back" in s for s in said) and target.read_text() == "old\n"

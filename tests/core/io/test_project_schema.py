@@ -141,3 +141,13 @@ def test_any_value_at_any_key_validates_or_names_the_key(where, value):
             head = dotted.split(".")[0]
             assert exc.key.split(".")[0].split("[")[0] == head, (exc.key, where)
         json.dumps(str(exc))  # one printable sentence
+
+
+def test_a_number_too_long_for_python_is_one_error_naming_file_line_and_key(tmp_path):
+    """Issue 44 item 10: a 5,000-digit integer (more than ``sys.get_int_max_str_digits``) was a raw ValueError."""
+    path = tmp_path / "p.anonstudio.json"
+    path.write_text('{\n  "version": 1,\n  "method": {"name": "mondrian", "params": {"k": ' + "7" * 5000 + "}}\n}\n")
+    with pytest.raises(ProjectError) as caught:
+        load_project_json(path)
+    text = str(caught.value)
+    assert "p.anonstudio.json" in text and ":3" in text and "key 'k'" in text and "5,000 digits" in text, text

@@ -21,7 +21,8 @@ import pytest
 
 from anonstudio.core.errors import OutputError
 from anonstudio.core.io import _atomic
-from anonstudio.core.io._atomic import JOURNAL_PREFIX, STAGING_PREFIX, Publication, atomic_write, recover
+from anonstudio.core.io._atomic import (JOURNAL_PREFIX, STAGING_PREFIX, Publication, atomic_write, recover,
+                                       staging_name)
 from anonstudio.core.progress import defer_stop
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -202,21 +203,24 @@ def test_a_run_killed_at_any_step_is_recovered_from_its_journal(tmp_path, scenar
 
 
 def test_stale_staging_files_of_any_age_are_removed_by_the_next_publication(tmp_path):
-    dead = f"{STAGING_PREFIX}999999999.deadbeef.out.csv"  # a pid no process has
-    mine = f"{STAGING_PREFIX}{os.getpid()}.cafebabe.old.out.json"  # this pid, but no publication of it uses it
+    dead = staging_name("out.csv", pid=999999999)  # a pid no process has
+    mine = staging_name("out.json", "old.")  # this pid, but no publication of it uses it
     legacy_old, legacy_new = ".out.csv.1a2b3c4d.part.csv", ".out.json.9f8e7d6c.part.json"
-    for name in (dead, mine, legacy_old, legacy_new, ".keep-me"):
+    # names that merely start with the prefix are no staging of anonstudio's (issue 44 item 10): never removed
+    lookalikes = [f"{STAGING_PREFIX}data.csv", f"{STAGING_PREFIX}999999999.deadbeef.out.csv",
+                  f"{STAGING_PREFIX}999999999.deadbeef00000000.out.csv"]
+    for name in (dead, mine, legacy_old, legacy_new, ".keep-me", *lookalikes):
         (tmp_path / name).write_text("x")
     hour_ago = time.time() - 3600
     os.utime(tmp_path / legacy_old, (hour_ago, hour_ago))
     _publish(tmp_path, "new")
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
-    assert left == sorted([".keep-me", legacy_new])  # earlier versions' files only when older than 10 minutes
+    assert left == sorted([".keep-me", legacy_new, *lookalikes])  # earlier versions' only when older than 10 minutes
 
 
 def test_a_single_file_writer_removes_dead_writers_files_only(tmp_path):
-    dead = tmp_path / f"{STAGING_PREFIX}999999999.deadbeef.x.csv"
-    live = tmp_path / f"{STAGING_PREFIX}{os.getppid()}.cafebabe.x.csv"  # the parent lives: it may be writing
+    dead = tmp_path / staging_name("x.csv", pid=999999999)
+    live = tmp_path / staging_name("x.csv", pid=os.getppid())  # the parent lives: it may be writing
     for p in (dead, live):
         p.write_text("x")
     with atomic_write(tmp_path / "x.csv") as fh:

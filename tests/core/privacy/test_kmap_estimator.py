@@ -145,3 +145,57 @@ def test_global_recoding_enforces_it_and_the_verifier_agrees():
     sizes = plain.output.df[qis][~(plain.output.df[qis] == "*").all(axis=1)].groupby(qis).size()
     assert sizes.min() < 6
     assert not privacy.verify_output(spec, table, plain.output, hs).passed
+
+
+def _estimated_k_as_before(k, fraction, significance, estimator, records):
+    """The derivation before issue 44 (every term summed again each step, no cap at the records)."""
+    import math
+
+    from anonstudio.core.privacy._population_models import _poisson_log_pmf
+
+    lam, threshold = fraction * k, 1.0 - significance
+    if lam <= 0.0:
+        return min(k, max(records, 1))
+    if estimator == "poisson":
+        count, value, terms = 0, 0.0, []
+        while value < threshold and count + 1 <= k:
+            terms.append(math.exp(_poisson_log_pmf(count, lam)))
+            value = math.fsum(terms)
+            count += 1
+        derived = count + 1 if value >= threshold else k
+    else:
+        seen = -math.expm1(-lam)
+        count, value, terms = 1, 0.0, []
+        while value < threshold and count <= k:
+            terms.append(math.exp(_poisson_log_pmf(count, lam)) / seen)
+            value = math.fsum(terms)
+            count += 1
+        derived = count if value >= threshold else k
+    return max(1, min(k, derived, records))
+
+
+def test_the_estimate_is_unchanged_and_a_huge_k_takes_no_time():
+    """Issue 44 item 10: k-map with k = 10^9 and an estimator ran without end (the count went towards the
+    quantile of Poisson(φk), summing every term again at each step). The count now stops past the table's
+    records (k' is capped there) and the sum grows in place: the same k' as before on every case below."""
+    import time
+
+    import numpy as np
+
+    from anonstudio.core.privacy._population_models import estimated_k
+
+    rng = np.random.default_rng(44)
+    for _ in range(400):
+        k = int(rng.integers(1, 400))
+        fraction = float(rng.choice([1e-6, 1e-3, 0.01, 0.1, 0.5, 0.9, 1.0]))
+        significance = float(rng.choice([0.001, 0.01, 0.05, 0.2]))
+        records = int(rng.integers(1, 600))
+        for estimator in ("poisson", "zero-truncated-poisson"):
+            assert estimated_k(k, fraction, significance, estimator, records) == \
+                _estimated_k_as_before(k, fraction, significance, estimator, records), (k, fraction, significance,
+                                                                                         estimator, records)
+    start = time.perf_counter()
+    for estimator in ("poisson", "zero-truncated-poisson"):
+        assert estimated_k(10**9, 0.5, 0.01, estimator, 30_000) == 30_000
+        assert estimated_k(10**9, 1e-9, 0.01, estimator, 30_000) <= 30_000
+    assert time.perf_counter() - start < 2.0

@@ -357,6 +357,9 @@ class _RandomAnonymization(SecretSeed, Algorithm):
         certain. ``output``'s rows in the input's order (before the publication shuffles them)."""
         from anonstudio.core.metrics._ra_linkage import singled_out
 
+        cached = getattr(self, "_singled_out", None)
+        if cached is not None and cached[0] is data and cached[1] is output:  # evaluate's, for the release warning
+            return dict(cached[2])
         qis = [q for q in data.quasi_identifiers if q in output.df.columns]
         if original is None:
             original = published_original(data, qis, dict(self.params.get("level") or {}), hierarchies)
@@ -364,7 +367,9 @@ class _RandomAnonymization(SecretSeed, Algorithm):
         frame = original.copy(deep=False)
         for c in sensitive:
             frame[c] = data.df[c]
-        return singled_out(frame, output.df, qis, self._per_record(), sensitive)
+        figures = singled_out(frame, output.df, qis, self._per_record(), sensitive)
+        self._singled_out = (data, output, figures)
+        return dict(figures)
 
 
     def _bias(self, data: Table, result: Result, original: pd.DataFrame, hierarchies: dict, qis: list[str],

@@ -39,24 +39,31 @@ def subsets_needed(q: int, m: int) -> int:
 
 
 def _codes(original: pd.Series, published: pd.Series) -> np.ndarray:
-    """One column of the targets (``original``) then of the published records, as shared dense codes (a
-    missing cell a value of its own, equal to every other missing cell)."""
-    both = pd.concat([original, published], ignore_index=True).astype(object)
-    both = both.where(both.notna(), MISSING)
-    return pd.factorize(both.astype(str))[0].astype(np.int64)
+    """One column of the targets (``original``) then of the published records, as shared dense codes: cells equal
+    when they read the same text (a missing cell a value of its own, equal to every other missing cell). Each side
+    is factorized as it is; only the distinct values become text."""
+    parts: list[np.ndarray] = []
+    texts: list[str] = []
+    for side in (original, published):
+        codes, uniques = pd.factorize(side, use_na_sentinel=False)
+        parts.append(np.asarray(codes, dtype=np.int64) + len(texts))
+        texts += [MISSING if pd.isna(v) else str(v) for v in np.asarray(uniques, dtype=object).tolist()]
+    merged = np.asarray(pd.factorize(np.array(texts, dtype=object))[0], dtype=np.int64)
+    codes_of: np.ndarray = merged[np.concatenate(parts)]
+    return codes_of
 
 
 def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Dense codes of the pairs ``(a, b)`` (both dense codes of fewer than 2**31 rows)."""
-    return pd.factorize(a * (int(b.max()) + 1 if len(b) else 1) + b)[0].astype(np.int64)
+    return np.asarray(pd.factorize(a * (int(b.max()) + 1 if len(b) else 1) + b)[0], dtype=np.int64)
 
 
 def within_counts(targets: np.ndarray, published: np.ndarray, m: int,
-                  extra: np.ndarray | None = None) -> np.ndarray:
+                  extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Per target row, the number of published rows within Hamming distance ``m`` of it (``targets``:
-    ``int[n_t, q]``, ``published``: ``int[n_p, q]``, codes shared column by column). ``extra`` (``int[n_t +
-    n_p]``, targets first): a further column that must be equal, not counted in the distance — the sensitive value,
-    for the candidates that share the target's own."""
+    ``int[n_t, q]``, ``published``: ``int[n_p, q]``, codes shared column by column), and with ``extra`` (``int[n_t +
+    n_p]``, targets first: a further column that must be equal, not counted in the distance — the sensitive value)
+    the number of those that also share the target's ``extra`` (else ``None``): one pass over the subsets."""
     n_t, q = targets.shape
     codes = np.concatenate([targets, published], axis=0)
     rows = len(codes)
@@ -68,6 +75,7 @@ def within_counts(targets: np.ndarray, published: np.ndarray, m: int,
     for j in range(q - 1, -1, -1):
         suffix[j] = _combine(codes[:, j], suffix[j + 1])
     total = np.zeros(n_t, dtype=np.int64)
+    same = np.zeros(n_t, dtype=np.int64) if extra is not None else None
     for s in range(min(m, q) + 1):
         coefficient = (-1) ** (m - s) * comb(q - s - 1, m - s) if s < q else 1
         for subset in combinations(range(q), s):
@@ -79,12 +87,14 @@ def within_counts(targets: np.ndarray, published: np.ndarray, m: int,
                     if j not in subset:
                         key = _combine(key, codes[:, j])
                 key = _combine(key, suffix[subset[-1] + 1])
-            if extra is not None:
-                key = _combine(key, extra)
             counts = np.bincount(key[n_t:], minlength=int(key.max()) + 1)
             total += coefficient * counts[key[:n_t]]
+            if same is not None and extra is not None:
+                key = _combine(key, extra)
+                counts = np.bincount(key[n_t:], minlength=int(key.max()) + 1)
+                same += coefficient * counts[key[:n_t]]
             checkpoint()
-    return total
+    return total, same
 
 
 def singled_out(original: pd.DataFrame, published: pd.DataFrame, qis: list[str], m: int,
@@ -108,15 +118,16 @@ def singled_out(original: pd.DataFrame, published: pd.DataFrame, qis: list[str],
         return out
     coded = np.stack([_codes(original[c], published[c]) for c in qis], axis=1)
     targets, pub = coded[:n], coded[n:]
-    count = within_counts(targets, pub, m)
-    own = (targets != pub).sum(axis=1) <= m  # the person's own record is a candidate
-    single = count == 1
-    out.update(computed=True, singled_out=int(single.sum()), singled_out_correct=int((single & own).sum()))
+    extra = None
     if sensitive:
         extra = np.zeros(2 * n, dtype=np.int64)
         for c in sensitive:  # the target's own sensitive value (input), the published records' (output)
             extra = _combine(extra, _codes(original[c], published[c]))
-        same = within_counts(targets, pub, m, extra=extra)
+    count, same = within_counts(targets, pub, m, extra)
+    own = (targets != pub).sum(axis=1) <= m  # the person's own record is a candidate
+    single = count == 1
+    out.update(computed=True, singled_out=int(single.sum()), singled_out_correct=int((single & own).sum()))
+    if same is not None:
         out["sensitive_certain"] = int(((count >= 1) & (same == count)).sum())
     else:
         out["sensitive_certain"] = None

@@ -16,6 +16,9 @@ The release-level risks are the warnings :func:`anonstudio.core.jobs.release_war
 - several records per person and no person column named (:func:`anonstudio.core.privacy._people.person_warnings`).
 - a release of an input that shares most of its records with one published before (the release log's keyed
   sketches, issue 39 item 9).
+- records of a random-anonymization release singled out by a near match: exactly one published record within the
+  quasi-identifiers RA may redraw of their own values, and it is theirs (more than
+  :data:`~anonstudio.core.jobs.UNIQUE_WARNING_SHARE`; :func:`anonstudio.core.jobs._warnings.near_match_warning`).
 
 The engine judges here; the workbench only shows the verdict (Summary, status bar, export dialog) and, when a user
 publishes anyway, the export writes the confirmation into the report (:func:`confirmation_entry`).
@@ -40,6 +43,8 @@ RISK_KINDS = (
     ("a release of an overlapping input", "this input overlaps a release published"),
     # issue 39 item 5: a parameter outside its safe range (publication_rules.SAFE_RANGES, LOOSENED_WORDS)
     ("a parameter loosens a release rule", "loosens a release rule"),
+    # issue 39: a random-anonymization release singles people out by a near match (jobs.near_match_warning)
+    ("records are singled out by a near match", "are singled out by a near match:"),
 )
 
 

@@ -166,3 +166,49 @@ def test_a_parquet_files_stored_index_that_was_not_read_is_said(tmp_path, index)
         assert len(said) == 1 and stored in said[0] and "not read" in said[0] and "t.parquet" in said[0]
     published = pd.read_csv(tmp_path / "out.csv")
     assert list(published.columns) == ["sex", "age", "race", "disease"]
+
+
+def test_a_random_anonymization_release_that_singles_people_out_is_not_safe_to_publish(tmp_path):
+    """Issue 39: RA redraws one quasi-identifier per record and publishes the others as they are; on a generated
+    table of 1,000 records (rows shuffled, so no other risk) many records have exactly one published record within
+    one change of their own values. The warning says how many, the report's metrics give the figure, and the
+    verdict is NOT safe to publish; redrawing three per record (ra-enhanced) leaves too few singled out to warn."""
+    from anonstudio.core.data import Table
+    from anonstudio.core.generate import adult_like_table
+    from anonstudio.core.io import write_table
+    from anonstudio.core.metrics._ra_linkage import brute_force
+    from anonstudio.core.release_verdict import release_verdict
+
+    frame = adult_like_table(1000, seed=3)
+    write_table(Table(frame), tmp_path / "adult.csv", delimiter=";")
+    qis = [c for c in frame.columns if c != "occupation"]
+    job = tmp_path / "ra.toml"
+
+    def run(algorithm: str):
+        job.write_text(f'[input]\npath = "adult.csv"\nquasi_identifiers = {json.dumps(qis)}\nsensitive = ["occupation"]\n'
+                       f'[algorithm]\n{algorithm}\nbias_runs = 0\n'
+                       '[output]\nshuffle_rows = true\npath = "out.csv"\nreport = "out.json"\n', encoding="utf-8")
+        outcome = jobs.run_job(jobs.load_job(job))
+        return outcome, json.loads((tmp_path / "out.json").read_text())
+
+    outcome, report = run('name = "ra"')
+    figure = report["metrics"]["singled_out_one_change"]
+    assert figure["computed"] and figure["records"] == 1000 and figure["max_changed"] == 1
+    # measured, not assumed: the same figures from all pairs of the run's output (in the input's order)
+    slow = brute_force(outcome.data.df, outcome.result.output.df, qis, 1, ["occupation"])
+    assert {k: figure[k] for k in slow} == slow
+    assert figure["singled_out_correct"] == figure["singled_out"] > 100  # 185-204 over five keys
+    near = [w for w in report["warnings"] if "singled out by a near match" in w]
+    assert len(near) == 1, report["warnings"]
+    assert near[0].startswith(f"{figure['singled_out_correct']} records ({figure['share']:.1%}) are singled out by a "
+                              "near match: exactly one published record lies within one changed quasi-identifier")
+    assert f"the sensitive value of {figure['sensitive_certain']} records is then certain" in near[0]
+    verdict = release_verdict(report, report["warnings"])
+    assert verdict.model_holds and not verdict.safe_to_publish
+    assert verdict.headline() == "the model holds — NOT safe to publish: records are singled out by a near match"
+    assert "NOT safe to publish" in report["release_verdict"]
+
+    _, report = run('name = "ra-enhanced"\nattributes_per_record = 3')
+    figure = report["metrics"]["singled_out_one_change"]
+    assert figure["computed"] and figure["max_changed"] == 3 and figure["share"] <= 0.01  # 0-3 records over five keys
+    assert not any("singled out by a near match" in w for w in report["warnings"])

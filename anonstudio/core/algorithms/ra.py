@@ -181,7 +181,7 @@ class _RandomAnonymization(SecretSeed, Algorithm):
     reference = ("W. Yang, S. Qiao: A novel anonymization algorithm: Privacy protection and knowledge preservation. "
                  "Expert Systems with Applications 37:756-766, 2010")
     reported_metrics = ("probabilistic_anonymity", "probabilistic_anonymity_max", "redrawn_cells",
-                        "total_variation_max")
+                        "total_variation_max", "singled_out_one_change")
     needs_hierarchies = False  # values are published as read (or at a level the job names)
     group_unit = None  # every record is redrawn on its own: no classes, no groups
     people_refusal = "it redraws each record on its own and forms no classes whose people could be counted"
@@ -346,7 +346,30 @@ class _RandomAnonymization(SecretSeed, Algorithm):
             "redrawn_cells": {a: int(redrawn[:, i].sum()) for i, a in enumerate(qis)},
             "total_variation": tv,
             "total_variation_max": max(tv.values()) if tv else 0.0,
+            "singled_out_one_change": self.singled_out(data, result.output, hierarchies, original=original),
         }
+
+    def singled_out(self, data: Table, output: Table, hierarchies: dict, *,
+                    original: pd.DataFrame | None = None) -> dict[str, Any]:
+        """The near-match attack on this release (issue 39; :func:`anonstudio.core.metrics._ra_linkage.singled_out`):
+        records with exactly one published record within ``max_changed`` changed quasi-identifiers of their true
+        values (at the job's levels), how many of those are their own, and how many sensitive values that makes
+        certain. ``output``'s rows in the input's order (before the publication shuffles them)."""
+        from anonstudio.core.metrics._ra_linkage import singled_out
+
+        cached = getattr(self, "_singled_out", None)
+        if cached is not None and cached[0] is data and cached[1] is output:  # evaluate's, for the release warning
+            return dict(cached[2])
+        qis = [q for q in data.quasi_identifiers if q in output.df.columns]
+        if original is None:
+            original = published_original(data, qis, dict(self.params.get("level") or {}), hierarchies)
+        sensitive = [c for c in data.sensitive if c in data.df.columns and c in output.df.columns]
+        frame = original.copy(deep=False)
+        for c in sensitive:
+            frame[c] = data.df[c]
+        figures = singled_out(frame, output.df, qis, self._per_record(), sensitive)
+        self._singled_out = (data, output, figures)
+        return dict(figures)
 
 
     def _bias(self, data: Table, result: Result, original: pd.DataFrame, hierarchies: dict, qis: list[str],

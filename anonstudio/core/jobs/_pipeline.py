@@ -268,7 +268,7 @@ def run(
         "verification": verification.as_dict(),
         "metrics": to_jsonable(metrics),
         "notes": list(notes or []) + list(result.notes),
-        "warnings": release_warnings(data, result.output, algorithm) + list(result.warnings),
+        "warnings": release_warnings(data, result.output, algorithm, hierarchies=hierarchies) + list(result.warnings),
     }
     if isinstance(data, Table):  # issue 32: re-identification risk before / after and the attacks' figures
         from anonstudio.core.metrics import release_risk

@@ -112,14 +112,47 @@ def unchanged_classes(frame: Any, qis: list[str], unchanged: list[str]) -> tuple
     return np.bincount(key)[key], len(keep)
 
 
-def release_warnings(data: Any, output: Any, algorithm: Any = None) -> list[str]:
+#: the words of the near-match warning on a random-anonymization release (issue 39; :func:`near_match_warning`)
+NEAR_MATCH_WORDS = "singled out by a near match"
+
+
+def near_match_warning(data: Table, output: Table, algorithm: Any, hierarchies: dict[str, Any] | None) -> str | None:
+    """The near-match attack on a random-anonymization release (``algorithm.singled_out``; ``ra``, ``ra-enhanced``):
+    a warning when more than :data:`UNIQUE_WARNING_SHARE` of the input's records have exactly one published record
+    within ``m`` changed quasi-identifiers of their true values and it is theirs (``m``: the quasi-identifiers RA may
+    redraw per record). ``None`` for other methods, below the threshold, or when the count is not computed (a
+    level the job names without its hierarchy; more groupings than the count takes, said in the report's
+    metrics)."""
+    measure = getattr(algorithm, "singled_out", None)
+    if measure is None or not len(output.df):
+        return None
+    levels = (getattr(algorithm, "params", None) or {}).get("level") or {}
+    if any(a not in (hierarchies or {}) for a in levels):
+        return None
+    figures = measure(data, output, hierarchies or {})
+    if not figures.get("computed") or figures["share"] <= UNIQUE_WARNING_SHARE:
+        return None
+    m, n, certain = figures["max_changed"], figures["singled_out_correct"], figures.get("sensitive_certain")
+    change = "one changed quasi-identifier" if m == 1 else f"{m} changed quasi-identifiers"
+    raise_it = ("redraw more per record (ra-enhanced with a higher attributes_per_record)"
+                if getattr(algorithm, "name", "") == "ra" else "raise attributes_per_record")
+    then = (f"; the sensitive value of {certain} record{'s is' if certain != 1 else ' is'} then certain (every "
+            "published record that near carries the same one)" if certain else "")
+    return (f"{n} records ({figures['share']:.1%}) are {NEAR_MATCH_WORDS}: exactly one published record lies within "
+            f"{change} of their own values, and it is theirs{then} — random anonymization promises no k; "
+            f"{raise_it} or use a partitioning method (mondrian, global, kmember, mst)")
+
+
+def release_warnings(data: Any, output: Any, algorithm: Any = None, *,
+                     hierarchies: dict[str, Any] | None = None) -> list[str]:
     """Risks the privacy model does not cover, for the report, the CLI and the workbench (issue 11 #14, #16):
     columns published unchanged that look like identifiers, and records in classes smaller than the job's k
     (unique, for a method without k) on the quasi-identifiers together with the columns published unchanged
     (:func:`unchanged_classes`; issue 39 item 8), said in the words of ``algorithm``'s model (issue 30: never
     k-anonymity to a method that does not promise it; anatomy, which publishes the quasi-identifiers as they are,
     is told which columns stand beside them unprotected); and what of the input was not read (a Parquet file's
-    stored index)."""
+    stored index); for random anonymization, records singled out by a near match (:func:`near_match_warning`,
+    ``hierarchies``: those of the job, for the levels it publishes at)."""
     if isinstance(data, EventLog):  # the order warning is removed at publication when sequences are shuffled
         return [SEQUENCE_ORDER_WARNING]
     if not isinstance(data, Table) or not isinstance(output, Table):
@@ -168,6 +201,9 @@ def release_warnings(data: Any, output: Any, algorithm: Any = None) -> list[str]
                     f"{'s' if int(sizes.min()) != 1 else ''}, {unique} record{'s are' if unique != 1 else ' is'} "
                     f"unique; {clause}; if others may know those columns, "
                     f"{ROLE_FIX.format(role='quasi-identifying')} to generalize them (or identifying to drop them)")
+    near = near_match_warning(data, output, algorithm, hierarchies)
+    if near is not None:
+        warnings.append(near)
     from anonstudio.core.privacy._people import person_warnings
 
     warnings += person_warnings(data)  # several records per person and no person column named (issue 39 item 2)

@@ -55,6 +55,10 @@ MEANINGS = {
                                    "combinations, on the chance of guessing a record's original values from the "
                                    "published ones knowing the data's frequencies (1: such a guess may be certain)",
     "attributes_per_record": "enhanced RA: quasi-identifiers redrawn in every record",
+    "singled_out_one_change": "RA's near-match attack (issue 39): records with exactly one published record within "
+                              "the quasi-identifiers RA may redraw (max_changed) of their true values, and it is "
+                              "theirs (singled_out_correct, share), and records whose sensitive value every such "
+                              "record carries (sensitive_certain); above 1 % the release is NOT safe to publish",
     # anatomy
     "l": "anatomy: every group holds l different sensitive values, none above 1/l of the group",
     "groups": "anatomy: groups published (each l-diverse)",

@@ -131,7 +131,11 @@ def jobs() -> dict[str, str]:
             ['name = "global"', "k = 5", 'quality = "loss"', "max_suppression = 0.1"], "adult-global-k5"),
         "table-safepub.toml": _safepub_job(),
         "table-ra.toml": _unhierarchied_job(
-            "Random anonymization, one quasi-identifier per record redrawn, entropy weights (Yang & Qiao, 001).",
+            "Random anonymization, one quasi-identifier per record redrawn, entropy weights (Yang & Qiao, 001).\n"
+            "# NOT safe to publish, and the verdict says so: RA promises no k, and about 15 % of these records are\n"
+            "# singled out by a near match (exactly one published record within one changed quasi-identifier of\n"
+            "# their values, and it is theirs; issue 39), their occupations certain; the rows also keep the input's\n"
+            "# order. It shows paper 001's method and its limits; publish with a partitioning job instead.",
             ['name = "ra"', 'weights = "entropy"'], "adult-ra"),
         "table-anatomy.toml": _unhierarchied_job(
             "Anatomy: quasi-identifiers and occupations in two tables linked by 5-diverse groups (baseline of 001).",

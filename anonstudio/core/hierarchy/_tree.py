@@ -189,12 +189,33 @@ class Hierarchy:
             np.add.at(held, self._ancestor[:, level], 1)
             row_of[self._ancestor[:, level]] = np.arange(len(self.rows))
         seen: dict[tuple[int, str], int] = {}
+        ascii_spelled: dict[tuple[int, str], int] = {}
+        wide_spelled: dict[tuple[int, str], int] = {}
         for node, label in enumerate(self.node_labels):
             level = self.node_level_list[node]
             if level == 0 or (held[node] == 1 and self.leaves[int(row_of[node])] == label):
                 continue
-            # an ASCII label is its own NFKC form, and labels of one level are distinct: only its skeleton can meet
-            keys = (skeleton(label),) if label.isascii() else (skeleton(label), "nfkc:" + unicodedata.normalize("NFKC", label))
+            # an ASCII label is its own NFKC form, and labels of one level are distinct: only its skeleton can meet;
+            # case variants ('ADULT', 'Adult') are two classes a reader takes for one
+            keys = [skeleton(label), "fold:" + skeleton(label).casefold()]
+            if not label.isascii():
+                keys.append("nfkc:" + unicodedata.normalize("NFKC", label))
+            # a label with characters outside ASCII must not spell the same ASCII letters and digits as another
+            # label of its level: '20ᐨ24' (U+1428) and '20一24' (U+4E00) beside '20-24' split an interval by exact
+            # age with characters no confusables subset lists (a second hunt); ASCII labels are not compared with
+            # each other this way ('<20' and '>20' are different labels)
+            spelled = "".join(ch for ch in unicodedata.normalize("NFKC", label).casefold() if ch.isascii() and ch.isalnum())
+            if spelled:
+                if label.isascii():
+                    ascii_spelled.setdefault((level, spelled), node)
+                    other_spelled = wide_spelled.get((level, spelled))
+                else:
+                    other_spelled = wide_spelled.setdefault((level, spelled), node)
+                    if other_spelled == node:
+                        other_spelled = ascii_spelled.get((level, spelled))
+                if other_spelled is not None and other_spelled != node:
+                    keys.append(f"spelled:{spelled}:{other_spelled}")
+                    seen[(level, keys[-1])] = other_spelled
             for key in keys:
                 other = seen.setdefault((level, key), node)
                 if other == node:
@@ -205,7 +226,8 @@ class Hierarchy:
                 raise HierarchyError(
                     f"labels {_shown_label(first)} ({where} {line_of[other]}) and {_shown_label(label)} ({where} "
                     f"{line_of[node]}) of level {level} look alike (they differ at {first_difference(label, first)}; "
-                    "Unicode TS #39 confusables or NFKC): a reader could not tell their classes apart",
+                    "Unicode TS #39 confusables, NFKC, case, or the same ASCII letters and digits): a reader could not tell "
+                    "their classes apart",
                     file=self.source, line=line_of[node] if self._from_file else None, column=self.attribute)
 
     def _check_one_meaning_per_label(self) -> None:

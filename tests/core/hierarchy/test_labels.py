@@ -61,3 +61,16 @@ def test_every_builder_output_passes_and_a_builder_label_is_checked():
         grouping("age", [{"adult\ufe0f": ["30", "31"]}], source="job.toml")
     with pytest.raises(HierarchyError, match="look alike"):
         grouping("sex", [{"Male": ["M"], "\u041cale": ["m"]}], source="job.toml")
+
+
+@pytest.mark.parametrize("a, b", [("20-24", "20\u142824"), ("20-24", "20\u4e0024"), ("ADULT", "Adult"),
+                                  ("adult", "aDult")])
+def test_labels_spelling_the_same_letters_and_digits_or_differing_in_case_are_refused(a, b):
+    """A second hunt split one age interval by exact age with U+1428 and U+4E00 in place of the dash (outside the
+    confusables subset), and case variants passed as different classes."""
+    with pytest.raises(HierarchyError, match="look alike"):
+        Hierarchy("age", [["20", a, "*"], ["21", b, "*"]], source="h.csv", lines=[1, 2])
+
+
+def test_ascii_labels_with_the_same_digits_are_different_labels():
+    Hierarchy("age", [["19", "<20", "*"], ["25", ">20", "*"], ["20", "=20", "*"]])

@@ -60,8 +60,6 @@ MAX_ROUNDS = 8
 PARTNERS = 2
 #: a round that lowers the loss by less than this share of what the rounds before it saved is the last
 MIN_ROUND_GAIN = 0.02
-#: seconds of kernel work between two progress reports (a cancel is honoured at the next report)
-_REPORT_EVERY = 0.1
 
 
 def transformations_by_cost(level_cost: list, limit: int = MAX_TRANSFORMATIONS) -> tuple[np.ndarray, int]:
@@ -135,8 +133,6 @@ class LocalRecoding(GeneralizingMethod):
     ))
 
     def run(self, data: Table, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
-        import time
-
         import numpy as np
         import pandas as pd
 
@@ -176,14 +172,14 @@ class LocalRecoding(GeneralizingMethod):
         remaining = np.arange(n_tuples, dtype=np.int64)
         n_remaining, n_classes, done, chunk = n_tuples, 0, 0, 16
         while done < len(transformations) and n_remaining and tuple_count[remaining[:n_remaining]].sum() >= k:
-            started = time.perf_counter()
             stop = min(done + chunk, len(transformations))
             n_remaining, n_classes = peel(tuple_leaf, tuple_count, tuple_sens, packed.node_anc, transformations, k,
                                           n_sens, min_distinct, log_l, tuple_class, remaining, n_remaining,
                                           n_classes, done, stop)
             done = stop
-            took = time.perf_counter() - started
-            chunk = int(min(65536, max(1, chunk * min(4.0, _REPORT_EVERY / max(took, 1e-5)))))
+            # chunks grow by a fixed factor, not by the time a chunk took: the transformations counted in the report
+            # ("done") must not depend on the machine's load (a run and its re-derivation gave 357 and 359)
+            chunk = min(4096, chunk * 4)
             report(progress, 0.02 + 0.6 * (n - int(tuple_count[remaining[:n_remaining]].sum())) / max(n, 1),
                    f"{n_classes:,} classes after {done:,} transformations")
         labels = tuple_class[key] if n else np.zeros(0, dtype=np.int64)

@@ -99,7 +99,7 @@ def test_the_whole_demo_runs_through_workspaces_without_qt(tmp_path):
         raw = jobs.load_job(ref_dir / job).raw
         if change:
             raw["algorithm"] = {"name": change[0], **change[1]}
-            raw["output"] = {"path": Path(output).name, "report": Path(report).name}
+            raw["output"] = {**raw.get("output", {}), "path": Path(output).name, "report": Path(report).name}
             jobs.save_job(raw, ref_dir / f"{method}.toml")
             ref = jobs.load_job(ref_dir / f"{method}.toml")
         else:

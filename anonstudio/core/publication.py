@@ -174,7 +174,7 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
     """
     from anonstudio.core import privacy
     from anonstudio.core import release_log as releases
-    from anonstudio.core.jobs._schema import refuse_written_secrets
+    from anonstudio.core.secret_draws import refuse_written_secrets
     from anonstudio.core.keys import load_key
 
     refuse_written_secrets(str(outcome.report.get("algorithm")), {}, shuffle_seed)

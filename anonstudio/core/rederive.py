@@ -71,7 +71,7 @@ def shuffle_seed_for(job: Any, algorithm: Any, data: Any, hierarchies: dict, key
     """The seed of the job's row order: the one it writes (a job made before keys), else the release key's for
     this input and these settings (what :func:`anonstudio.core.publication.write_outputs` drew); ``None`` when the
     rows are not shuffled or the key is not here."""
-    from anonstudio.core.jobs._schema import report_parameters
+    from anonstudio.core.secret_draws import report_parameters
     from anonstudio.core.release_log import shuffle_seed_of
 
     if not job.shuffle_rows:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from anonstudio.core.secret_draws import refuse_written_secrets as refuse_written_secrets  # re-exported
+from anonstudio.core.secret_draws import report_parameters as report_parameters  # re-exported
 from anonstudio.core import algorithms, io, limits
 from anonstudio.core.algorithms import Algorithm
 from anonstudio.core.errors import AnonStudioError, JobError
@@ -142,45 +144,12 @@ def make_algorithm(name: str, params: dict[str, Any], *, file: Path | str | None
         raise
 
 
-def refuse_written_secrets(name: str, params: dict[str, Any], shuffle_seed: int | None = None, *,
-                           file: Path | str | None = None) -> None:
-    """A seed written in a job is no secret: whoever reads the job (or the package that shipped it) replays the
-    draws — RA's redraws put 2,000 of 2,000 records back, SafePub's sampling gave every sampled row's input position
-    away, a shuffle's order is undone. For a method with ``secret_draws`` (RA, RA-enhanced, SafePub, Anatomy) and
-    for ``output.shuffle_seed`` such a seed is refused (exit 2): the draws come from the release key
-    (:mod:`anonstudio.core.keys`). Methods whose seed only makes a run reproducible (k-member, condensation,
-    CBMSA's baseline) keep it."""
-    try:
-        cls = algorithms.get(name)
-    except AnonStudioError:
-        cls = None
-    if cls is not None and cls.secret_draws and params.get("seed") is not None:
-        raise JobError(f"'{name}' draws from the release key, never from a seed written in the job: anyone who reads "
-                       "the job replays the draws and undoes the release; remove algorithm.seed",
-                       file=file, key="algorithm.seed")
-    if shuffle_seed is not None:
-        raise JobError("a row order drawn from a seed written in the job is undone by anyone who reads the job: remove "
-                       "output.shuffle_seed (the order is drawn from the release key)", file=file,
-                       key="output.shuffle_seed")
-
-
 def seed_notes(name: str, params: dict[str, Any]) -> list[str]:
     """The report's note when a deterministic method was given a seed."""
     cls = algorithms.get(name)
     if "seed" in params and "seed" not in cls.parameters.names():
         return [f"seed = {params['seed']} has no effect: '{name}' is deterministic (it draws no random numbers)"]
     return []
-
-
-def report_parameters(name: str, algorithm: Algorithm, params: dict[str, Any]) -> dict[str, Any]:
-    """The report's ``parameters``: the method's name, its validated parameters (and a deterministic method's
-    seed as given), then the pipeline keys it declares (``max_suppression``)."""
-    out = {"name": name, **algorithm.params}
-    if algorithm.secret_draws:  # drawn from the release key: the seed parameter's default played no part
-        out.pop("seed", None)
-    if "seed" in params and "seed" not in out and not algorithm.secret_draws:
-        out["seed"] = params["seed"]
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------------

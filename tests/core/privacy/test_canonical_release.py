@@ -164,7 +164,10 @@ def test_shuffled_event_logs_publish_sequences_in_the_seeds_order_and_verify(tmp
     swapped = [lines[0], *lines[3:5], *lines[1:3], *lines[5:]]
     (tmp_path / "out.csv").write_text("\n".join(swapped) + "\n")
     verdict = jobs.verify_job(jobs.load_job(job))
-    assert not verdict.passed and any("the order drawn for this release" in p for p in verdict.problems)
+    # refused: named as out of the key's order, or (when the swapped pair's events are alike) as bytes that are not
+    # the canonical form of the release — which depends on the key this test run made
+    assert not verdict.passed and any("the order drawn for this release" in p or "canonical" in p or "one form" in p
+                                      for p in verdict.problems), verdict.problems
 
 
 def test_anatomy_refuses_columns_named_like_what_it_adds(tmp_path):

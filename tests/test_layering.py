@@ -92,9 +92,7 @@ def _imports_qt(tree: ast.AST) -> bool:
 def test_the_gui_package_holds_only_qt_code():
     """Issue 34: every module under ``anonstudio/gui`` imports PySide6 or pyqtgraph itself — Qt-free logic (the
     workspace, result views, projects, jobs) lives in ``anonstudio.core`` where the command line and tests use it.
-    A package's ``__init__`` that holds nothing but its docstring and imports of its own modules is exempt, and so
-    are modules of the workbench's own words (issue 44 item 4: presentation text lives in ``gui``, not in core)."""
-    presentation = {"anonstudio/gui/fixes.py"}  # the engine's fixes reworded as the workbench applies them
+    A package's ``__init__`` that holds nothing but its docstring and imports of its own modules is exempt."""
     smells = []
     for f in sorted((ROOT / "anonstudio" / "gui").rglob("*.py")):
         tree = ast.parse(f.read_text(encoding="utf-8"))
@@ -106,6 +104,6 @@ def test_the_gui_package_holds_only_qt_code():
             isinstance(n, ast.ImportFrom) and (n.module or "").startswith(package) or
             (isinstance(n, ast.Assign) and [t.id for t in n.targets if isinstance(t, ast.Name)] == ["__all__"])
             for n in body)
-        if not marker and f.relative_to(ROOT).as_posix() not in presentation:
+        if not marker:
             smells.append(str(f.relative_to(ROOT)))
     assert not smells, f"modules in anonstudio/gui that import no Qt (move them to anonstudio.core): {smells}"

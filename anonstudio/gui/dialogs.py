@@ -43,8 +43,8 @@ SCREEN_KEYS = {
 def in_screen_words(text: str) -> str:
     """An engine message as the workbench speaks: job-file keys become what the user sees on screen and
     ``parameter 'k' must …`` becomes ``k — smallest group size: must …``; a fix named as a job key names the
-    control that applies it (:func:`anonstudio.gui.fixes.in_workbench_words`)."""
-    from anonstudio.gui.fixes import in_workbench_words
+    control that applies it (:func:`anonstudio.core.views.workbench_words.in_workbench_words`)."""
+    from anonstudio.core.views.workbench_words import in_workbench_words
 
     text = in_workbench_words(text)
     for key, words in SCREEN_KEYS.items():

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWi
 
 from anonstudio.gui.panes._common import ResultHolder
 from anonstudio.core.workspace import Workspace
-from anonstudio.gui.fixes import all_in_workbench_words
+from anonstudio.core.views.workbench_words import all_in_workbench_words
 from anonstudio.gui.dialogs import SweepDialog, error_text, unexpected_error_box
 from anonstudio.gui.workers import RunWorker, TaskRunner, preload_engine
 from anonstudio.gui.window_files import FileActions

@@ -422,13 +422,13 @@ class FileActions:
     def confirm_release_risks(self) -> list[str] | None:
         """Before an export: when the engine's release verdict says the model holds but release-level risks
         crossed their thresholds (``Workspace.release_verdict``), say so in red, each risk naming its fix as the
-        workbench applies it (:mod:`anonstudio.gui.fixes`), and ask for an explicit confirmation. When shuffling
+        workbench applies it (:mod:`anonstudio.core.views.workbench_words`), and ask for an explicit confirmation. When shuffling
         the rows removes a risk, the dialog's Apply button does it (ticks “Publish rows in a random order”) and
         asks again about what is left. Returns the risks confirmed (``[]``: none to confirm), or ``None`` when the
         user declined."""
         from html import escape
 
-        from anonstudio.gui.fixes import in_workbench_words, shuffling_fixes
+        from anonstudio.core.views.workbench_words import in_workbench_words, shuffling_fixes
 
         verdict = self.state.release_verdict()
         if verdict.safe_to_publish or not verdict.model_holds:

@@ -11,7 +11,7 @@ from anonstudio.core.errors import AnonStudioError
 from anonstudio.core import workspace as proj
 from anonstudio.gui.dialogs import FAILED, SweepDialog, error_text
 from anonstudio.gui.workers import RunWorker, SweepWorker
-from anonstudio.gui.fixes import counted
+from anonstudio.core.views.workbench_words import counted
 
 class RunControl:
     """Run, sweep, progress, cancel and the outcome's presentation (the engine's ``jobs.run`` on a worker)."""

@@ -55,7 +55,7 @@ def main() -> None:
         (folder / "h").mkdir(parents=True, exist_ok=True)
         (folder / "t.csv").write_text(_table(), encoding="utf-8")
         (folder / "h" / "age.csv").write_text(age, encoding="utf-8")
-        (folder / "h" / "sex.csv").write_text("Male;*\nFemale;*\n", encoding="utf-8")
+        (folder / "h" / "sex.csv").write_text("Female;*\nMale;*\n", encoding="utf-8")  # the project's own, not ARX's bytes
         (folder / "job.toml").write_text(
             '[input]\npath = "t.csv"\nquasi_identifiers = ["sex", "age"]\nsensitive = ["disease"]\n'
             '[hierarchies]\nage = "h/age.csv"\nsex = "h/sex.csv"\n[algorithm]\nname = "mondrian"\nk = 2\n'

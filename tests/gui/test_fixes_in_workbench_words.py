@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from anonstudio.core.publication import ORDER_WARNING, SEQUENCE_ORDER_WARNING
 from anonstudio.core.publication_rules import SHUFFLE_REQUIRED
-from anonstudio.gui.fixes import SHUFFLE_CONTROL, counted, in_workbench_words, is_are, shuffling_fixes
+from anonstudio.core.views.workbench_words import SHUFFLE_CONTROL, counted, in_workbench_words, is_are, shuffling_fixes
 
 pytestmark = pytest.mark.gui
 

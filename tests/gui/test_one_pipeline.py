@@ -60,7 +60,7 @@ def test_cli_and_workbench_give_the_same_bytes(window, qtbot, tmp_path, job_name
     assert gui_report == cli_report
     # what the Privacy pane and the Summary show is every warning the command line printed, each naming its fix
     # as the workbench applies it (issue 40 item 2: the Release checkbox, not `output.shuffle_rows`)
-    from anonstudio.gui.fixes import all_in_workbench_words
+    from anonstudio.core.views.workbench_words import all_in_workbench_words
 
     shown = all_in_workbench_words(cli_report["warnings"])
     assert window.panes["Privacy"].warnings == shown

@@ -344,7 +344,7 @@ def test_privacy_pane_lists_the_risks_the_model_does_not_cover(qtbot, screenshot
     pane = _show(qtbot, PrivacyPane)
     pane.resize(1000, 700)
     pane.show_outcome(outcome)
-    from anonstudio.gui.fixes import all_in_workbench_words
+    from anonstudio.core.views.workbench_words import all_in_workbench_words
 
     assert pane.warnings == all_in_workbench_words(outcome.report["warnings"])  # fixes named as the workbench applies them
     text = pane.verdict.text()

@@ -235,8 +235,8 @@ class OutcomePane(QtWidgets.QWidget):
     def warnings_of(self, outcome: Any) -> list[str]:
         """The warnings to show with ``outcome``: the workspace's (every one the command line prints, with the
         release options on screen), or the report's when no workspace is bound — each naming its fix as the
-        workbench applies it (:func:`anonstudio.gui.fixes.in_workbench_words`)."""
-        from anonstudio.gui.fixes import all_in_workbench_words
+        workbench applies it (:func:`anonstudio.core.views.workbench_words.in_workbench_words`)."""
+        from anonstudio.core.views.workbench_words import all_in_workbench_words
 
         state = self._binding.state
         if state is not None and hasattr(state, "warnings_for"):

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMen
 from anonstudio.core.data import EventLog, Role, Table
 from anonstudio.gui.panes._common import StateBinding
 from anonstudio.core.workspace import Workspace
-from anonstudio.gui.fixes import counted
+from anonstudio.core.views.workbench_words import counted
 
 #: the roles a user can choose, in the combo box's order, with the words shown
 ROLES = [

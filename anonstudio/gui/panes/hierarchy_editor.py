@@ -46,7 +46,7 @@ from anonstudio.core.hierarchy import DATE_PARTS, Hierarchy
 from anonstudio.gui.models import HierarchyItemModel
 from anonstudio.gui.panes._common import ERROR_STYLE
 from anonstudio.core.workspace import Workspace
-from anonstudio.gui.fixes import counted, is_are
+from anonstudio.core.views.workbench_words import counted, is_are
 
 OK_STYLE = "color: #1e7b34;"
 MISSING_BRUSH = QBrush(QColor(253, 226, 226))

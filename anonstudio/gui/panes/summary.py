@@ -17,7 +17,7 @@ from typing import Any
 from PySide6 import QtWidgets
 
 from anonstudio.core.views import Summary, summary_html, summary_sections
-from anonstudio.gui.fixes import shuffling_fixes
+from anonstudio.core.views.workbench_words import shuffling_fixes
 from anonstudio.gui.panes._common import OutcomePane, column, placeholder
 
 class SummaryPane(OutcomePane):

@@ -1,8 +1,8 @@
 """The engine's warnings in the workbench's words (issue 40 item 2): a warning names its fix as a job key for
 the command line and the report ("set output.shuffle_rows = true"); on screen it names the control that applies it
 ("tick “Publish rows in a random order” under Release in the Method pane") — and the export dialog offers a button
-that applies it. The engine's texts are not changed: only how the workbench presents them (presentation belongs in
-``gui``). Also the count words the workbench's own messages use ("1 value is", "2 values are")."""
+that applies it. The engine's texts are not changed: only how the workbench presents them (Qt-free, so here
+beside the other result views the workbench reads). Also the count words the workbench's own messages use ("1 value is", "2 values are")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,15 @@
-"""Issue 30 items 4 and 7: the documents a newcomer needs. The README's job-file format, figures and scripts are the
-workbench's user guide (F1) verbatim, one file; every section, key and builder the job reader accepts is in it; its
-job examples — one per kind of data — run as printed with ``anonstudio run`` on the demo data (exit 0, verified);
-every figure a report's metrics hold has its one-line meaning on the Summary and in the guide; the Python example
-writes into a folder the user names, named by the k it runs, never into the installed package; and the switch that
-makes the workbench quit after showing is documented as it behaves."""
+"""Issue 30 items 4 and 7, issue 44 item 7: the documents a newcomer needs. The user guide and the job reference
+(docs/guide.md, docs/jobs.md) are the workbench's user guide (F1), built from them by scripts/sync-guide; every
+section, key and builder the job reader accepts is in it; its job examples — one per kind of data — run as printed
+with ``anonstudio run`` on the demo data (exit 0, verified); every figure a report's metrics hold has its one-line
+meaning on the Summary and in the guide; the Python example writes into a folder the user names, named by the k it
+runs, never into the installed package; and the switch that makes the workbench quit after showing is documented as
+it behaves."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import json
 import os
 import re
@@ -23,15 +26,15 @@ from anonstudio.core.views import CHECKED, MEANINGS, summary_sections
 from anonstudio.resources import demo_folder, guide_text
 
 ROOT = Path(__file__).resolve().parents[1]
-START = "<!-- guide: the next sections are anonstudio/resources/guide/guide.md verbatim"
-END = "<!-- guide: end -->"
 
 
-def readme_guide() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index(START)
-    body = text[text.index("\n", start) + 1: text.index(END)]
-    return body
+def sync_guide():
+    """scripts/sync-guide as a module (it has no .py suffix: it is run as a command)."""
+    loader = importlib.machinery.SourceFileLoader("sync_guide", str(ROOT / "scripts" / "sync-guide"))
+    spec = importlib.util.spec_from_loader("sync_guide", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
 
 
 def _env() -> dict[str, str]:
@@ -40,10 +43,17 @@ def _env() -> dict[str, str]:
     return env
 
 
-def test_the_readme_holds_the_in_app_guide_verbatim():
-    assert readme_guide().rstrip("\n") == guide_text().rstrip("\n"), (
-        "README.md's guide sections differ from anonstudio/resources/guide/guide.md: edit the guide file, then run "
-        "scripts/sync-guide")
+def test_the_in_app_guide_is_built_from_the_docs_pages():
+    """F1 shows docs/guide.md then docs/jobs.md, as scripts/sync-guide writes them into the package."""
+    sync = sync_guide()
+    want = sync.expected()
+    stale = [str(path.relative_to(ROOT)) for path, text in want.items() if path.read_text(encoding="utf-8") != text]
+    assert not stale, f"out of step with the code or the docs pages: {stale} — run scripts/sync-guide"
+    guide = guide_text()
+    for page in sync.GUIDE_PAGES:
+        first = (ROOT / "docs" / page).read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith("# ") and f"\n{first}\n" in guide, page
+    assert "](jobs.md" not in guide and "](guide.md" not in guide  # one document: no links between pages
 
 
 def test_every_section_key_and_builder_the_job_reader_accepts_is_documented():
@@ -102,8 +112,8 @@ def _write_dna(path: Path, n: int = 120, seed: int = 5) -> None:
             fh.write(f">seq{i + 1}\n{''.join(rng.choice(list('ACGT'), size=int(rng.integers(250, 350))))}\n")
 
 
-def test_the_readmes_job_examples_run_as_printed_on_the_demo_data(tmp_path):
-    blocks = re.findall(r"```toml\n(.*?)```", readme_guide(), re.S)
+def test_the_guides_job_examples_run_as_printed_on_the_demo_data(tmp_path):
+    blocks = re.findall(r"```toml\n(.*?)```", guide_text(), re.S)
     formats = [re.search(r'^path = "[^"]+\.(\w+)"', b, re.M).group(1) for b in blocks]
     kinds = ["events" if 'format = "events"' in b else ("dna" if 'alphabet = "dna"' in b else f) for b, f in
              zip(blocks, formats)]
@@ -171,7 +181,7 @@ def test_every_metric_of_every_table_method_is_explained_on_the_summary_and_in_t
 
 
 def test_the_python_example_writes_where_the_user_says_and_names_the_file_by_its_k(tmp_path):
-    example = re.search(r"```python\n(.*?)```", readme_guide(), re.S).group(1)
+    example = re.search(r"```python\n(.*?)```", guide_text(), re.S).group(1)
     assert "resources/demo" not in example
     package_demo = demo_folder()
     before = sorted(p.relative_to(package_demo) for p in package_demo.rglob("*"))
@@ -198,7 +208,7 @@ def test_the_exit_after_show_switch_behaves_as_documented(tmp_path):
     assert run.returncode == 0 and re.search(r"^shown after \d+\.\d{3} s$", run.stdout, re.M), (run.stdout, run.stderr)
 
 
-@pytest.mark.parametrize("name", ["README.md", "docs/cli-contract.md"])
+@pytest.mark.parametrize("name", ["README.md", "docs/guide.md", "docs/jobs.md", "docs/cli-contract.md"])
 def test_no_document_tells_a_script_to_write_into_the_package(name):
     text = (ROOT / name).read_text(encoding="utf-8")
     assert 'load_job("anonstudio/resources/demo' not in text

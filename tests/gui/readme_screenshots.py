@@ -1,9 +1,9 @@
-"""Regenerate the README's screenshots from the ones the GUI suite saves (issue 15, "Done when").
+"""Regenerate the docs' screenshots (docs/screenshots.md) from the ones the GUI suite saves (issue 15, "Done when").
 
 The suite's pytest-qt tests save ``<name>.png`` (the ``screenshot`` fixture in tests/gui/conftest.py) after driving
 the window as a user would, in a temporary folder of the test run unless ``ANONSTUDIO_SCREENSHOTS`` names one; the
-README shows copies of some of them under ``docs/screenshots/``. :data:`SOURCES` says which suite screenshot each
-README image is::
+docs pages show copies of some of them under ``docs/screenshots/``. :data:`SOURCES` says which suite screenshot
+each docs image is::
 
     ANONSTUDIO_SCREENSHOTS=artifacts/screenshots python -m pytest tests/gui
     ANONSTUDIO_SCREENSHOTS=artifacts/screenshots python tests/gui/readme_screenshots.py  # copies each over its image
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SUITE = Path(os.environ.get("ANONSTUDIO_SCREENSHOTS") or ROOT / "artifacts" / "screenshots").resolve()
 README_DIR = ROOT / "docs" / "screenshots"
 
-#: README image (docs/screenshots/…) → suite screenshot (artifacts/screenshots/…), and the test that saves it
+#: docs image (docs/screenshots/…) → suite screenshot (artifacts/screenshots/…), and the test that saves it
 SOURCES: dict[str, tuple[str, str]] = {
     "workbench-table-mst.png": ("window_1920x1080_mst.png", "tests/gui/test_window_sizes.py"),
     "workbench-1280x720-compare.png": ("window_1280x720_compare.png", "tests/gui/test_window_sizes.py"),

@@ -1,5 +1,5 @@
-"""The README shows screenshots the suite takes, not hand-made pictures (issue 15, "Done when"): every image the
-README names is listed in tests/gui/readme_screenshots.py with the suite screenshot it copies, and that name is
+"""The docs show screenshots the suite takes, not hand-made pictures (issue 15, "Done when"): every image the
+docs pages name (docs/screenshots.md and the others under docs/) is listed in tests/gui/readme_screenshots.py with the suite screenshot it copies, and that name is
 saved by the test the list names."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from tests.gui.readme_screenshots import README_DIR, ROOT, SOURCES
 
 
 def test_every_readme_image_is_a_copy_of_a_suite_screenshot():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    shown = re.findall(r"!\[[^\]]*\]\(docs/screenshots/([^)]+)\)", readme)
-    assert shown and sorted(set(shown)) == sorted(SOURCES), "README images and readme_screenshots.SOURCES differ"
+    pages = [page.read_text(encoding="utf-8") for page in sorted((ROOT / "docs").glob("*.md"))]
+    shown = [name for text in pages for name in re.findall(r"!\[[^\]]*\]\(screenshots/([^)]+)\)", text)]
+    assert shown and sorted(set(shown)) == sorted(SOURCES), "docs images and readme_screenshots.SOURCES differ"
     for image, (source, test) in SOURCES.items():
         assert (README_DIR / image).is_file(), f"docs/screenshots/{image} missing: run tests/gui/readme_screenshots.py"
         text = (ROOT / test).read_text(encoding="utf-8")

@@ -19,7 +19,7 @@ SESSION_DATA_HOME = tempfile.mkdtemp(prefix="anonstudio-tests-data-")
 os.environ["XDG_DATA_HOME"] = SESSION_DATA_HOME
 atexit.register(shutil.rmtree, SESSION_DATA_HOME, ignore_errors=True)
 # screenshots the GUI tests save (the ``screenshot`` fixture) go to a folder of this session, never into the checkout;
-# ANONSTUDIO_SCREENSHOTS names another (tests/gui/readme_screenshots.py copies the README's images from there)
+# ANONSTUDIO_SCREENSHOTS names another (tests/gui/readme_screenshots.py copies the docs' images from there)
 SESSION_SCREENSHOTS = Path(os.environ.get("ANONSTUDIO_SCREENSHOTS") or Path(SESSION_DATA_HOME) / "screenshots")
 # the workbench's first-start kernel compile (issue 17) would run beside every GUI test on a fresh CI
 # cache, competing with the tests' own runs; tests compile what they run themselves

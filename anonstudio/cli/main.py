@@ -348,7 +348,7 @@ def methods_text() -> str:
         lines.append(f"not available in this version: {', '.join(missing)}")
     lines.append("every other method also takes seed (a deterministic method records that it has no effect)")
     lines.append("every release is also verified byte for byte: its files must be the canonical form anonstudio writes "
-                 "of what was checked, with every token from a whitelist (README: Errors and guarantees)")
+                 "of what was checked, with every token from a whitelist (docs: Guarantees and limits)")
     return "\n".join(lines)
 
 

@@ -1,6 +1,6 @@
 """Bounds on everything a user can type (issue 29): a number, a nesting, a count that would make a run take
 unbounded memory or time is refused up front, with exit 2 and one line naming the file and key. Each bound is
-stated, with its number, in the README's "Errors and guarantees"; ``tests/bad_inputs/cases.csv`` holds a case
+stated, with its number, in docs/guarantees.md ("Errors and guarantees"); ``tests/bad_inputs/cases.csv`` holds a case
 beyond each.
 
 Standard library only: job and project files are checked before anything heavy is imported.

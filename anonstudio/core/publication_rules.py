@@ -12,7 +12,7 @@ SHUFFLE_REQUIRED = ("method '{method}' publishes its rows only in a random order
 # and verified with no warning while 36 of 1,000 human proteins had a pseudo-string of their own group at ≥ 0.9
 # identity over 60 residues. Each such parameter has a safe range: beyond it the run's verdict is "NOT safe to
 # publish" naming the rule (a release warning the user may knowingly accept); beyond a hard bound, where the rule
-# no longer checks anything, the run is refused (exit 2). The README's table "Rule parameters and their safe
+# no longer checks anything, the run is refused (exit 2). The table in docs/guarantees.md, "Rule parameters and their safe
 # ranges" is this table.
 
 

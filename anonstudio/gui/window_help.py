@@ -36,22 +36,14 @@ class HelpActions:
         return self.experiments_window
 
     def show_guide(self) -> QDialog:
-        """Help ▸ User guide (F1): the guide the README also holds (``resources/guide/guide.md``, one file),
-        rendered from its Markdown in a window that stays open beside the workbench."""
+        """Help ▸ User guide (F1): the guide built from the docs pages (``resources/guide/guide.md``), with its
+        contents and a search bar, in a window that stays open beside the workbench."""
+        from anonstudio.gui.guide_window import GuideWindow
         from anonstudio.resources import guide_text
 
         dialog = getattr(self, "guide_window", None)
         if dialog is None:
-            dialog = QDialog(self)
-            dialog.setObjectName("guide")
-            dialog.setWindowTitle("anonstudio — user guide")
-            view = QTextBrowser(dialog)
-            view.setObjectName("guideText")
-            view.setOpenExternalLinks(True)
-            view.setMarkdown(guide_text())
-            layout = QVBoxLayout(dialog)
-            layout.addWidget(view)
-            dialog.resize(900, 680)
+            dialog = GuideWindow(guide_text(), self)  # type: ignore[arg-type]  # a mixin of MainWindow
             self.guide_window = dialog
         dialog.show()
         dialog.raise_()

@@ -28,8 +28,8 @@ def demo_folder() -> Path:
 
 
 def guide_path() -> Path:
-    """The user guide (Markdown): the workbench's Help ▸ User guide (F1), and the README's sections from *The
-    workbench in six steps* to *Scripts*, verbatim."""
+    """The user guide (Markdown): the workbench's Help ▸ User guide (F1), built by ``scripts/sync-guide`` from the
+    docs pages ``docs/guide.md`` and ``docs/jobs.md``."""
     return _root() / "guide" / "guide.md"
 
 

@@ -1,4 +1,4 @@
-"""Builds the corpus cases of the attacker's hunt after issue 28 (``HUNT.md``): releases that ``anonstudio
+"""Builds the corpus cases of the attacker's hunt after issue 28 (``docs/history.md``): releases that ``anonstudio
 verify`` PASSES (exit 0) although they disclose people. Each folder holds a small input derived from the bundled
 demo data, a job, and a release that was crafted (or, for the seed-replay cases, genuinely produced by
 ``anonstudio run``) so that a reader can decode what the job's privacy model hides. Every case is listed in
@@ -10,7 +10,7 @@ and the lines for cases.csv)::
     python tests/bad_inputs/_make_hunt_channels.py
 
 ``--full DIR`` builds the same releases from the whole demo data (2,000 records, 300 sequences, 300 proteins)
-in ``DIR`` instead, and prints their figures (those of ``HUNT.md``) and two more: a shuffled RA release's seed
+in ``DIR`` instead, and prints their figures (those of ``docs/history.md``) and two more: a shuffled RA release's seed
 found from the release alone, and a default-seed RA release replayed without its report.
 
 The decoders below read only the release (and, where said, the report or a key the publisher shares with the

@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def best_config(rows: list[dict]) -> None:
     """The configuration of ours below ARX local on NCP and DM at most settings (ties: faster at more), its
-    figures beside ARX local's at every setting, and the line the README quotes (see the module)."""
+    figures beside ARX local's at every setting, and the line docs/measured.md quotes (see the module)."""
     cell = {(r["setting"], r["method"]): r for r in rows if "NCP" in r and r["verified"] == "ok"}
     settings = list(dict.fromkeys(r["setting"] for r in rows))
     ours = [m for m in dict.fromkeys(r["method"] for r in rows) if not m.startswith("ARX")]

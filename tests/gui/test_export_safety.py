@@ -45,7 +45,7 @@ def test_parameters_changed_during_a_run_make_its_outcome_stale(window, adult_cs
 def test_a_hierarchy_removed_after_a_run_makes_its_outcome_out_of_date(window, adult_csv, sex_hierarchy_csv,
                                                                         test_method, qtbot, tmp_path):
     """Removing a quasi-identifier's hierarchy left the finished run current and exportable, where changing
-    it made the run out of date (README: results that no longer match the hierarchies on screen are greyed
+    it made the run out of date (docs/guide.md: results that no longer match the hierarchies on screen are greyed
     and export is off); and the hierarchy editor put the removed tree straight back into the state."""
     _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv)
     with qtbot.waitSignal(window.runFinished, timeout=20_000):

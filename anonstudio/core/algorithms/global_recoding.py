@@ -29,7 +29,7 @@ The output is an ordinary table release: generalized cells hold hierarchy labels
 ``*`` in every quasi-identifier cell, so the k-anonymity / l-diversity verifier checks it unchanged. The
 verifier judges the suppressed records as one more class for l-diversity and counts a record published at the
 root of every hierarchy as suppressed; the search publishes only transformations it would accept (ARX does
-neither; on Adult the optimum is ARX's in every setting measured, see README, Measured).
+neither; on Adult the optimum is ARX's in every setting measured, see docs/measured.md).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ PoPETs 2018(1):67-87 (DOI 10.1515/popets-2018-0004). A run, with ε = ε_anon + 
    the drawn transformation of best exact score, a choice made on the sample's scores outside the exponential
    mechanism; here every choice the output depends on is a draw of the mechanism, so the search is
    ε_search-DP by sequential composition alone (Dwork & Roth 2014, Theorem 3.16) — at a cost in utility
-   (README, Measured).
+   (docs/measured.md).
 3. **k-anonymization** (Li, Qardaji & Su's "strongly-safe" k-anonymization): the sample generalized by
    the drawn transformation, every record of a class smaller than k suppressed, k the smallest with
    d(k, β, ε_anon) ≤ δ (:func:`~anonstudio.core.privacy._safepub.minimal_k`, Li et al. Theorem 5).

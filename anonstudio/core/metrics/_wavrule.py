@@ -6,7 +6,7 @@ The published description (KDD 2002 §2–§4): each string is turned into the w
 symbol indicator series, which records *which symbols occur where* at several resolutions; rules relate the
 presence of such multi-resolution patterns to the class label with a minimum support and confidence; a test
 string is classified by the rules it matches. The paper gives no code and leaves several choices open. **Our
-interpretation**, stated here and in the README:
+interpretation**, stated here and in docs/measured.md (The papers' experiments):
 
 - **Representation.** For string ``x`` of length ``n`` and resolution level ``j = 0 … levels-1`` the string is cut
   into ``2**j`` dyadic segments (positions ``p`` with ``p·2**j // n = s``). The Haar *approximation* coefficient of

@@ -13,7 +13,7 @@ that no window within ``e`` edits can miss, then Myers' bit-vector alignment of 
 :mod:`anonstudio.core.kernels._nearcopy`); pseudo-strings are also read reversed (DNA: complemented and
 reverse-complemented too) by the verifier.
 
-Why these defaults (measured, README "Protein / DNA / item sequences", ``tests/benchmarks/bench_near_copies.py``).
+Why these defaults (measured, docs/guide.md "Protein / DNA / item sequences", ``tests/benchmarks/bench_near_copies.py``).
 """
 
 from __future__ import annotations

@@ -264,7 +264,7 @@ def test_a_stretch_held_by_k_inputs_names_none_of_them():
 
 
 def test_below_the_identity_or_the_length_nothing_is_refused():
-    """What the rule does not see (README): a copy with one residue in 8 changed (≤ 88 % identity), and a
+    """What the rule does not see (docs/guide.md): a copy with one residue in 8 changed (≤ 88 % identity), and a
     near-copy shorter than near_copy_length."""
     assert _verify([_every(_SEQS[0], 8), *_fillers(3)]).passed
     assert _verify([_every(_SEQS[0][:59], 19), *_fillers(3)]).passed

@@ -27,7 +27,7 @@ STATUS_WORDS = {
     UNKNOWN: "not evaluated (its lower bound of the loss already exceeded the optimum's)",
     PASSES: "checked: meets the privacy models, loss measured",
     FAILS: "checked: fails the privacy models (or the suppression limit)",
-    ANONYMOUS: "anonymous by monotonicity (a generalization of a passing one), loss not measured",
+    ANONYMOUS: "anonymous by monotonicity (a generalization of an anonymous one), not checked: loss not measured",
     NOT_ANONYMOUS: "fails by monotonicity (a specialization of a failing one), not checked",
 }
 

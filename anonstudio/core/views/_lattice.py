@@ -92,9 +92,9 @@ def _drawn(nodes: LatticeNodes, cap: int) -> np.ndarray:
     first, by loss), then the rest nearest the optimum's height."""
     if nodes.size <= cap:
         return np.arange(nodes.size, dtype=np.int64)
-    first = [n for n in (nodes.optimum, nodes.chosen) if n >= 0]
+    first = np.array([n for n in (nodes.optimum, nodes.chosen) if n >= 0], dtype=np.int64)
     order = np.argsort(nodes.loss, kind="stable")  # inf (failing) last
-    picked = np.unique(np.concatenate([np.array(first, dtype=np.int64), nodes.checked[order]]))
+    picked = _in_order(np.concatenate([first, nodes.checked[order]]))[:cap]
     if len(picked) < cap:
         target = int(nodes.levels_of([nodes.optimum]).sum())
         # the rest by distance of their height from the optimum's, looked for in slices (never all at once)
@@ -103,13 +103,19 @@ def _drawn(nodes: LatticeNodes, cap: int) -> np.ndarray:
         for start in range(0, nodes.size, 1 << 18):
             ids = np.arange(start, min(start + (1 << 18), nodes.size), dtype=np.int64)
             heights = nodes.levels_of(ids).sum(axis=1)
-            near = np.argsort(np.abs(heights - target), kind="stable")[:want]
+            near = np.argsort(np.abs(heights - target), kind="stable")[:want + len(picked)]
             rest.append(np.stack([np.abs(heights[near] - target), ids[near]], axis=1))
         cand = np.concatenate(rest)
         cand = cand[np.lexsort((cand[:, 1], cand[:, 0]))][:, 1]
         cand = cand[~np.isin(cand, picked)][:want]
-        picked = np.unique(np.concatenate([picked, cand]))
-    return picked[:cap] if len(picked) > cap else picked
+        picked = np.concatenate([picked, cand])
+    return np.sort(picked)
+
+
+def _in_order(ids: np.ndarray) -> np.ndarray:
+    """``ids`` without repeats, each at its first place."""
+    _, first = np.unique(ids, return_index=True)
+    return ids[np.sort(first)]
 
 
 def lattice_graph(nodes: LatticeNodes, cap: int = MAX_DRAWN) -> LatticeGraph:

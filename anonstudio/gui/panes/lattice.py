@@ -24,7 +24,7 @@ from anonstudio.core.views._lattice import COLOURS, PALE_PASS
 from anonstudio.gui.panes._common import ViewPane, column, weak_callback
 from anonstudio.gui.panes._plots import readable_axes
 
-LEGEND = ((PASSES, "passes (darker: less loss)"), (FAILS, "fails"), (ANONYMOUS, "passes by monotonicity, not measured"),
+LEGEND = ((PASSES, "passes (darker: less loss)"), (FAILS, "fails"), (ANONYMOUS, "anonymous by monotonicity, not checked"),
           (NOT_ANONYMOUS, "fails by monotonicity"), (UNKNOWN, "not evaluated"))
 
 

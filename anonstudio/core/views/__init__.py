@@ -62,7 +62,7 @@ from anonstudio.core.views._risk import (
     risk_rows,
     table_risk_view,
 )
-from anonstudio.core.views._lattice import MAX_DRAWN, LatticeGraph, lattice_graph, lattice_nodes_of
+from anonstudio.core.views._lattice import MAX_DRAWN, LatticeGraph, lattice_graph, lattice_nodes_of, lattice_view
 from anonstudio.core.views._utility import Bars, Distribution, distribution, generalization_levels, utility_attributes
 from anonstudio.core.views._units import count_rows, counts_line, plural, units
 from anonstudio.core.views._strings import (
@@ -77,7 +77,7 @@ from anonstudio.core.views._strings import (
 )
 
 __all__ = [
-    "MAX_DRAWN", "LatticeGraph", "lattice_graph", "lattice_nodes_of", "Bars", "Distribution", "distribution",
+    "MAX_DRAWN", "LatticeGraph", "lattice_graph", "lattice_nodes_of", "lattice_view", "Bars", "Distribution", "distribution",
     "generalization_levels", "utility_attributes",
     "CHECKED", "MEANINGS", "Summary", "checked_meaning", "summary_html", "summary_sections", "count_rows", "counts_line", "plural", "units",
     "Composition", "LEAK_MEANINGS", "LEAK_WORDS", "MST_MAX_NODES", "MstView", "REPORT_ORDER", "SequenceRows",

@@ -69,6 +69,10 @@ def _prepare(outcome: Any) -> None:
             changed_mask(original, published)  # the tables format their visible rows only (FrameModel)
     if (getattr(outcome.result, "details", None) or {}).get("mst_edges") is not None:
         mst_view(outcome)
+    if (getattr(outcome.result, "details", None) or {}).get("lattice_nodes") is not None:
+        from anonstudio.core.views._lattice import lattice_view
+
+        lattice_view(outcome)
     if data_kind(data) == "fasta" and data_kind(output) == "fasta":
         fragment_lengths(outcome)
 

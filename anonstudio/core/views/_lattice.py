@@ -5,7 +5,7 @@ top the all-root transformation) and, within a height, in the order of their lev
 transformation to each direct successor (one attribute one level higher), as ARX draws its lattice (Prasser &
 Kohlmayer, ARX, Medical Data Privacy Handbook 2015, §4; Samarati, IEEE TKDE 13(6) 2001, §4 for the lattice).
 A lattice may hold up to two million transformations: at most :data:`MAX_DRAWN` are drawn — the checked ones
-first, then those nearest the optimum's height — and :attr:`LatticeGraph.note` says how many were left out.
+first, then those fewest level steps from the optimum — and :attr:`LatticeGraph.note` says how many were left out.
 """
 
 from __future__ import annotations
@@ -80,6 +80,15 @@ class LatticeGraph:
         return rgb.round().astype(np.uint8)
 
 
+def lattice_view(outcome: Any) -> LatticeGraph | None:
+    """The graph of a ``global`` run's lattice (``None``: none), computed once per outcome (``prepare_views``
+    computes it on the worker thread: a lattice of two million transformations takes a second or two)."""
+    from anonstudio.core.views._cache import cached_view
+
+    nodes = lattice_nodes_of(outcome)
+    return None if nodes is None else cached_view("lattice_graph", (outcome,), lambda: lattice_graph(nodes))
+
+
 def lattice_nodes_of(outcome: Any) -> LatticeNodes | None:
     """The lattice a ``global`` run's result holds (``None``: another method, or an outcome without one)."""
     details = getattr(getattr(outcome, "result", None), "details", None) or {}
@@ -89,22 +98,22 @@ def lattice_nodes_of(outcome: Any) -> LatticeNodes | None:
 
 def _drawn(nodes: LatticeNodes, cap: int) -> np.ndarray:
     """The node indices drawn: all when they fit, else the optimum and the chosen one, the checked ones (passing
-    first, by loss), then the rest nearest the optimum's height."""
+    first, by loss), then the rest fewest level steps from the optimum."""
     if nodes.size <= cap:
         return np.arange(nodes.size, dtype=np.int64)
     first = np.array([n for n in (nodes.optimum, nodes.chosen) if n >= 0], dtype=np.int64)
     order = np.argsort(nodes.loss, kind="stable")  # inf (failing) last
     picked = _in_order(np.concatenate([first, nodes.checked[order]]))[:cap]
     if len(picked) < cap:
-        target = int(nodes.levels_of([nodes.optimum]).sum())
-        # the rest by distance of their height from the optimum's, looked for in slices (never all at once)
+        target = nodes.levels_of([nodes.optimum])[0]
+        # the rest by their steps from the optimum (a ball around it, whose edges are drawn), looked for in slices
         rest = []
         want = cap - len(picked)
         for start in range(0, nodes.size, 1 << 18):
             ids = np.arange(start, min(start + (1 << 18), nodes.size), dtype=np.int64)
-            heights = nodes.levels_of(ids).sum(axis=1)
-            near = np.argsort(np.abs(heights - target), kind="stable")[:want + len(picked)]
-            rest.append(np.stack([np.abs(heights[near] - target), ids[near]], axis=1))
+            steps = np.abs(nodes.levels_of(ids) - target).sum(axis=1)
+            near = np.argpartition(steps, min(want + len(picked), len(steps) - 1))[:want + len(picked)]
+            rest.append(np.stack([steps[near], ids[near]], axis=1))
         cand = np.concatenate(rest)
         cand = cand[np.lexsort((cand[:, 1], cand[:, 0]))][:, 1]
         cand = cand[~np.isin(cand, picked)][:want]
@@ -156,7 +165,7 @@ def lattice_graph(nodes: LatticeNodes, cap: int = MAX_DRAWN) -> LatticeGraph:
     checked = len(nodes.checked)
     note = (f"{nodes.size:,} transformations, {checked:,} checked by the search"
             + ("" if len(drawn) == nodes.size else
-               f"; showing {len(drawn):,} of them (the checked ones first, then those nearest the optimum's height): "
+               f"; showing {len(drawn):,} of them (the checked ones first, then those fewest steps from the optimum): "
                "a lattice this large is not drawn whole"))
     graph = LatticeGraph(nodes=drawn, levels=levels, x=x, y=height.astype(float), status=status, loss=loss,
                          edges=edges.astype(np.int64), optimum=-1, chosen=-1, total=nodes.size,

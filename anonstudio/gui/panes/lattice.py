@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from anonstudio.core.algorithms._lattice_search import ANONYMOUS, FAILS, NOT_ANONYMOUS, PASSES, UNKNOWN
-from anonstudio.core.views import LatticeGraph, lattice_graph, lattice_nodes_of
+from anonstudio.core.views import LatticeGraph, lattice_view
 from anonstudio.core.views._lattice import COLOURS, PALE_PASS
 from anonstudio.gui.panes._common import ViewPane, column, weak_callback
 from anonstudio.gui.panes._plots import readable_axes
@@ -97,10 +97,7 @@ class LatticePane(ViewPane):
         return " &nbsp; ".join(items)
 
     # -- the view ---------------------------------------------------------------------------------------------
-    @staticmethod
-    def make_view(outcome: Any) -> LatticeGraph | None:
-        nodes = lattice_nodes_of(outcome)
-        return None if nodes is None else lattice_graph(nodes)
+    make_view = staticmethod(lattice_view)
 
     def _reset(self) -> None:
         self.graph = None

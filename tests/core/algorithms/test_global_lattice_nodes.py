@@ -100,6 +100,15 @@ def test_the_lattice_graph_joins_direct_successors_and_caps_what_it_draws():
     assert len(small.nodes) == cap and f"showing {cap:,} of them" in small.note
     assert small.optimum >= 0 and small.status[small.optimum] == PASSES
     assert all(0 <= a < cap and 0 <= b < cap for a, b in small.edges.tolist())
+    # beyond the checked ones: those fewest level steps from the optimum, so its neighbours come with their edges
+    cap = min(len(nodes.checked) + 20, nodes.size - 1)
+    ball = views.lattice_graph(nodes, cap=cap)
+    assert len(ball.nodes) == cap and set(nodes.checked.tolist()) <= set(ball.nodes.tolist())
+    optimum = ball.levels[ball.optimum]
+    others = [i for i, n in enumerate(ball.nodes.tolist()) if n not in set(nodes.checked.tolist())]
+    left_out = np.setdiff1d(np.arange(nodes.size), ball.nodes)
+    nearest_left_out = np.abs(nodes.levels_of(left_out) - optimum).sum(axis=1).min()
+    assert max(np.abs(ball.levels[others] - optimum).sum(axis=1)) <= nearest_left_out
 
 
 def test_distributions_and_levels_count_what_the_release_holds():

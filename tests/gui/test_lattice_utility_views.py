@@ -57,7 +57,6 @@ def test_a_passing_transformation_clicked_in_the_lattice_is_published_verified(
         window, demo, qtbot, monkeypatch, messages, screenshot, tmp_path):
     from anonstudio.core.algorithms._lattice_search import FAILS, PASSES
     from anonstudio.core.jobs import load_job, verify_job
-    from anonstudio.core.views.workbench_words import all_in_workbench_words  # noqa: F401  (the words shown)
 
     outcome = _open_and_run(window, qtbot, monkeypatch, messages, demo / "table-global.toml")
     optimum = outcome.report["metrics"]["transformation"]
@@ -108,6 +107,8 @@ def test_a_passing_transformation_clicked_in_the_lattice_is_published_verified(
     pane = _raise(window, "Lattice")
     assert pane.graph is not None and pane.graph.chosen >= 0
     assert {a: int(v) for a, v in zip(pane.graph.attributes, pane.graph.levels[pane.graph.chosen])} == levels
+    assert "Published:" in pane.selection.text() and "the transformation published" in pane.selection.text()
+    assert screenshot(window.docks["Lattice"], "lattice-view-published").exists()
     # the written release verifies: the job the workbench saves re-derives it byte for byte
     job = tmp_path / "out" / "chosen.toml"
     assert window.save_job(job)

@@ -108,7 +108,14 @@ def _nice_edges(numbers: np.ndarray, bins: int = 20) -> np.ndarray:
 
 
 def distribution(outcome: Any, attribute: str) -> Distribution:
-    """``attribute``'s distribution before (the input) and after (the release), see the module."""
+    """``attribute``'s distribution before (the input) and after (the release), see the module; computed once per
+    outcome and attribute (``prepare_views`` computes the first attribute's on the worker thread)."""
+    from anonstudio.core.views._cache import cached_view
+
+    return cached_view(f"distribution:{attribute}", (outcome,), lambda: _distribution(outcome, attribute))
+
+
+def _distribution(outcome: Any, attribute: str) -> Distribution:
     from anonstudio.core.views._classes import frame_of
 
     before_cells = frame_of(outcome.data)[attribute]

@@ -80,6 +80,10 @@ class RunControl:
             self.error("Cannot publish this transformation", "The lattice belongs to a run of 'global': choose "
                        "'global' in the Method pane and run it first.")
             return None
+        # the results on screen, to come back to when the transformation is refused (a pale-blue node is checked
+        # only now): the user then picks another one in the same lattice
+        before = (self.state.outcome, self.state.method, dict(self.state.params)) \
+            if self.state.outcome_is_current() else None
         params["transformation"] = {str(a): int(v) for a, v in levels.items()}
         pane = self.panes.get("Method")
         if pane is not None and hasattr(pane, "set_values"):
@@ -87,8 +91,18 @@ class RunControl:
 
         def then(outcome: Any) -> None:
             self.runFinished.disconnect(then)
-            if isinstance(outcome, BaseException) or outcome is None or outcome is not self.state.outcome:
-                return  # failed, cancelled or stale: the run pane and its dialog said why; nothing is published
+            if isinstance(outcome, BaseException) or outcome is None:
+                # refused or cancelled (the run pane and its dialog said why): nothing is published; the lattice
+                # run's results and parameters come back
+                if before is not None and self.state.outcome is None:
+                    previous, old_method, old_params = before
+                    if pane is not None and hasattr(pane, "set_values"):
+                        pane.set_values(old_method, old_params)
+                    self.state.set_method(old_method, old_params)
+                    self.state.set_outcome(previous)
+                return
+            if outcome is not self.state.outcome:
+                return  # the settings changed while it ran: not what was asked for, nothing is published
             if path is None:
                 self.export_data_dialog()
                 return

@@ -55,7 +55,7 @@ def _raise(window, title: str):
 
 def test_a_passing_transformation_clicked_in_the_lattice_is_published_verified(
         window, demo, qtbot, monkeypatch, messages, screenshot, tmp_path):
-    from anonstudio.core.algorithms._lattice_search import FAILS, PASSES
+    from anonstudio.core.algorithms._lattice_search import ANONYMOUS, FAILS, PASSES
     from anonstudio.core.jobs import load_job, verify_job
 
     outcome = _open_and_run(window, qtbot, monkeypatch, messages, demo / "table-global.toml")
@@ -90,6 +90,26 @@ def test_a_passing_transformation_clicked_in_the_lattice_is_published_verified(
     target.parent.mkdir()
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(target), "")))
     messages.answer = QMessageBox.StandardButton.Yes  # the release risks (rows in input order …) confirmed
+
+    # the all-root transformation is anonymous by monotonicity, never checked: publishing it runs the check,
+    # which refuses it (every record suppressed, beyond max_suppression) — nothing is written
+    top = int(np.flatnonzero(graph.y == graph.y.max())[0])
+    assert graph.status[top] == ANONYMOUS
+    pane.select(top)
+    assert pane.publish_button.isEnabled()
+    with qtbot.waitSignal(window.runFinished, timeout=180_000) as failed:
+        qtbot.mouseClick(pane.publish_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=20_000)
+    assert isinstance(failed.args[0], BaseException)
+    assert any("does not meet k = 5" in t for k, _t, t in messages.calls if k == "critical"), messages.calls
+    assert not list(target.parent.iterdir())
+    # the lattice run's results are current again (not greyed), its parameters back: another node can be picked
+    assert window.state.outcome is outcome and not window.holders["Lattice"].stale
+    assert not window.panes["Method"].params().get("transformation")
+    messages.calls.clear()
+    pane = _raise(window, "Lattice")
+    qtbot.mouseClick(pane.plot.viewport(), Qt.MouseButton.LeftButton, pos=pane.node_position(chosen))
+    assert pane.selected == chosen and pane.selected_levels() == levels
     with qtbot.waitSignal(window.runFinished, timeout=180_000) as done:
         qtbot.mouseClick(pane.publish_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=20_000)

@@ -19,7 +19,7 @@ from anonstudio.core.views import Bars, Distribution, distribution, utility_attr
 from anonstudio.gui.panes._common import OutcomePane, column, placeholder
 from anonstudio.gui.panes._plots import readable_axes
 
-#: the longest tick label drawn (the whole label shows when hovering its bar)
+#: the longest tick label drawn, fewer characters when the bars are narrow (hovering a bar names it whole)
 TICK_CHARS = 14
 
 
@@ -38,6 +38,7 @@ class _BarPlot(pg.PlotWidget):
         self.addItem(self.bars)
         self.current: Bars | None = None
         self.scene().sigMouseMoved.connect(self._moved)
+        self.getPlotItem().vb.sigResized.connect(self._label_ticks)
         self.hovered = ""
 
     def show_bars(self, bars: Bars) -> None:
@@ -51,9 +52,18 @@ class _BarPlot(pg.PlotWidget):
             axis.setTicks(None)
         else:
             self.bars.setOpts(x=np.arange(len(counts), dtype=float), height=counts, width=0.8)
-            axis.setTicks([[(i, label if len(label) <= TICK_CHARS else label[:TICK_CHARS - 1] + "…")
-                            for i, label in enumerate(bars.labels)]])
         self.enableAutoRange()
+        self._label_ticks()
+
+    def _label_ticks(self, *_: Any) -> None:
+        """The bars' labels under them, each cut to the room its bar has (hovering a bar names it whole)."""
+        b = self.current
+        if b is None or b.edges is not None:
+            return
+        room = self.getPlotItem().vb.width() / max(len(b.labels), 1)
+        chars = max(2, min(TICK_CHARS, int(room / max(self.fontMetrics().averageCharWidth(), 1)) - 2))
+        self.getAxis("bottom").setTicks([[(i, label if len(label) <= chars else label[:chars - 1] + "…")
+                                          for i, label in enumerate(b.labels)]])
 
     def clear_bars(self) -> None:
         self.current = None

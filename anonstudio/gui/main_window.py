@@ -5,7 +5,7 @@ File actions, run control and help live in their own modules (:mod:`~anonstudio.
 layout, the actions and menus, and the wiring between the state and the panes.
 
 Panes are docks named Data, Hierarchies, Attributes, Method, Run, Compare, Composition, MST partition, Clusters,
-Randomization, Anatomy, Metrics, Privacy, Risk and History. All of them read one :class:`~anonstudio.core.workspace.Workspace`; the window changes it (open,
+Randomization, Anatomy, Metrics, Privacy, Risk, Lattice, Utility and History. All of them read one :class:`~anonstudio.core.workspace.Workspace`; the window changes it (open,
 save, run) and forwards its change notifications. Methods come from the engine's registry
 (``core.algorithms.available``). A file that cannot be read (data, hierarchy, project, job) shows a dialog
 with the error — which file, where, what — and leaves the workbench as it was.
@@ -47,11 +47,13 @@ PANES: dict[str, tuple[str, str, Qt.DockWidgetArea]] = {
     "Metrics": ("metrics", "MetricsPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Privacy": ("privacy", "PrivacyPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "Risk": ("risk", "RiskPane", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "Lattice": ("lattice", "LatticePane", Qt.DockWidgetArea.BottomDockWidgetArea),
+    "Utility": ("utility", "UtilityPane", Qt.DockWidgetArea.BottomDockWidgetArea),
     "History": ("history", "HistoryPane", Qt.DockWidgetArea.BottomDockWidgetArea),
 }
 #: panes that show a run's outcome (``show_outcome`` / ``clear``)
 RESULT_PANES = ("Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters", "Randomization", "Anatomy",
-                "Metrics", "Privacy", "Risk")
+                "Metrics", "Privacy", "Risk", "Lattice", "Utility")
 
 AUTOSAVE_MS = 60_000
 
@@ -181,6 +183,8 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
             attributes.editHierarchy.connect(self.edit_hierarchy)
         if "History" in self.panes:
             self.panes["History"].showRun.connect(self.show_history_run)
+        if "Lattice" in self.panes:
+            self.panes["Lattice"].publishRequested.connect(self.publish_transformation)
 
     def edit_hierarchy(self, column: str) -> None:
         """Show ``column``'s hierarchy in the hierarchy editor."""

@@ -66,6 +66,55 @@ class RunControl:
         worker = RunWorker(proj.run_request, request)
         return self._start_task(worker, "run", f"Running {method}…", self._run_finished)
 
+    def publish_transformation(self, levels: dict, path: str | None = None) -> RunWorker | None:
+        """The lattice view's Publish (issue 40 item 5): run ``global`` again at the transformation ``levels``
+        (attribute → level: the job key ``algorithm.transformation``, shown in the Method pane) with the other
+        parameters on screen; once that run is verified, export it as every release is exported — the release
+        risks confirmed, the file chosen (or ``path``), written and verified as written by ``Workspace.publish``."""
+        chosen = self.attempt("Cannot publish this transformation", self._chosen, None, None,
+                              errors=(AnonStudioError,))
+        if chosen is FAILED:
+            return None
+        method, params = chosen
+        if method != "global":
+            self.error("Cannot publish this transformation", "The lattice belongs to a run of 'global': choose "
+                       "'global' in the Method pane and run it first.")
+            return None
+        # the results on screen, to come back to when the transformation is refused (a pale-blue node is checked
+        # only now): the user then picks another one in the same lattice
+        before = (self.state.outcome, self.state.method, dict(self.state.params)) \
+            if self.state.outcome_is_current() else None
+        params["transformation"] = {str(a): int(v) for a, v in levels.items()}
+        pane = self.panes.get("Method")
+        if pane is not None and hasattr(pane, "set_values"):
+            pane.set_values(method, params)  # the Method pane shows what is published (and a saved job names it)
+
+        def then(outcome: Any) -> None:
+            self.runFinished.disconnect(then)
+            if isinstance(outcome, BaseException) or outcome is None:
+                # refused or cancelled (the run pane and its dialog said why): nothing is published; the lattice
+                # run's results and parameters come back
+                if before is not None and self.state.outcome is None:
+                    previous, old_method, old_params = before
+                    if pane is not None and hasattr(pane, "set_values"):
+                        pane.set_values(old_method, old_params)
+                    self.state.set_method(old_method, old_params)
+                    self.state.set_outcome(previous)
+                return
+            if outcome is not self.state.outcome:
+                return  # the settings changed while it ran: not what was asked for, nothing is published
+            if path is None:
+                self.export_data_dialog()
+                return
+            accepted = self.confirm_release_risks()
+            if accepted is not None:
+                self.export_data(path, accepted_risks=accepted)
+
+        worker = self.start_run(method, params)
+        if worker is not None:
+            self.runFinished.connect(then)
+        return worker
+
     def _ask_unroled(self) -> bool:
         """Before a run from the Run action: name the columns that still need a role. The user either goes back
         to the Attributes pane (no run) or runs with them quasi-identifying — ARX's default, the safe side: they are

@@ -28,7 +28,7 @@ def _open_adult_with_roles(window, adult_csv, sex_hierarchy_csv):
 def test_window_opens_with_named_docks_and_menus(window, screenshot):
     assert list(window.docks) == [
         "Data", "Hierarchies", "Attributes", "Method", "Run", "Summary", "Compare", "Composition", "MST partition", "Clusters",
-        "Randomization", "Anatomy", "Metrics", "Privacy", "Risk", "History",
+        "Randomization", "Anatomy", "Metrics", "Privacy", "Risk", "Lattice", "Utility", "History",
     ]
     view_actions = [a.text() for a in window.view_menu.actions() if a.text()]
     assert view_actions[:len(window.docks)] == list(window.docks)  # every pane can be shown and hidden

@@ -22,6 +22,8 @@ PREVIEWS = [
     ("metrics", []),
     ("privacy", ["fasta"]),
     ("risk", []),
+    ("lattice", []),
+    ("utility", []),
 ]
 
 # Each preview's module namespace (which holds its pane) is kept until the end and its windows are closed by

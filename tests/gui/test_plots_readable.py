@@ -22,7 +22,9 @@ from anonstudio.gui.panes.metrics import MetricsPane
 from anonstudio.gui.panes.mst_partition import MstPartitionPane
 from anonstudio.gui.panes.privacy import PrivacyPane
 from anonstudio.gui.panes.randomization import RandomizationPane
+from anonstudio.gui.panes.lattice import LatticePane
 from anonstudio.gui.panes.risk import RiskPane
+from anonstudio.gui.panes.utility import UtilityPane
 from anonstudio.resources import demo_folder
 
 pytestmark = pytest.mark.gui
@@ -67,7 +69,9 @@ def test_the_sweep_plot_reads_in_the_metrics_own_numbers_with_its_legend_beside_
     (MetricsPane, None), (CompositionPane, lambda: _samples.strings_outcome()), (HistoryPane, None),
     (PrivacyPane, lambda: _samples.table_outcome(k=3)), (RandomizationPane, None), (AnatomyPane, None),
     (ClustersPane, lambda: _samples.events_outcome(k=3)), (MstPartitionPane, lambda: _samples.table_outcome(k=3)),
-    (RiskPane, lambda: _samples.table_outcome(k=3)), (EventsOverview, None)], ids=lambda v: getattr(v, "__name__", ""))
+    (RiskPane, lambda: _samples.table_outcome(k=3)), (EventsOverview, None),
+    (LatticePane, lambda: _samples.preview_outcome("table", "global")),
+    (UtilityPane, lambda: _samples.preview_outcome("table", "global"))], ids=lambda v: getattr(v, "__name__", ""))
 def test_no_plot_scales_its_axes_and_no_legend_covers_data(shown, qtbot, cls, outcome):
     pane = shown(cls, 1000, 600)
     if outcome is not None:

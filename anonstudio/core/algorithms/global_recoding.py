@@ -34,10 +34,10 @@ neither; on Adult the optimum is ARX's in every setting measured, see docs/measu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
+from anonstudio.core.algorithms._lattice_search import LatticeSearch, fixed_node, search_lattice
 from anonstudio.core.algorithms._tabular import (GeneralizingMethod, models_param, generalized_output, blanked_note,
                                                  renumber_by_first_record)
 from anonstudio.core.errors import ParameterError, PrivacyError
@@ -51,20 +51,6 @@ if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or 
 
 #: the largest lattice searched: beyond it the job must narrow the levels (ARX's optimal search stops at 2^31)
 MAX_TRANSFORMATIONS = 2_000_000
-
-
-@dataclass
-class LatticeSearch:
-    """What the search found and did: the transformation ``levels`` (one per attribute, in the table's QI
-    order), its ``value`` under the model, and counts of the work."""
-
-    levels: list[int]
-    value: float
-    transformations: int
-    checked: int
-    skipped_by_bound: int = 0
-    skipped_as_not_anonymous: int = 0
-    stats: dict[str, Any] = field(default_factory=dict)
 
 
 class _Lattice:
@@ -362,107 +348,6 @@ class _Lattice:
         return n_out, published, kept_classes, kept_sumsq, block_ok
 
 
-def search_lattice(lattice: _Lattice, progress: ProgressCallback | None = None) -> LatticeSearch | None:
-    """The anonymous transformation of least value (see the module); ``None`` when none is anonymous."""
-    import numpy as np
-
-    from anonstudio.core.kernels._lattice import mark_closure
-
-    size, d = lattice.size, lattice.d
-    static = lattice.static_bounds()
-    height = lattice.levels.astype(np.int64).sum(axis=1)
-    order = np.lexsort((np.arange(size), height, static))
-    state = np.zeros(size, dtype=np.int8)  # 0 undecided, 1 anonymous, 2 not anonymous (ARX's sense: monotone)
-    evaluated: dict[int, dict] = {}
-    dynamic = np.zeros(size)  # lower bound known from evaluated specializations (class models)
-    stack = np.zeros(size + 1, dtype=np.int64)
-    strides, low, high, levels = lattice.strides, lattice.low, lattice.high, lattice.levels
-    best_value = np.inf
-    best_node = -1
-    counts = {"checked": 0, "by_bound": 0, "monotone": 0}
-
-    def check(node: int) -> dict:
-        res = lattice.evaluate(node)
-        evaluated[node] = res
-        counts["checked"] += 1
-        if not lattice.monotone:  # each transformation decides itself only
-            state[node] = 1 if res["anonymous"] else 2
-        elif res["anonymous"]:
-            mark_closure(state, node, 1, levels, strides, low, high, True, stack)
-        else:
-            mark_closure(state, node, 2, levels, strides, low, high, False, stack)
-        if counts["checked"] % 64 == 0:
-            report(progress, min(0.95, counts["checked"] / max(size, 1)),
-                   f"checked {counts['checked']:,} of {size:,} transformations")
-        return res
-
-    def better(node: int, res: dict) -> bool:
-        if not res["acceptable"]:
-            return False
-        if res["value"] != best_value:
-            return res["value"] < best_value
-        return (height[node], node) < (height[best_node], best_node)
-
-    def decide(node: int) -> None:
-        """Flash's binary phase: a path of undecided generalizations above ``node``, searched for its lowest
-        anonymous transformation; every check decides a cone, ``node`` included by the end."""
-        path = [node]
-        cur = node
-        while True:
-            nxt = -1
-            for a in range(d):
-                if levels[cur, a] < high[a]:
-                    up = cur + int(strides[a])
-                    if state[up] == 0 and static[up] <= best_value and (nxt < 0 or static[up] < static[nxt]):
-                        nxt = up
-            if nxt < 0:
-                break
-            path.append(nxt)
-            cur = nxt
-        lo, hi = 0, len(path) - 1
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            u = path[mid]
-            if state[u] == 0:
-                check(u)
-            if state[u] == 1:
-                hi = mid - 1
-            else:
-                lo = mid + 1
-        if state[node] == 0:  # only if the path's checks skipped it: decide it directly
-            check(node)
-
-    for node in order.tolist():
-        if static[node] > best_value:
-            break
-        bound = 0.0
-        for a in range(d):
-            if levels[node, a] > low[a]:
-                bound = max(bound, dynamic[node - int(strides[a])])
-        if node in evaluated:
-            bound = max(bound, evaluated[node]["bound"])
-        dynamic[node] = bound
-        if state[node] == 2:
-            counts["monotone"] += 1
-            continue
-        if bound > best_value:
-            counts["by_bound"] += 1
-            continue
-        if state[node] == 0:
-            decide(node)
-            if state[node] == 2:
-                continue
-        res = evaluated.get(node) or check(node)
-        dynamic[node] = max(dynamic[node], res["bound"])
-        if better(node, res):
-            best_value, best_node = res["value"], node
-    if best_node < 0:
-        return None
-    return LatticeSearch(levels=[int(v) for v in levels[best_node]], value=float(best_value), transformations=size,
-                         checked=counts["checked"], skipped_by_bound=counts["by_bound"],
-                         skipped_as_not_anonymous=counts["monotone"], stats=evaluated[best_node])
-
-
 #: every registered table model: the records of the classes a model fails are suppressed, within the budget
 ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
             "delta-presence", "k-map", "average-risk", "sample-uniqueness", "population-uniqueness")
@@ -533,6 +418,9 @@ class GlobalRecoding(GeneralizingMethod):
         Param("max_level", "levels", None, help="highest hierarchy level the search may give an attribute, e.g. "
               "native-country=1", title="Highest level per attribute"),
         models_param(ENFORCED),
+        Param("transformation", "levels", None, help="publish this transformation instead of the optimum: one "
+              "hierarchy level per quasi-identifier, e.g. age=2, sex=0 (empty: the lattice optimum)",
+              title="Publish transformation (levels)"),
     ))
     enforced_models = ENFORCED
     counts_population = True
@@ -623,16 +511,33 @@ class GlobalRecoding(GeneralizingMethod):
             # with a person column, k and l are judged again over people: a class whose records hold fewer than k
             # people is suppressed (the kernel's count of records is only a first filter: people <= records)
             self._judge_models(lattice, data, hierarchies, sens_all, n_sens, packed, people)
+        what = f"k = {self.params['k']}" + (f" and {self.params['l_kind']} l-diversity with l = "
+                                             f"{self.params['l']:g}" if self.params.get("l") is not None else "")
+        what += "".join(f", {m.label()}" for m in self.extra_models())
+        spans = tuple(int(s) for s in high - low + 1)
+        chosen: list[int] | None = None
+        chosen_value = 0.0
+        if self.params.get("transformation"):  # a transformation the job names: checked before any search
+            chosen = fixed_node(self.params["transformation"], qis, hs, low, high)
+            res = lattice.evaluate(int(np.ravel_multi_index(tuple(np.array(chosen) - low), spans)))
+            if not res["acceptable"]:
+                named = ", ".join(f"{q} = {v}" for q, v in zip(qis, chosen))
+                raise PrivacyError(f"the transformation named ({named}) does not meet {what} with at most {allowed} "
+                                   f"records ({share:.1%}) suppressed: it would suppress {res['suppressed']}",
+                                   file=data.source)
+            chosen_value = float(res["value"])
         found = search_lattice(lattice, progress)
         if found is None:
-            what = f"k = {self.params['k']}" + (f" and {self.params['l_kind']} l-diversity with l = "
-                                                 f"{self.params['l']:g}" if self.params.get("l") is not None else "")
-            what += "".join(f", {m.label()}" for m in self.extra_models())
             raise PrivacyError(f"no transformation within the level limits meets {what} with at most {allowed} "
                                f"records ({share:.1%}) suppressed", file=data.source)
         self.search = found
+        nodes = found.nodes
+        if nodes is not None:
+            nodes.attributes, nodes.heights, nodes.quality_model = list(qis), [int(h.height) for h in hs], model.name
+            nodes.chosen = -1 if chosen is None else nodes.node_of(chosen)
+        published_levels = found.levels if chosen is None else chosen
         report(progress, 0.96, "building the output")
-        node = int(np.ravel_multi_index(tuple(np.array(found.levels) - low), tuple(high - low + 1)))
+        node = int(np.ravel_multi_index(tuple(np.array(published_levels) - low), spans))
         lattice.evaluate(node)  # leaves the chosen transformation's classes in the kernel's arrays
         tuple_class = lattice.keys[lattice.record_tuple]
         kept = lattice.outlier[tuple_class] == 0
@@ -647,15 +552,19 @@ class GlobalRecoding(GeneralizingMethod):
             first = first[1:] if labels[first[0]] < 0 else first
             rep_leaves = lattice.tuple_leaves[lattice.record_tuple[first]]
             for a, h in enumerate(hs):
-                class_nodes[:, a] = h.arrays.ancestor[rep_leaves[:, a], found.levels[a]] + packed.offsets[a]
+                class_nodes[:, a] = h.arrays.ancestor[rep_leaves[:, a], published_levels[a]] + packed.offsets[a]
         suppressed = int((groups < 0).sum())
-        transformation = {q: int(v) for q, v in zip(qis, found.levels)}
+        transformation = {q: int(v) for q, v in zip(qis, published_levels)}
         outliers = suppressed - n_missing
+        in_words = ", ".join(f"{q} at level {v} of {h.height}" for q, v, h in zip(qis, published_levels, hs))
         notes = notes + [
-            "global recoding: " + ", ".join(f"{q} at level {v} of {h.height}" for q, v, h in
-                                            zip(qis, found.levels, hs)),
+            "global recoding: " + in_words if chosen is None else
+            f"global recoding, the transformation the job names: {in_words} (its {model.name} {chosen_value:.4g}; "
+            "the optimum " + ", ".join(f"{q} = {v}" for q, v in zip(qis, found.levels))
+            + f" has {found.value:.4g})",
             f"the lattice search checked {found.checked:,} of {found.transformations:,} transformations "
-            f"(the rest decided by monotonicity or the {model.name} lower bound); the result is optimal for "
+            f"(the rest decided by monotonicity or the {model.name} lower bound); the "
+            f"{'result' if chosen is None else 'optimum'} is optimal for "
             f"'{model.name}' with at most {allowed} records ({share:.1%}) suppressed",
         ]
         if outliers:
@@ -670,12 +579,14 @@ class GlobalRecoding(GeneralizingMethod):
             output=output,
             groups=groups,
             suppressed=suppressed,
-            metrics={"transformation": transformation, "quality_model": model.name, "quality_value": found.value,
+            metrics={"transformation": transformation, "quality_model": model.name,
+                     "quality_value": found.value if chosen is None else chosen_value,
                      "suppressed_records": suppressed, "lattice": {
                          "transformations": found.transformations, "checked": found.checked,
                          "skipped_by_bound": found.skipped_by_bound,
                          "skipped_as_not_anonymous": found.skipped_as_not_anonymous}},
-            details={"transformation": transformation, "lattice_low": low.tolist(), "lattice_high": high.tolist()},
+            details={"transformation": transformation, "lattice_low": low.tolist(), "lattice_high": high.tolist(),
+                     "lattice_nodes": nodes},
             notes=notes,
         )
 

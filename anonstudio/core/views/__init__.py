@@ -10,6 +10,8 @@
   (:mod:`._units`);
 - the MST partition drawing (:mod:`._mst`);
 - the re-identification risk before and after (:mod:`._risk`): the table loaded, or a release from its report;
+- the lattice of a ``global`` run as a graph (:mod:`._lattice`); per attribute the distribution before and after,
+  and the generalization levels chosen (:mod:`._utility`);
 - :func:`prepare_views` computes the costly ones on the worker thread that ran the outcome (:mod:`._cache`).
 
 :mod:`.samples` builds small, complete outcomes for the panes' previews and tests.
@@ -60,6 +62,8 @@ from anonstudio.core.views._risk import (
     risk_rows,
     table_risk_view,
 )
+from anonstudio.core.views._lattice import MAX_DRAWN, LatticeGraph, lattice_graph, lattice_nodes_of, lattice_view
+from anonstudio.core.views._utility import Bars, Distribution, distribution, generalization_levels, utility_attributes
 from anonstudio.core.views._units import count_rows, counts_line, plural, units
 from anonstudio.core.views._strings import (
     LEAK_MEANINGS,
@@ -73,6 +77,8 @@ from anonstudio.core.views._strings import (
 )
 
 __all__ = [
+    "MAX_DRAWN", "LatticeGraph", "lattice_graph", "lattice_nodes_of", "lattice_view", "Bars", "Distribution", "distribution",
+    "generalization_levels", "utility_attributes",
     "CHECKED", "MEANINGS", "Summary", "checked_meaning", "summary_html", "summary_sections", "count_rows", "counts_line", "plural", "units",
     "Composition", "LEAK_MEANINGS", "LEAK_WORDS", "MST_MAX_NODES", "MstView", "REPORT_ORDER", "SequenceRows",
     "SweepState", "as_text", "cached_view", "changed_mask", "class_packed_layout", "class_sizes", "composition",

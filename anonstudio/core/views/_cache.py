@@ -61,11 +61,21 @@ def _prepare(outcome: Any) -> None:
         class_sizes(outcome.result.groups)
     data, output = getattr(outcome, "data", None), getattr(outcome.result, "output", None)
     if data_kind(data) == "table" and data_kind(output) == "table":
+        from anonstudio.core.views._utility import distribution, generalization_levels, utility_attributes
+
+        generalization_levels(outcome)  # the Summary's first line
+        shown = utility_attributes(outcome)
+        if shown:
+            distribution(outcome, shown[0])  # the Utility view's first attribute
         original, published = frame_of(data), frame_of(output)
         if original is not None and published is not None:
             changed_mask(original, published)  # the tables format their visible rows only (FrameModel)
     if (getattr(outcome.result, "details", None) or {}).get("mst_edges") is not None:
         mst_view(outcome)
+    if (getattr(outcome.result, "details", None) or {}).get("lattice_nodes") is not None:
+        from anonstudio.core.views._lattice import lattice_view
+
+        lattice_view(outcome)
     if data_kind(data) == "fasta" and data_kind(output) == "fasta":
         fragment_lengths(outcome)
 

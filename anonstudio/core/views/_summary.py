@@ -199,6 +199,8 @@ class Summary:
     release: str = ""
     release_safe: bool | None = None
     release_risks: list[str] = field(default_factory=list)
+    #: the hierarchy levels the release chose, one line (:func:`~._utility.generalization_levels`; ``""``: none)
+    levels: str = ""
 
 
 def _number(value: Any) -> str:
@@ -211,9 +213,10 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def summary_sections(report: dict, *, warnings: list[str] | None = None) -> Summary:
+def summary_sections(report: dict, *, warnings: list[str] | None = None, levels: str = "") -> Summary:
     """The summary of one run's ``report`` (``jobs.run``'s dict): every figure shown is one the report holds;
-    ``warnings``: the warnings to show instead of the report's (the workspace's, with its release options)."""
+    ``warnings``: the warnings to show instead of the report's (the workspace's, with its release options);
+    ``levels``: the generalization levels chosen (:func:`~._utility.generalization_levels`), shown first."""
     from anonstudio.core import algorithms
     from anonstudio.core.errors import AnonStudioError
 
@@ -252,7 +255,7 @@ def summary_sections(report: dict, *, warnings: list[str] | None = None) -> Summ
     second = release_verdict(report, shown_warnings)
     return Summary(title=title, passed=passed, verdict=verdict, checked=checked,
                    release=second.headline(), release_safe=second.safe_to_publish if passed else None,
-                   release_risks=second.risks,
+                   release_risks=second.risks, levels=levels,
                    problems=[str(p) for p in (ver.get("problems") or [])][:5], parameters=params, records=records,
                    utility=utility, notes=[str(n) for n in report.get("notes", []) or []],
                    warnings=[str(w) for w in (report.get("warnings", []) if warnings is None else warnings) or []])
@@ -268,8 +271,10 @@ def summary_html(s: Summary) -> str:
         head = "".join(f"<th align='left'>{escape(h)}</th>" for h in header)
         return f"<table cellspacing='0' cellpadding='3'><tr>{head}</tr>{body}</table>"
 
-    parts = [f"<h2>{escape(s.title)}</h2>",
-             f"<p style='color:{colour}; font-size:large'><b>{escape(s.verdict)}</b></p>"]
+    parts = [f"<h2>{escape(s.title)}</h2>"]
+    if s.levels:  # the levels chosen, first (as ARX's summary names the transformation)
+        parts.append(f"<p><b>Generalization:</b> {escape(s.levels)}</p>")
+    parts.append(f"<p style='color:{colour}; font-size:large'><b>{escape(s.verdict)}</b></p>")
     if s.release:  # the model holding is not the release being safe: the second verdict, red when it is not
         second = "#1e7b34" if s.release_safe else "#b00020"
         parts.append(f"<p style='color:{second}; font-size:large'><b>{escape(s.release)}</b></p>")

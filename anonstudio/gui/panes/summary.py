@@ -16,7 +16,7 @@ from typing import Any
 
 from PySide6 import QtWidgets
 
-from anonstudio.core.views import Summary, summary_html, summary_sections
+from anonstudio.core.views import Summary, generalization_levels, summary_html, summary_sections
 from anonstudio.core.views.workbench_words import shuffling_fixes
 from anonstudio.gui.panes._common import OutcomePane, column, placeholder
 
@@ -59,7 +59,8 @@ class SummaryPane(OutcomePane):
 
     def _draw(self) -> None:
         warnings = self.warnings_of(self.outcome)
-        self.summary = summary_sections(self.outcome.report or {}, warnings=warnings)
+        self.summary = summary_sections(self.outcome.report or {}, warnings=warnings,
+                                        levels=generalization_levels(self.outcome))
         self.card.setHtml(summary_html(self.summary))
         self.shuffle_button.setVisible(any(shuffling_fixes(w) for w in warnings))
         self.stack.setCurrentIndex(1)

@@ -19,7 +19,7 @@ from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._counts import class_sizes, pair_counts
 from anonstudio.core.progress import checkpoint
-from anonstudio.core.privacy._models import MODELS, ClassStats, KAnonymity
+from anonstudio.core.models import MODELS, ClassStats, KAnonymity
 from anonstudio.core.privacy._verification import (NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of,
                                                    known_columns, repeated_columns, show)
 

@@ -220,6 +220,14 @@ class TCloseness(PrivacyModel):
         return (f"{self.params['distance']} distance {self.distances(stats)[i]:.4f}"
                 f"{f' of {of}' if of else ''} from the table's distribution, more than t = {self.params['t']:g}")
 
+    def kernel_rule(self, texts, hierarchy=None, column=""):
+        p = self.params
+        anc = leaf_ancestors(texts, hierarchy, column) if p["distance"] == "hierarchical" else None
+        return RULE_KINDS[f"t-{p['distance']}"], (p["t"], 0.0), anc
+
+
+register(TCloseness)
+
 
 def _hierarchical(stats: ClassStats, anc: np.ndarray) -> np.ndarray:
     """Li et al.'s hierarchical EMD of every class (see :class:`TCloseness`), blocks of classes at a time: per level,
@@ -250,13 +258,6 @@ def _hierarchical(stats: ClassStats, anc: np.ndarray) -> np.ndarray:
             out[lo:hi] += weight * np.minimum(pos, neg).sum(axis=1)
     return out
 
-    def kernel_rule(self, texts, hierarchy=None, column=""):
-        p = self.params
-        anc = leaf_ancestors(texts, hierarchy, column) if p["distance"] == "hierarchical" else None
-        return RULE_KINDS[f"t-{p['distance']}"], (p["t"], 0.0), anc
-
-
-register(TCloseness)
 
 
 class DeltaDisclosure(PrivacyModel):

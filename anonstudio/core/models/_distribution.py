@@ -390,10 +390,6 @@ class AlphaKAnonymity(PrivacyModel):
     def partition_limits(self):
         return {"min_size": self.params["k"]}
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# the same parameters as arrays for a partitioning kernel
-
     def kernel_rule(self, texts, hierarchy=None, column=""):
         if self.params.get("value"):
             from anonstudio.core.data import read_alike
@@ -406,6 +402,10 @@ class AlphaKAnonymity(PrivacyModel):
 
 
 register(AlphaKAnonymity)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the same parameters as arrays for a partitioning kernel
 
 
 def kernel_rules(models: list[PrivacyModel], texts: tuple[str, ...], totals: np.ndarray, hierarchy=None,

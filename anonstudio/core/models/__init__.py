@@ -42,6 +42,7 @@ from anonstudio.core.models._basic import (
     KAnonymity,
     KCPrivacy,
     NearCopyRule,
+    l_diversity,
     partition_limits,
     table_models,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "Enforced",
     "PrivacyModel",
     "enforced_by",
+    "l_diversity",
     "models_sentence",
     "partition_limits",
     "register",

@@ -52,6 +52,8 @@ register(KAnonymity)
 
 class DistinctLDiversity(PrivacyModel):
     name = "distinct l-diversity"
+    #: the ``l_kind`` a job names it by (:func:`l_diversity`)
+    l_kind = "distinct"
     needs = frozenset({SIZES, SENSITIVE})
     parameters = ParamSet((Param("l", "float", 2.0, "every class holds at least l distinct sensitive values",
                                  low=1),))
@@ -75,6 +77,7 @@ register(DistinctLDiversity)
 
 class EntropyLDiversity(PrivacyModel):
     name = "entropy l-diversity"
+    l_kind = "entropy"
     needs = frozenset({SIZES, SENSITIVE})
     parameters = ParamSet((Param("l", "float", 2.0, "the entropy of every class's sensitive values is at least "
                                  "log l", low=1),))
@@ -233,13 +236,21 @@ class NearCopyRule(PrivacyModel):
 register(NearCopyRule)
 
 
+def l_diversity(l_kind: str) -> type[PrivacyModel]:
+    """The registered l-diversity model a job's ``l_kind`` names (the model declaring that ``l_kind``)."""
+    for model in MODELS.values():
+        if getattr(model, "l_kind", None) == l_kind:
+            return model
+    raise KeyError(f"{l_kind} l-diversity")
+
+
 def table_models(k: int | None = None, l: float | None = None, l_kind: str = "entropy") -> list[PrivacyModel]:
     """The models a table job names: k-anonymity with ``k``, and ``l_kind`` l-diversity when ``l`` is set."""
     models: list[PrivacyModel] = []
     if k is not None:
         models.append(KAnonymity(k=k))
     if l is not None:
-        models.append(MODELS[f"{l_kind} l-diversity"](l=l))
+        models.append(l_diversity(l_kind)(l=l))
     return models
 
 

@@ -7,7 +7,7 @@ table on Mondrian's parts, which its split test cannot judge): while some class 
 records is merged with the class whose merge costs least — the rise of the quality model's cell costs
 (:func:`~anonstudio.core.algorithms._suppression.cell_costs`) when both are published at the lowest common
 ancestors of their records — and the merged class is judged again by the model classes the verifier judges with
-(:mod:`anonstudio.core.privacy._distribution_models`, :mod:`anonstudio.core.privacy._population_models`: the
+(:mod:`anonstudio.core.models._distribution`, :mod:`anonstudio.core.models._population`: the
 rules are not written twice).
 
 The classes judged are the verifier's: classes publishing the same cells are one (a merge whose cells equal
@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.errors import PrivacyError
+from anonstudio.core.models import REPAIR, Enforced
 from anonstudio.core.progress import checkpoint
 
 if TYPE_CHECKING:  # annotations only: declaring a method imports no numpy (issue 17)
@@ -46,9 +47,8 @@ if TYPE_CHECKING:  # annotations only: declaring a method imports no numpy (issu
 
     from anonstudio.core.algorithms._tabular import PackedHierarchies
 
-#: the registered models the clustering methods enforce by :func:`repair_classes`
-REPAIRED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "average-risk", "sample-uniqueness", "population-uniqueness", "k-map", "delta-presence")
+#: the registered models the clustering methods enforce by :func:`repair_classes` (those declaring ``repair``)
+REPAIRED = Enforced(REPAIR)
 
 
 @dataclass
@@ -280,7 +280,7 @@ def _stats(classes: _Classes, ids: np.ndarray, totals: np.ndarray, texts: tuple,
     """:class:`ClassStats` of the classes ``ids`` (in that order)."""
     import numpy as np
 
-    from anonstudio.core.privacy._models import ClassStats
+    from anonstudio.core.models import ClassStats
 
     counts = classes.counts[ids]
     cls, code = np.nonzero(counts)
@@ -307,7 +307,7 @@ def repair_classes(models: list, labels: np.ndarray, sub: np.ndarray, sens: np.n
     quasi-identifier (``int[P, d]``, :func:`~anonstudio.core.algorithms._tabular.population_leaves`)."""
     import numpy as np
 
-    from anonstudio.core.privacy._models import SENSITIVE
+    from anonstudio.core.models import SENSITIVE
 
     if not models:
         return Repair(labels, 0, 0, [])
@@ -360,7 +360,7 @@ def repair_classes(models: list, labels: np.ndarray, sub: np.ndarray, sens: np.n
 def _whole(totals, texts, value_hierarchy, records):
     import numpy as np
 
-    from anonstudio.core.privacy._models import ClassStats
+    from anonstudio.core.models import ClassStats
 
     totals = np.asarray(totals, dtype=float)
     code = np.flatnonzero(totals > 0)

@@ -105,7 +105,7 @@ def spend_budget(leaf: np.ndarray, labels: np.ndarray, packed: PackedHierarchies
                  limits: dict, sens: np.ndarray, n_sens: int, blocked_sens: np.ndarray | None = None,
                  max_rounds: int = 64) -> Spent:
     """Suppress outliers (see the module) of the classes ``labels`` (per record of ``leaf``; -1: suppressed
-    already) within ``budget`` records. ``limits``: :func:`~anonstudio.core.privacy._models.partition_limits` of
+    already) within ``budget`` records. ``limits``: :func:`~anonstudio.core.models.partition_limits` of
     the job's models; ``sens``: sensitive codes per record (-1 missing). With l-diversity the verifier judges the
     suppressed records as one more class: the outliers are suppressed only if that class is then l-diverse
     together with ``blocked_sens`` (the sensitive codes of records suppressed otherwise); if not, the last

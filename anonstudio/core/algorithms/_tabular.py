@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from anonstudio.core.algorithms._base import Algorithm, Result
@@ -391,7 +392,7 @@ class GeneralizingMethod(Algorithm):
         return table_metrics_for(self, data, result, hierarchies)
 
     #: the registered privacy models (beyond k and l) a job may name under ``models`` for this method, by name
-    enforced_models: ClassVar[tuple[str, ...]] = ()
+    enforced_models: ClassVar[Sequence[str]] = ()
     #: the population table δ-presence and k-map count in, when a script hands one over (a table or frame); else
     #: each model reads the file its ``population`` parameter names
     population = None
@@ -407,7 +408,7 @@ class GeneralizingMethod(Algorithm):
         if not named:
             return []
         from anonstudio.core.errors import AnonStudioError
-        from anonstudio.core.privacy._models import MODELS
+        from anonstudio.core.models import MODELS
 
         out = []
         for name, params in named.items():
@@ -433,20 +434,20 @@ class GeneralizingMethod(Algorithm):
         return list(self._extra)
 
     def models(self) -> list:
-        """The privacy models this run enforces (:mod:`anonstudio.core.privacy._models`): k-anonymity with ``k``,
+        """The privacy models this run enforces (:mod:`anonstudio.core.models`): k-anonymity with ``k``,
         ``l_kind`` l-diversity where the method takes ``l`` and it is set, and those named under ``models``."""
-        from anonstudio.core.privacy._models import table_models
+        from anonstudio.core.models import table_models
 
         return table_models(self.params["k"], self.params.get("l"), self.params.get("l_kind", "entropy")) + self._extra
 
     def needs_sensitive(self) -> bool:
         """Whether a model of this run judges the sensitive column's values."""
-        from anonstudio.core.privacy._models import SENSITIVE
+        from anonstudio.core.models import SENSITIVE
 
         return self.params.get("l") is not None or any(SENSITIVE in m.needs for m in self._extra)
 
     def needs_population(self) -> bool:
-        from anonstudio.core.privacy._models import POPULATION
+        from anonstudio.core.models import POPULATION
 
         return any(POPULATION in m.needs for m in self._extra)
 
@@ -456,8 +457,8 @@ class GeneralizingMethod(Algorithm):
         model reads one. Two models naming two different tables are refused."""
         if not self.needs_population():
             return None
-        from anonstudio.core.privacy._models import POPULATION
-        from anonstudio.core.privacy._population_models import population_table
+        from anonstudio.core.models import POPULATION
+        from anonstudio.core.models._population import population_table
 
         users = [m for m in self._extra if POPULATION in m.needs]  # k-map with an estimator reads none
         if len({m.params.get("population") for m in users}) > 1 and self.population is None:
@@ -800,9 +801,10 @@ def tabular_result(
     )
 
 
-def models_param(names: tuple[str, ...]) -> Param:
+def models_param(names: Sequence[str]) -> Param:
     """The ``models`` parameter of a partitioning method: more privacy models every class keeps, each with its own
-    parameters; ``choices`` are the models the method enforces (the workbench offers them, each with its form)."""
+    parameters; ``choices`` are the models the method enforces (the workbench offers them, each with its form):
+    ``names`` is the method's :class:`~anonstudio.core.models.Enforced`, read from the registry whenever asked."""
     return Param("models", "models", None, help="more privacy models every class keeps, each with its parameters, "
-                 "e.g. t-closeness = {t = 0.2, distance = \"hierarchical\"}", choices=tuple(names),
+                 "e.g. t-closeness = {t = 0.2, distance = \"hierarchical\"}", choices=names,  # type: ignore[arg-type]
                  title="Privacy models")

@@ -41,6 +41,7 @@ from anonstudio.core.algorithms._lattice_search import LatticeSearch, fixed_node
 from anonstudio.core.algorithms._tabular import (GeneralizingMethod, models_param, generalized_output, blanked_note,
                                                  renumber_by_first_record)
 from anonstudio.core.errors import ParameterError, PrivacyError
+from anonstudio.core.models import LATTICE, Description, Enforced
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
 
@@ -240,7 +241,7 @@ class _Lattice:
         of each class (for the population counts)."""
         import numpy as np
 
-        from anonstudio.core.privacy._models import POPULATION, SENSITIVE, ClassStats
+        from anonstudio.core.models import POPULATION, SENSITIVE, ClassStats
 
         stats = ClassStats(sizes.astype(np.int64), records=self.n)  # the whole table (k-map's estimators)
         needs = set().union(*(m.needs for m in self.extra))
@@ -308,7 +309,7 @@ class _Lattice:
         verifier) must keep the distribution models. Updates the kernel's ``outlier`` and ``sup_extra``."""
         import numpy as np
 
-        from anonstudio.core.privacy._models import SENSITIVE
+        from anonstudio.core.models import SENSITIVE
 
         outlier = self.outlier
         csize = self.class_arrays[0][:n_classes]
@@ -348,9 +349,9 @@ class _Lattice:
         return n_out, published, kept_classes, kept_sumsq, block_ok
 
 
-#: every registered table model: the records of the classes a model fails are suppressed, within the budget
-ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "delta-presence", "k-map", "average-risk", "sample-uniqueness", "population-uniqueness")
+#: every registered model declaring ``lattice``: the lattice judges each transformation's classes by its class
+#: predicate (``failing``), and the records of the classes a model fails are suppressed, within the budget
+ENFORCED = Enforced(LATTICE)
 
 
 def lattice_bounds(params: dict, qis: list[str], hierarchies: list) -> tuple[np.ndarray, np.ndarray]:
@@ -404,8 +405,7 @@ class GlobalRecoding(GeneralizingMethod):
     description = ("generalizes every value of a quasi-identifier to the same hierarchy level, suppressing the "
                    "records of classes smaller than k within max_suppression; the levels are the lattice "
                    "optimum for the chosen quality model (k-anonymity, optional l-diversity)")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
-                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, (α,k)-anonymity, δ-presence, k-map, average risk, sample and population uniqueness)")
+    privacy_models = Description(("k-anonymity", "l-diversity (entropy or distinct, with l)"), LATTICE)
     reported_metrics = ("transformation", "quality_value", "NCP_total", "GCP", "DM", "CAVG", "quality")
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),
@@ -475,7 +475,7 @@ class GlobalRecoding(GeneralizingMethod):
 
         from anonstudio.core.metrics._quality import MODELS
         from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
-        from anonstudio.core.privacy._models import partition_limits
+        from anonstudio.core.models import partition_limits
 
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         qis = packed.attributes

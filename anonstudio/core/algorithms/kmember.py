@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._model_repair import REPAIRED
+from anonstudio.core.models import REPAIR, Description
 from anonstudio.core.algorithms._tabular import GeneralizingMethod, models_param
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
@@ -55,10 +56,7 @@ class KMember(GeneralizingMethod):
     )
     description = ("grows clusters of k records one at a time, each time adding the record that raises the cluster's "
                    "information loss least; cluster values are generalized to their common hierarchy node")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
-                      "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
-                      "(α,k)-anonymity, average risk, sample and population uniqueness, k-map with an estimator or a population table, "
-                      "δ-presence), kept by merging failing classes")
+    privacy_models = Description(("k-anonymity", "l-diversity (entropy or distinct, with l)"), REPAIR)
     enforced_models = REPAIRED
     parameters = ParamSet(
         (
@@ -77,7 +75,7 @@ class KMember(GeneralizingMethod):
 
         from anonstudio.core.kernels._kmember import kmember_clusters
         from anonstudio.core.kernels._local import join_leftovers
-        from anonstudio.core.privacy._models import partition_limits
+        from anonstudio.core.models import partition_limits
 
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         codes, n_sens = self.sensitive_codes(data)

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._model_repair import REPAIRED
+from anonstudio.core.models import REPAIR, Description
 from anonstudio.core.algorithms._tabular import GeneralizingMethod, models_param
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
@@ -118,10 +119,7 @@ class LocalRecoding(GeneralizingMethod):
                    "l-diversity)")
     group_unit = "class"
     counts_people = True
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
-                      "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
-                      "(α,k)-anonymity, average risk, sample and population uniqueness, k-map with an estimator or a population table, "
-                      "δ-presence), kept by merging failing classes")
+    privacy_models = Description(("k-anonymity", "l-diversity (entropy or distinct, with l)"), REPAIR)
     enforced_models = REPAIRED
     parameters = ParamSet((
         Param("k", "int", 5, help="k-anonymity: every published class holds at least k records", low=2),
@@ -139,7 +137,7 @@ class LocalRecoding(GeneralizingMethod):
         from anonstudio.core.algorithms._suppression import cell_costs
         from anonstudio.core.kernels._generalize import class_lca
         from anonstudio.core.kernels._local import join_leftovers, peel, resplit_pairs, specialize
-        from anonstudio.core.privacy._models import partition_limits
+        from anonstudio.core.models import partition_limits
 
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         sens_all, n_sens = self.sensitive_codes(data)

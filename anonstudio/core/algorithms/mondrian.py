@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._tabular import GeneralizingMethod, models_param, renumber_by_first_record
 from anonstudio.core.errors import ParameterError, PrivacyError
+from anonstudio.core.models import SPLIT, Description, Enforced
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, cancel_flag, report, subrange
 
@@ -27,12 +28,13 @@ def entropy(counts: np.ndarray) -> float:
     return float(-(p * np.log(p)).sum())
 
 
-#: the models it enforces: its split test keeps them part by part (average risk, sample and population uniqueness and k-map with an
-#: estimator through a least class size — for the first two a sufficient condition); δ-presence and k-map against a
-#: population table, which count the population under a part's cells, are kept after the partitioning by merging
-#: the failing parts (:mod:`anonstudio.core.algorithms._model_repair`, as k-member, MST and local recoding do)
-ENFORCED = ("recursive-cl-diversity", "t-closeness", "delta-disclosure", "beta-likeness", "alpha-k-anonymity",
-            "average-risk", "sample-uniqueness", "population-uniqueness", "k-map", "delta-presence")
+#: the models it takes under ``models`` (every registered model declaring ``split``): its split test keeps them part by
+#: part (a model's :meth:`~anonstudio.core.models.PrivacyModel.kernel_rule` or ``partition_limits``: average risk, sample
+#: and population uniqueness and k-map with an estimator through a least class size — for the first two a sufficient
+#: condition); a model whose ``split_rule()`` is ``"merge"`` (δ-presence and k-map against a population table, which
+#: count the population under a part's cells) is kept after the partitioning by merging the failing parts
+#: (:mod:`anonstudio.core.algorithms._model_repair`, as k-member, MST and local recoding do)
+ENFORCED = Enforced(SPLIT)
 
 
 class Mondrian(GeneralizingMethod):
@@ -72,10 +74,7 @@ class Mondrian(GeneralizingMethod):
     reference = "K. LeFevre, D. J. DeWitt, R. Ramakrishnan: Mondrian multidimensional k-anonymity. ICDE 2006"
     description = ("splits the records recursively on the widest quasi-identifier until no allowed cut remains; each "
                    "part's values are generalized to their common hierarchy node (k-anonymity, optional l-diversity)")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
-                      "the models named under models (t-closeness, recursive (c,l)-diversity, δ-disclosure, β-likeness, "
-                      "(α,k)-anonymity, average risk, sample and population uniqueness, k-map with an estimator, kept by the split test; "
-                      "k-map against a population table and δ-presence, kept by merging failing parts)")
+    privacy_models = Description(("k-anonymity", "l-diversity (entropy or distinct, with l)"), SPLIT)
     titles = {"cut": "Where a part is cut", "numeric_split": "Numeric cuts"}
     parameters = ParamSet(
         (
@@ -136,9 +135,9 @@ class Mondrian(GeneralizingMethod):
 
         from anonstudio.core.data import coded_cells
         from anonstudio.core.kernels._distribution import no_rules, rules_hold
-        from anonstudio.core.privacy._distribution_models import DISTRIBUTION_MODELS, kernel_rules
+        from anonstudio.core.models._distribution import kernel_rules
 
-        models = [m for m in self.extra_models() if isinstance(m, DISTRIBUTION_MODELS)]
+        models = [m for m in self.extra_models() if m.has_kernel_rule()]
         if not models:
             return no_rules()
         column = self._sensitive
@@ -180,7 +179,7 @@ class Mondrian(GeneralizingMethod):
         import numpy as np
 
         from anonstudio.core.kernels._mondrian import mondrian_partition_rules
-        from anonstudio.core.privacy._models import partition_limits
+        from anonstudio.core.models import partition_limits
 
         k = self.params["k"]
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
@@ -196,7 +195,8 @@ class Mondrian(GeneralizingMethod):
             present = np.unique(sens[sens >= 0])
             if len(present) < min_distinct:
                 raise PrivacyError(
-                    f"distinct l-diversity with l = {self.params['l']:g} cannot be met: '{self._sensitive}' has "
+                    (f"distinct l-diversity with l = {self.params['l']:g}" if self.params.get("l") is not None
+                     else f"{min_distinct} distinct sensitive values per part") + f" cannot be met: '{self._sensitive}' has "
                     f"{len(present)} distinct value(s) in the whole table", file=data.source, column=self._sensitive)
         if log_l > 0:
             h = entropy(np.bincount(sens[sens >= 0], minlength=n_sens))
@@ -230,7 +230,7 @@ class Mondrian(GeneralizingMethod):
             labels = partition_on(executor, arguments, packed.node_min, subrange(progress, 0.0, 0.9))
         labels = renumber_by_first_record(labels)
         n_groups = int(labels.max()) + 1
-        if self.needs_population() or by_people:
+        if any(m.split_rule() == "merge" for m in self.extra_models()) or by_people:
             # δ-presence and k-map count the population under a part's cells, which the split test does not hold:
             # the parts failing them are merged afterwards (the other models named are judged again on the way)
             report(progress, 0.92, "merging parts that fail a model counted over people" if by_people else

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._model_repair import REPAIRED
+from anonstudio.core.models import REPAIR, Description
 from anonstudio.core.algorithms._tabular import (GeneralizingMethod, PackedHierarchies, models_param,
                                                  renumber_by_first_record)
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
@@ -293,10 +294,7 @@ class MSTRecoding(GeneralizingMethod):
     )
     description = ("builds a minimum spanning tree over the records with a hierarchy-aware distance, cuts its longest "
                    "edges into classes of at least k and merges small ones; class values are generalized locally")
-    privacy_models = ("k-anonymity", "l-diversity (entropy or distinct, with l)",
-                      "the models named under models (recursive (c,l)-diversity, t-closeness, δ-disclosure, β-likeness, "
-                      "(α,k)-anonymity, average risk, sample and population uniqueness, k-map with an estimator or a population table, "
-                      "δ-presence), kept by merging failing classes")
+    privacy_models = Description(("k-anonymity", "l-diversity (entropy or distinct, with l)"), REPAIR)
     enforced_models = REPAIRED
     titles = {"cut": "Edge removal"}
     parameters = ParamSet(
@@ -331,7 +329,7 @@ class MSTRecoding(GeneralizingMethod):
         import numpy as np
 
         from anonstudio.core.kernels._mst import union_find_components
-        from anonstudio.core.privacy._models import partition_limits
+        from anonstudio.core.models import partition_limits
 
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         codes, n_sens = self.sensitive_codes(data)

@@ -1,5 +1,5 @@
 """Kernel of the sensitive-distribution privacy models for partitioning methods: does a part's distribution of
-sensitive values keep every rule? The rules are those of ``anonstudio.core.privacy._distribution_models`` (each
+sensitive values keep every rule? The rules are those of ``anonstudio.core.models._distribution`` (each
 cites its paper), handed over as arrays by its ``kernel_rules``; the verifier judges the release with its own
 numpy code. Every test here is stricter than the verifier's by ``MARGIN``, so that rounding can never let a part
 pass here that the verifier refuses.

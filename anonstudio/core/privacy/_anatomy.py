@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.data import Table
-from anonstudio.core.privacy._models import ClassStats, FrequencyLDiversity
+from anonstudio.core.models import ClassStats, FrequencyLDiversity
 from anonstudio.core.privacy._tables import _cell_problems, _check_int, _row_ref, spelled_text
 from anonstudio.core.privacy._verification import (NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of,
                                                    known_columns, repeated_columns, show)

@@ -12,7 +12,7 @@ import pandas as pd
 from anonstudio.core.data import EventLog, read_alike
 from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.core.privacy._models import ClassStats, KCPrivacy
+from anonstudio.core.models import ClassStats, KCPrivacy
 from anonstudio.core.privacy._tables import SUPPRESSED, _check_int, marker_problem
 from anonstudio.core.privacy._verification import (NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of,
                                                    repeated_columns, show)

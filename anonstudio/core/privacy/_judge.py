@@ -1,5 +1,5 @@
 """Any registered privacy model, judged over a published table's equivalence classes from the statistics it
-declares (:attr:`~anonstudio.core.privacy._models.PrivacyModel.needs`).
+declares (:attr:`~anonstudio.core.models.PrivacyModel.needs`).
 
 The built-in models have verifiers of their own (``_tables``, ``_events``, ``_strings``, ``_anatomy``), which also
 check that the release is faithful to its input. A model a spec lists under ``"models"`` (``{"model":
@@ -21,7 +21,7 @@ import pandas as pd
 from anonstudio.core.data import Table
 from anonstudio.core.errors import NotAvailableError, ParameterError
 from anonstudio.core.hierarchy import Hierarchy
-from anonstudio.core.privacy._models import (FRAGMENTS, HIGHLY_SENSITIVE, POPULATION, SENSITIVE, ClassStats,
+from anonstudio.core.models import (FRAGMENTS, HIGHLY_SENSITIVE, POPULATION, SENSITIVE, ClassStats,
                                              PrivacyModel)
 from anonstudio.core.privacy._tables import SUPPRESSED, _class_ids_of
 from anonstudio.core.progress import checkpoint
@@ -162,7 +162,7 @@ def verify_class_model(model: PrivacyModel, output: Table | pd.DataFrame, quasi_
     for c in missing:
         problems.add(f"column '{c}' is missing from the output", column=c, kind="missing column")
     if POPULATION in needs:
-        from anonstudio.core.privacy._population_models import population_table
+        from anonstudio.core.models._population import population_table
 
         population = population_table(model, population)
     if problems:

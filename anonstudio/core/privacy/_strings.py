@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from anonstudio.core.data import SequenceSet
-from anonstudio.core.privacy._models import ClassStats, CondensedGroups, FragmentRule, NearCopyRule
+from anonstudio.core.models import ClassStats, CondensedGroups, FragmentRule, NearCopyRule
 from anonstudio.core.privacy._near_copies import near_copies
 from anonstudio.core.privacy._readings import backward_readings, reads_as_dna
 from anonstudio.core.privacy._tables import _check_int

@@ -19,7 +19,7 @@ from anonstudio.core.errors import ParameterError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core.privacy._counts import class_sizes, pair_counts
 from anonstudio.core.progress import checkpoint
-from anonstudio.core.privacy._models import MODELS, ClassStats, KAnonymity
+from anonstudio.core.models import ClassStats, KAnonymity, l_diversity
 from anonstudio.core.privacy._verification import (NA_TOKEN, Problems, Verification, as_coded, as_text, frame_of,
                                                    known_columns, repeated_columns, show)
 
@@ -430,7 +430,7 @@ def verify_l_diversity(
         raise ParameterError(f"l-diversity kind must be 'distinct' or 'entropy', got '{kind}'", column="l_kind")
     if isinstance(l, bool) or not isinstance(l, (int, float, np.integer, np.floating)) or l < 1:
         raise ParameterError(f"'l' must be a number ≥ 1, got {l!r}", column="l")
-    model = MODELS[f"{kind} l-diversity"](l=l)  # the model the job names judges every class
+    model = l_diversity(kind)(l=l)  # the model the job names judges every class
     pub = frame_of(output, "a table")
     qis = list(quasi_identifiers)
     sens = [sensitive] if isinstance(sensitive, str) else list(sensitive)

@@ -8,7 +8,7 @@ sequences (:mod:`anonstudio.core.algorithms._neighbour_index`). Every release is
 (k,c)-privacy verifier; the loss of ``index`` is printed beside ``exact`` where both ran. No time is asserted.
 
     PYTHONPATH=. python tests/benchmarks/bench_neighbour_index.py [--runs 10000:exact,10000:index,50000:index]
-        [--repeats 1] [--block 1000] [--timeout 900]
+        [--repeats 1] [--block 2000] [--timeout 900]
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def main() -> int:
     p.add_argument("--runs", default="10000:exact,10000:index,50000:index,200000:index",
                    help="size:mode[:block_size], comma-separated")
     p.add_argument("--repeats", type=int, default=1)
-    p.add_argument("--block", type=int, default=1000, help="block_size when a run does not name one")
+    p.add_argument("--block", type=int, default=2000, help="block_size when a run does not name one")
     p.add_argument("--timeout", type=float, default=900, help="seconds before a run is reported as not finished")
     p.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args()

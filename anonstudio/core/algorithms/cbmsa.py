@@ -29,6 +29,15 @@ recomputed only for pairs touching the merged cluster, so the whole run costs O(
 confidence preference uses the bound ``(h_X + h_Y) / (|X| + |Y|)`` before suppression (suppression can only
 lower it); a missing quasi-identifier cell is treated as already suppressed (the root); ties go to the
 lowest cluster index.
+
+Past the quadratic wall (``neighbours = "index"``, issue 42): all pairs cost O(n²) alignments and
+``4·n(n-1)/2`` bytes (74.5 GiB at 200k sequences). The index clusters blocks of at most ``block_size``
+sequences with similar signatures, the leaves of a k-d tree (Bentley 1975) as in record linkage's blocking
+(Hernández & Stolfo 1995; :mod:`anonstudio.core.algorithms._neighbour_index`), each exactly as above; the
+sequences of every block's last cluster are pooled and clustered again until the pool fits one block, whose
+last cluster follows ``leftover``. Time O(n log n + n·block_size) alignments, memory O(n + block_size²).
+The release goes through the same verifier; only the loss differs (printed by
+``tests/benchmarks/bench_neighbour_index.py``).
 """
 
 from __future__ import annotations
@@ -208,7 +217,7 @@ class CBMSA(Algorithm):
                   "clusters blocks of block_size similar sequences (a k-d tree over sequence signatures) and then "
                   "their leftovers, O(n·block_size); 'auto' is exact up to 5,000 sequences, index above",
                   choices=("auto", "exact", "index")),
-            Param("block_size", "int", 1000, help="neighbours = 'index': most sequences clustered together in one "
+            Param("block_size", "int", 2000, help="neighbours = 'index': most sequences clustered together in one "
                   "block (larger: lower loss, time and memory grow with it)", low=2),
         )
     )
@@ -272,9 +281,10 @@ class CBMSA(Algorithm):
                 run.notes.append(f"neighbours = \"index\": {n} sequences clustered in {len(blocks)} blocks of at "
                                  f"most {block} similar sequences (k-d tree over sequence signatures), not all "
                                  "pairs; the last cluster of every block is clustered again with the others")
-            if len(nxt) >= len(pool):
-                break
+            progress_made = len(nxt) < len(pool)
             pool = nxt
+            if not progress_made:
+                break
         if len(pool) > block:  # no progress: the pool's sequences cannot form (k,c) groups together
             return pool
         with one_thread():
@@ -351,7 +361,7 @@ class CBMSA(Algorithm):
             active = kern.merge_rounds(per_round, n, tab, climb, meta, start, rlen, size, high, status, ver, head,
                                        nxt, tail, seq_off, pos, ev_high, hi_flag, baseline, seed, k, c, max_len,
                                        dist, nn, nnd, targets, map_a, map_b, keep, tmp)
-            report(run.progress, at(0.45 + 0.55 * (n - active) / max(n, 1)),
+            report(run.progress, at(0.45 + 0.5 * (n - active) / max(n, 1)),
                    f"{self.name}: {int((status == kern.FROZEN).sum())} clusters done, {active} still merging")
         if final and self.params["leftover"] == "merge":
             self._merge_leftover(kern, n, tab, climb, meta, start, rlen, size, high, status, ver, head, nxt, tail,
@@ -445,7 +455,7 @@ class CBMSA(Algorithm):
                     f"{n} sequences need {need / 1024**3:.1f} GiB of cached distances (neighbours = \"exact\" "
                     f"compares every pair); the limit is {MAX_MATRIX_BYTES / 1024**3:.0f} GiB — use neighbours = "
                     "\"index\" or split the data set", key="algorithm.neighbours")
-            left = self._cluster(run, np.arange(n, dtype=np.int64), True, (0.0, 0.95))
+            left = self._cluster(run, np.arange(n, dtype=np.int64), True, (0.0, 1.0))
         else:
             left = self._indexed(run, n, block)
         removed_members = [int(s) for s in left]

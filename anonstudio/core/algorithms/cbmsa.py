@@ -29,10 +29,20 @@ recomputed only for pairs touching the merged cluster, so the whole run costs O(
 confidence preference uses the bound ``(h_X + h_Y) / (|X| + |Y|)`` before suppression (suppression can only
 lower it); a missing quasi-identifier cell is treated as already suppressed (the root); ties go to the
 lowest cluster index.
+
+Past the quadratic wall (``neighbours = "index"``, issue 42): all pairs cost O(n²) alignments and
+``4·n(n-1)/2`` bytes (74.5 GiB at 200k sequences). The index clusters blocks of at most ``block_size``
+sequences with similar signatures, the leaves of a k-d tree (Bentley 1975) as in record linkage's blocking
+(Hernández & Stolfo 1995; :mod:`anonstudio.core.algorithms._neighbour_index`), each exactly as above; the
+sequences of every block's last cluster are pooled and clustered again until the pool fits one block, whose
+last cluster follows ``leftover``. Time O(n log n + n·block_size) alignments, memory O(n + block_size²).
+The release goes through the same verifier; only the loss differs (printed by
+``tests/benchmarks/bench_neighbour_index.py``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anonstudio.core.algorithms._base import Algorithm, Result
@@ -48,6 +58,9 @@ if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or 
 
 #: refuse runs whose cached distance matrix would need more than this (float32, n(n-1)/2 pairs)
 MAX_MATRIX_BYTES = 6 * 1024**3
+#: ``neighbours = "auto"`` compares every pair up to this many sequences (exact at 5k: ~10 s, 50 MB of
+#: distances) and uses the blocking index above it
+AUTO_EXACT_MAX = 5000
 #: an attribute with more hierarchy nodes than this finds LCAs by climbing instead of a table lookup
 MAX_TABLE_NODES = 3000
 
@@ -91,14 +104,12 @@ def encode_events(data: EventLog, hierarchies: dict) -> dict[str, Any]:
             "frac": frac, "packed": packed, "missing_cells": missing_cells}
 
 
-def cost_state(packed, frac: np.ndarray, rep: np.ndarray) -> tuple[tuple, tuple | None, tuple]:
-    """What the alignment kernels need to cost a generalization (see :mod:`anonstudio.core.kernels._cbmsa`):
-    ``tab = (table, roff, loc, fsum, sup)`` with one ``frac[lca(a, b)]`` table per attribute of at most
-    :data:`MAX_TABLE_NODES` nodes; ``climb`` (``None`` when every attribute has a table) for the others;
-    ``meta = (rep, frac, node_anc, node_level, att_off, base, size)`` for rewriting representatives."""
+def lca_tables(packed, frac: np.ndarray) -> tuple:
+    """The per-attribute ``frac[lca(a, b)]`` tables of :func:`cost_state` (attributes of at most
+    :data:`MAX_TABLE_NODES` nodes), built once per run: ``(table, att_off, base, size, node_level)``."""
     import numpy as np
 
-    from anonstudio.core.kernels._cbmsa import lca_fraction_table, set_events
+    from anonstudio.core.kernels._cbmsa import lca_fraction_table
 
     d = len(packed.attributes)
     att_off = np.asarray(packed.offsets[:-1], dtype=np.int64)
@@ -113,6 +124,22 @@ def cost_state(packed, frac: np.ndarray, rep: np.ndarray) -> tuple[tuple, tuple 
             lo = int(att_off[q])
             lca_fraction_table(lo, lo + int(size[q]), packed.node_anc, node_level, frac,
                                table[base[q] : base[q] + size[q] ** 2])
+    return table, att_off, base, size, node_level
+
+
+def cost_state(packed, frac: np.ndarray, rep: np.ndarray, tables: tuple | None = None) -> tuple[tuple, tuple | None,
+                                                                                                  tuple]:
+    """What the alignment kernels need to cost a generalization (see :mod:`anonstudio.core.kernels._cbmsa`):
+    ``tab = (table, roff, loc, fsum, sup)`` with one ``frac[lca(a, b)]`` table per attribute of at most
+    :data:`MAX_TABLE_NODES` nodes; ``climb`` (``None`` when every attribute has a table) for the others;
+    ``meta = (rep, frac, node_anc, node_level, att_off, base, size)`` for rewriting representatives.
+    ``tables`` (from :func:`lca_tables`) reuses tables already built for the same hierarchies."""
+    import numpy as np
+
+    from anonstudio.core.kernels._cbmsa import set_events
+
+    table, att_off, base, size, node_level = tables if tables is not None else lca_tables(packed, frac)
+    d = len(packed.attributes)
     n_ev = len(rep)
     tab = (table, np.zeros((n_ev, d), dtype=np.int64), np.zeros((n_ev, d), dtype=np.int64), np.zeros(n_ev),
            np.zeros(n_ev))
@@ -120,6 +147,27 @@ def cost_state(packed, frac: np.ndarray, rep: np.ndarray) -> tuple[tuple, tuple 
     climb = None if (size > 0).all() else (size, rep, packed.node_anc, node_level, frac)
     meta = (rep, frac, packed.node_anc, node_level, att_off, base, size)
     return tab, climb, meta
+
+
+@dataclass
+class _Run:
+    """One run's encoded input and the output the clustering fills in (per sequence ``seq_cluster``, -1 when
+    removed, and ``hi_flag``; per event ``published`` node and ``kept``)."""
+
+    leaf: np.ndarray
+    seq_off: np.ndarray
+    ev_high: np.ndarray
+    hi_flag: np.ndarray
+    packed: Any
+    frac: np.ndarray
+    tables: tuple
+    k: int
+    c: float
+    seq_cluster: np.ndarray
+    published: np.ndarray
+    kept: np.ndarray
+    notes: list
+    progress: Any
 
 
 def information_loss(frac: np.ndarray, leaf: np.ndarray, published: np.ndarray, kept: np.ndarray) -> np.ndarray:
@@ -164,6 +212,13 @@ class CBMSA(Algorithm):
                   "still satisfies (k,c) (removed only if there is none)", choices=("remove", "merge")),
             Param("seed", "int", 1, help="random seed (the baseline's random suppression; CBMSA itself is "
                   "deterministic)", low=0),
+            Param("neighbours", "choice", "auto", help="how clusters find their nearest neighbours: 'exact' "
+                  "caches the distance of every pair (O(n²) time and memory, refused above 6 GiB); 'index' "
+                  "clusters blocks of block_size similar sequences (a k-d tree over sequence signatures) and then "
+                  "their leftovers, O(n·block_size); 'auto' is exact up to 5,000 sequences, index above",
+                  choices=("auto", "exact", "index")),
+            Param("block_size", "int", 2000, help="neighbours = 'index': most sequences clustered together in one "
+                  "block (larger: lower loss, time and memory grow with it)", low=2),
         )
     )
 
@@ -199,12 +254,149 @@ class CBMSA(Algorithm):
                          "finished cluster "
                          "with which it satisfies (k,c) (leftover = \"merge\"), not removed")
 
+    def _indexed(self, run: _Run, n: int, block: int) -> np.ndarray:
+        """``neighbours = "index"``: blocks of at most ``block`` sequences with similar signatures
+        (:func:`~anonstudio.core.algorithms._neighbour_index.kd_blocks`), each clustered exactly; the
+        sequences of every block's last cluster (which violates (k,c)) are pooled and clustered again, until
+        the pool fits one block, whose last cluster follows ``leftover``. Returns the removed sequences."""
+        import numpy as np
+
+        from anonstudio.core.algorithms._neighbour_index import kd_blocks, sequence_signatures
+        from anonstudio.core.kernels._cbmsa import one_thread
+
+        block = max(block, 4 * run.k)  # a block must hold several clusters of k
+        pool = np.arange(n, dtype=np.int64)
+        rounds = 0
+        while len(pool) > block:
+            blocks = kd_blocks(sequence_signatures(run.leaf, run.seq_off, pool, run.packed), block)
+            rounds += 1
+            left = []
+            with one_thread():
+                for b, members in enumerate(blocks):
+                    lo = 0.9 * (1 - 0.5 ** (rounds - 1)) + 0.9 * 0.5 ** rounds * b / len(blocks)
+                    left.append(self._cluster(run, pool[members], False,
+                                              (lo, lo + 0.9 * 0.5 ** rounds / len(blocks))))
+            nxt = np.sort(np.concatenate(left)) if left else np.zeros(0, dtype=np.int64)
+            if rounds == 1:
+                run.notes.append(f"neighbours = \"index\": {n} sequences clustered in {len(blocks)} blocks of at "
+                                 f"most {block} similar sequences (k-d tree over sequence signatures), not all "
+                                 "pairs; the last cluster of every block is clustered again with the others")
+            progress_made = len(nxt) < len(pool)
+            pool = nxt
+            if not progress_made:
+                break
+        if len(pool) > block:  # no progress: the pool's sequences cannot form (k,c) groups together
+            return pool
+        with one_thread():
+            return self._cluster(run, pool, True, (0.9, 0.95))
+
+    def _cluster(self, run: _Run, members: np.ndarray, final: bool, span: tuple[float, float]) -> np.ndarray:
+        """Agglomerative clustering (004 §3) of the sequences ``members`` (global indices) with every pair's
+        distance cached: writes their clusters, published events and HighSensList flags into ``run`` and returns
+        the members of the last active cluster (``final``: after the ``leftover`` policy)."""
+        import numpy as np
+
+        from anonstudio.core.kernels import _cbmsa as kern
+
+        k, c = run.k, run.c
+        lens = (run.seq_off[members + 1] - run.seq_off[members]).astype(np.int64)
+        n = len(members)
+        seq_off = np.zeros(n + 1, dtype=np.int64)
+        seq_off[1:] = np.cumsum(lens)
+        n_ev = int(seq_off[-1])
+        idx = np.repeat(run.seq_off[members] - seq_off[:-1], lens) + np.arange(n_ev)
+        leaf = run.leaf[idx]
+        ev_high = run.ev_high[idx]
+        lo_p, hi_p = span
+
+        def at(x: float) -> float:
+            return lo_p + (hi_p - lo_p) * x
+
+        # --- state
+        rep = leaf.copy()
+        start = seq_off[:-1].copy()
+        rlen = lens.copy()
+        max_len = int(rlen.max()) if n else 0
+        size = np.ones(n, dtype=np.int64)
+        # singleton HighSensList: a sequence holds a highly-sensitive event (every sequence has events)
+        hi_flag = np.logical_or.reduceat(ev_high, seq_off[:-1]) if n else np.zeros(0, dtype=np.bool_)
+        high = hi_flag.astype(np.int64)
+        status = np.full(n, kern.ACTIVE, dtype=np.int8)
+        ver = np.zeros(n, dtype=np.int64)
+        head = np.arange(n, dtype=np.int64)
+        nxt = np.full(n, -1, dtype=np.int64)
+        tail = np.arange(n, dtype=np.int64)
+        pos = (np.arange(n_ev) - np.repeat(seq_off[:-1], lens)).astype(np.int32)
+        baseline = bool(self.baseline)
+        seed = int(self.params["seed"])
+        tab, climb, meta = cost_state(run.packed, run.frac, rep, run.tables)
+        dist = np.zeros(max(n * (n - 1) // 2, 1), dtype=np.float32)
+
+        # --- all pair distances between singletons, in row chunks of about equal work
+        report(run.progress, at(0.0), f"{self.name}: distances between {n} sequences")
+        pairs_before = np.arange(n, dtype=np.float64)
+        pairs_before = pairs_before * (2 * n - pairs_before - 1) / 2  # pairs in rows < i
+        total_pairs = max(n * (n - 1) / 2, 1.0)
+        n_chunks = int(min(max(n // 50, 1), 40))
+        bounds = np.searchsorted(pairs_before, np.linspace(0, total_pairs, n_chunks + 1)[1:-1])
+        edges = [0, *sorted(set(int(b) for b in bounds)), n]
+        for r0, r1 in zip(edges[:-1], edges[1:]):
+            if r1 > r0:
+                kern.initial_distances(r0, r1, n, tab, climb, start, rlen, size, ver, baseline, seed, max_len, dist)
+            report(run.progress, at(0.45 * (pairs_before[r1 - 1] if r1 < n else total_pairs) / total_pairs),
+                   f"{self.name}: distances, {r1}/{n} sequences")
+        nn = np.full(n, -1, dtype=np.int64)
+        nnd = np.full(n, np.inf)
+        kern.nearest_neighbours(n, status, dist, size, high, c, nn, nnd)
+
+        # --- agglomerative merges, in rounds between progress reports (cancel point)
+        targets = np.empty(n, dtype=np.int64)
+        map_a = np.empty(max_len + 1, dtype=np.int64)
+        map_b = np.empty(max_len + 1, dtype=np.int64)
+        keep = np.empty(max_len + 1, dtype=np.int64)
+        tmp = np.empty((max_len + 1, rep.shape[1]), dtype=np.int32)
+        active = n
+        per_round = max(16, n // 200)
+        while active > 1:
+            active = kern.merge_rounds(per_round, n, tab, climb, meta, start, rlen, size, high, status, ver, head,
+                                       nxt, tail, seq_off, pos, ev_high, hi_flag, baseline, seed, k, c, max_len,
+                                       dist, nn, nnd, targets, map_a, map_b, keep, tmp)
+            report(run.progress, at(0.45 + 0.5 * (n - active) / max(n, 1)),
+                   f"{self.name}: {int((status == kern.FROZEN).sum())} clusters done, {active} still merging")
+        if final and self.params["leftover"] == "merge":
+            self._merge_leftover(kern, n, tab, climb, meta, start, rlen, size, high, status, ver, head, nxt, tail,
+                                 seq_off, pos, ev_high, hi_flag, baseline, seed, k, c, max_len, dist, targets, map_a,
+                                 map_b, keep, tmp, run.notes)
+        del dist
+        left: list[int] = []
+        for s in np.flatnonzero(status == kern.ACTIVE):  # the last cluster violates (k,c)
+            m = head[s]
+            while m >= 0:
+                left.append(int(m))
+                m = nxt[m]
+
+        # --- clusters (named after their first member's global index), per sequence and per event
+        local = np.full(n, -1, dtype=np.int64)
+        for cl in np.flatnonzero(status == kern.FROZEN):
+            m = head[cl]
+            while m >= 0:
+                local[m] = cl
+                m = nxt[m]
+        ok = local >= 0
+        run.seq_cluster[members[ok]] = members[local[ok]]
+        ev_cluster = local[np.repeat(np.arange(n), lens)]
+        kept = (pos >= 0) & (ev_cluster >= 0)
+        slots = start[np.maximum(ev_cluster, 0)] + np.maximum(pos, 0)
+        run.published[idx[kept]] = rep[slots[kept]]
+        run.kept[idx] = kept
+        run.hi_flag[members] = hi_flag
+        return members[np.asarray(left, dtype=np.int64)]
+
     def run(self, data: EventLog, hierarchies: dict, progress: ProgressCallback | None = None) -> Result:
         import numpy as np
         import pandas as pd
 
         from anonstudio.core.data import EventLog, read_alike
-        from anonstudio.core.kernels import _cbmsa as kern
 
         k, c = int(self.params["k"]), float(self.params["c"])
         # values are matched as they read (' HIV' and 'hiv' are HIV: the verifier counts them so)
@@ -217,11 +409,6 @@ class CBMSA(Algorithm):
         if k > n:
             raise ParameterError(f"k = {k} is larger than the number of sequences ({n}) in "
                                  f"{getattr(data.source, 'name', None) or 'the event log'}", key="algorithm.k")
-        need = 4 * n * (n - 1) // 2
-        if need > MAX_MATRIX_BYTES:
-            raise ParameterError(
-                f"{n} sequences need {need / 1024**3:.1f} GiB of cached distances (CBMSA compares every pair); "
-                f"the limit is {MAX_MATRIX_BYTES / 1024**3:.0f} GiB — split the data set", key="input.path")
         notes: list[str] = []
         warnings: list[str] = []
         if data.sensitive is None and omega:
@@ -252,84 +439,29 @@ class CBMSA(Algorithm):
         ev_high = np.zeros(n_ev, dtype=bool)
         ev_high[~missing] = np.isin(np.array([lookup[v] for v in spelled], dtype=object), omega)
 
-        # --- state
-        rep = leaf.copy()
-        start = seq_off[:-1].copy()
-        rlen = np.diff(seq_off).astype(np.int64)
-        max_len = int(rlen.max()) if n else 0
-        size = np.ones(n, dtype=np.int64)
-        # singleton HighSensList: a sequence holds a highly-sensitive event (every sequence has events)
         hi_flag = np.logical_or.reduceat(ev_high, seq_off[:-1]) if n else np.zeros(0, dtype=np.bool_)
-        high = hi_flag.astype(np.int64)
-        status = np.full(n, kern.ACTIVE, dtype=np.int8)
-        ver = np.zeros(n, dtype=np.int64)
-        head = np.arange(n, dtype=np.int64)
-        nxt = np.full(n, -1, dtype=np.int64)
-        tail = np.arange(n, dtype=np.int64)
-        pos = (np.arange(n_ev) - np.repeat(seq_off[:-1], np.diff(seq_off))).astype(np.int32)
-        baseline = bool(self.baseline)
-        seed = int(self.params["seed"])
-        tab, climb, meta = cost_state(packed, frac, rep)
-        dist = np.zeros(max(n * (n - 1) // 2, 1), dtype=np.float32)
-
-        # --- all pair distances between singletons, in row chunks of about equal work
-        report(progress, 0.0, f"{self.name}: distances between {n} sequences")
-        pairs_before = np.arange(n, dtype=np.float64)
-        pairs_before = pairs_before * (2 * n - pairs_before - 1) / 2  # pairs in rows < i
-        total_pairs = max(n * (n - 1) / 2, 1.0)
-        n_chunks = int(min(max(n // 50, 1), 40))
-        bounds = np.searchsorted(pairs_before, np.linspace(0, total_pairs, n_chunks + 1)[1:-1])
-        edges = [0, *sorted(set(int(b) for b in bounds)), n]
-        for r0, r1 in zip(edges[:-1], edges[1:]):
-            if r1 > r0:
-                kern.initial_distances(r0, r1, n, tab, climb, start, rlen, size, ver, baseline, seed, max_len, dist)
-            report(progress, 0.45 * (pairs_before[r1 - 1] if r1 < n else total_pairs) / total_pairs,
-                   f"{self.name}: distances, {r1}/{n} sequences")
-        nn = np.full(n, -1, dtype=np.int64)
-        nnd = np.full(n, np.inf)
-        kern.nearest_neighbours(n, status, dist, size, high, c, nn, nnd)
-
-        # --- agglomerative merges, in rounds between progress reports (cancel point)
-        targets = np.empty(n, dtype=np.int64)
-        map_a = np.empty(max_len + 1, dtype=np.int64)
-        map_b = np.empty(max_len + 1, dtype=np.int64)
-        keep = np.empty(max_len + 1, dtype=np.int64)
-        tmp = np.empty((max_len + 1, rep.shape[1]), dtype=np.int32)
-        active = n
-        per_round = max(16, n // 200)
-        while active > 1:
-            active = kern.merge_rounds(per_round, n, tab, climb, meta, start, rlen, size, high, status, ver, head,
-                                       nxt, tail, seq_off, pos, ev_high, hi_flag, baseline, seed, k, c, max_len,
-                                       dist, nn, nnd, targets, map_a, map_b, keep, tmp)
-            report(progress, 0.45 + 0.5 * (n - active) / max(n, 1),
-                   f"{self.name}: {int((status == kern.FROZEN).sum())} clusters done, {active} still merging")
-        if self.params["leftover"] == "merge":
-            self._merge_leftover(kern, n, tab, climb, meta, start, rlen, size, high, status, ver, head, nxt, tail,
-                                 seq_off, pos, ev_high, hi_flag, baseline, seed, k, c, max_len, dist, targets, map_a,
-                                 map_b, keep, tmp, notes)
-        del dist
-        removed_members: list[int] = []
-        for s in np.flatnonzero(status == kern.ACTIVE):  # the last cluster violates (k,c): removed (004 §3)
-            status[s] = kern.REMOVED
-            m = head[s]
-            while m >= 0:
-                removed_members.append(int(m))
-                m = nxt[m]
-
-        # --- clusters, per sequence and per event
-        seq_cluster = np.full(n, -1, dtype=np.int64)
-        roots = np.flatnonzero(status == kern.FROZEN)
-        for cl in roots:
-            m = head[cl]
-            while m >= 0:
-                seq_cluster[m] = cl
-                m = nxt[m]
+        tables = lca_tables(packed, frac)
+        run = _Run(leaf=leaf, seq_off=seq_off, ev_high=ev_high, hi_flag=hi_flag, packed=packed, frac=frac,
+                   tables=tables, k=k, c=c, seq_cluster=np.full(n, -1, dtype=np.int64), published=leaf.copy(),
+                   kept=np.zeros(n_ev, dtype=bool), notes=notes, progress=progress)
+        block = int(self.params["block_size"])
+        mode = self.params["neighbours"]
+        if mode == "auto":
+            mode = "exact" if n <= AUTO_EXACT_MAX else "index"
+        if mode == "exact" or n <= block:
+            need = 4 * n * (n - 1) // 2
+            if need > MAX_MATRIX_BYTES:
+                raise ParameterError(
+                    f"{n} sequences need {need / 1024**3:.1f} GiB of cached distances (neighbours = \"exact\" "
+                    f"compares every pair); the limit is {MAX_MATRIX_BYTES / 1024**3:.0f} GiB — use neighbours = "
+                    "\"index\" or split the data set", key="algorithm.neighbours")
+            left = self._cluster(run, np.arange(n, dtype=np.int64), True, (0.0, 1.0))
+        else:
+            left = self._indexed(run, n, block)
+        removed_members = [int(s) for s in left]
+        seq_cluster, published, kept = run.seq_cluster, run.published, run.kept
         seq_of_event = np.repeat(np.arange(n), np.diff(seq_off))
         ev_cluster = seq_cluster[seq_of_event]
-        kept = (pos >= 0) & (ev_cluster >= 0)
-        published = leaf.copy()
-        slots = start[np.maximum(ev_cluster, 0)] + np.maximum(pos, 0)
-        published[kept] = rep[slots[kept]]
         loss = information_loss(frac, leaf, published, kept)
         # cluster ids renumbered by first sequence (input order of sequences)
         groups = np.full(n, -1, dtype=np.int64)

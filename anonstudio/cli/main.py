@@ -120,13 +120,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from anonstudio.core.jobs import load_job, verify_job
 
     job = load_job(args.job, args.set)
+    from anonstudio.core.secret_draws import draws_from_key
+
     verification = verify_job(job, rederive=not args.model_only)
     if args.model_only and not args.json:
         _say("note: --model-only: the release was not re-derived; choices a forger made inside what the model "
              "allows (class make-up, draws, order) go unseen"
              + ("" if verification.details.get("key") else
                 " (the release key the draws came from is not on this machine)"
-                if job.algorithm_class().secret_draws and job.params.get("seed") is None else ""))
+                if draws_from_key(job.algorithm_class(), job.params) and job.params.get("seed") is None else ""))
     for note in verification.details.get("recovered", []):
         print(f"anonstudio: note: {note}", file=sys.stderr)
     if job.report_path is not None and job.report_path.exists():

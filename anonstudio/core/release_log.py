@@ -64,12 +64,14 @@ def release_log_path() -> Path:
 def record_hashes(data: Any, key: Any) -> np.ndarray | None:
     """:func:`_record_hashes`, remembered for the last few inputs (a publication needs them for the draws' seeds,
     the shuffle and the log)."""
-    return _remembered("records", data, key, _record_hashes)
+    hashes: np.ndarray | None = _remembered("records", data, key, _record_hashes)
+    return hashes
 
 
 def column_sketches(data: Any, key: Any) -> dict[str, Any] | None:
     """:func:`_column_sketches`, remembered for the last few inputs (the log's warning and its entry need them)."""
-    return _remembered("columns", data, key, _column_sketches)
+    sketches: dict[str, Any] | None = _remembered("columns", data, key, _column_sketches)
+    return sketches
 
 
 def _remembered(kind: str, data: Any, key: Any, compute: Any) -> Any:

@@ -338,6 +338,9 @@ def methods_text() -> str:
         params = [p for p in cls.form_parameters()]
         if cls.secret_draws:
             lines.append("  draws: from your release key ('anonstudio key'); a job may not write a seed")
+        elif getattr(cls, "keyed_draws", False):
+            lines.append("  draws: from your release key ('anonstudio key') unless the job writes a seed (the release "
+                         "is then NOT safe to publish)")
         for prm in params:
             default = "required" if prm.required else f"default {prm.default!r}"
             rng = f" {prm.describe_range()}" if prm.describe_range() else ""

@@ -229,6 +229,9 @@ def person_warnings(table: Table) -> list[str]:
 #: few records per person; a category's values hold many records each)
 KEY_MAX_ROWS = 6
 KEY_ROWS_SHARE = 0.5
+#: the columns (in the table's order) whose singles and pairs are tried: 12 make 78 pairs, each one pass over the
+#: rows
+MAX_KEY_CANDIDATES = 12
 
 
 def person_like_key(frame: pd.DataFrame, columns: list[str]) -> tuple[int, int, float] | None:
@@ -246,8 +249,8 @@ def person_like_key(frame: pd.DataFrame, columns: list[str]) -> tuple[int, int, 
             present &= c.texts[c.codes] != ""
     if present.sum() < ID_LIKE_MIN_VALUES:
         return None
-    key = row_classes([c.codes[present] for c in cells], int(present.sum()))
-    _, sizes = np.unique(key, return_counts=True)
+    key = row_classes([c.codes[present] for c in cells], int(present.sum()))  # ids 0..m-1 by first appearance
+    sizes = np.bincount(key)
     few = int(sizes[(sizes >= 2) & (sizes <= KEY_MAX_ROWS)].sum())
     repeats = int(len(key) - len(sizes))
     share = repeats / len(frame)
@@ -263,7 +266,7 @@ def person_key_warnings(table: Table) -> list[str]:
     ``first_name`` + ``last_name``) or held by few distinct values. A hunt dodged the warning with both."""
     roled = set(table.quasi_identifiers) | set(_as_list(table.sensitive))
     candidates = [c for c in table.df.columns if c in set(table.identifying)
-                  or (c not in roled and (names_a_person(c) or is_name_part(c)))]
+                  or (c not in roled and (names_a_person(c) or is_name_part(c)))][:MAX_KEY_CANDIDATES]
     # the columns person_warnings judged alone (and warned about if they repeat)
     said = {c for c in table.identifying if (names_a_person(c) or looks_like_ids(table.df, c)) and not is_name_part(c)}
     out = []

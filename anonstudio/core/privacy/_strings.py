@@ -125,7 +125,8 @@ def _renamed_copies(original: SequenceSet, output: SequenceSet, k: int) -> list[
     """:func:`._substitutions.renamed_copies` of the output as written (before symbols the inputs lack are dropped:
     a renaming may use them)."""
     return renamed_copies(original.codes.astype(np.int32), original.offsets.astype(np.int64),
-                          output.codes.astype(np.int32), output.offsets.astype(np.int64), k)
+                          output.codes.astype(np.int32), output.offsets.astype(np.int64), k,
+                          _output_codes(original.alphabet, output).astype(np.int32))
 
 
 def _as_set(obj: Any) -> SequenceSet:

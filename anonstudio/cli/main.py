@@ -120,13 +120,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from anonstudio.core.jobs import load_job, verify_job
 
     job = load_job(args.job, args.set)
+    from anonstudio.core.secret_draws import draws_from_key
+
     verification = verify_job(job, rederive=not args.model_only)
     if args.model_only and not args.json:
         _say("note: --model-only: the release was not re-derived; choices a forger made inside what the model "
              "allows (class make-up, draws, order) go unseen"
              + ("" if verification.details.get("key") else
                 " (the release key the draws came from is not on this machine)"
-                if job.algorithm_class().secret_draws and job.params.get("seed") is None else ""))
+                if draws_from_key(job.algorithm_class(), job.params) and job.params.get("seed") is None else ""))
     for note in verification.details.get("recovered", []):
         print(f"anonstudio: note: {note}", file=sys.stderr)
     if job.report_path is not None and job.report_path.exists():
@@ -336,6 +338,9 @@ def methods_text() -> str:
         params = [p for p in cls.form_parameters()]
         if cls.secret_draws:
             lines.append("  draws: from your release key ('anonstudio key'); a job may not write a seed")
+        elif getattr(cls, "keyed_draws", False):
+            lines.append("  draws: from your release key ('anonstudio key') unless the job writes a seed (the release "
+                         "is then NOT safe to publish)")
         for prm in params:
             default = "required" if prm.required else f"default {prm.default!r}"
             rng = f" {prm.describe_range()}" if prm.describe_range() else ""

@@ -50,7 +50,10 @@ def needs_key(job: Any) -> bool:
     """Whether re-deriving the job's release needs the release key (draws of a ``secret_draws`` method, a
     shuffle), its seeds not being written in the job."""
     cls = job.algorithm_class()
-    return (cls.secret_draws and job.params.get("seed") is None) or (job.shuffle_rows and job.shuffle_seed is None)
+    from anonstudio.core.secret_draws import draws_from_key
+
+    return (draws_from_key(cls, job.params) and job.params.get("seed") is None) or \
+        (job.shuffle_rows and job.shuffle_seed is None)
 
 
 def unkept_seed(job: Any, key: Any = None) -> str | None:
@@ -97,7 +100,9 @@ def rederive(job: Any, data: Any, hierarchies: dict, key: Any = None) -> Rederiv
     if reason is not None:
         return Rederived(reason=reason)
     algorithm = job.make_algorithm()  # its pipeline keys (global's max_suppression) as jobs.run gives them
-    if algorithm.secret_draws and job.params.get("seed") is None:
+    from anonstudio.core.secret_draws import draws_from_key
+
+    if draws_from_key(type(algorithm), job.params) and job.params.get("seed") is None:
         algorithm.use_key(method_seed(key, algorithm.name, data))
     try:
         result = algorithm.run(data, hierarchies)

@@ -41,6 +41,8 @@ RISK_KINDS = (
     ("a second release of this input", "this input was published before with other settings"),
     ("several records per person, counted as different people", "several records per person:"),
     ("a release of an overlapping input", "this input overlaps a release published"),
+    # a keyed_draws method (condensation) run with a seed the job writes (secret_draws.written_seed_warning)
+    ("the draws' seed is written in the job", "the job writes the seed of the method's draws"),
     # issue 39 item 5: a parameter outside its safe range (publication_rules.SAFE_RANGES, LOOSENED_WORDS)
     ("a parameter loosens a release rule", "loosens a release rule"),
     # issue 39: a random-anonymization release singles people out by a near match (jobs.near_match_warning)

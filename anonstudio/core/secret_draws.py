@@ -35,11 +35,36 @@ def refuse_written_secrets(name: str, params: dict[str, Any], shuffle_seed: int 
 
 
 
+def draws_from_key(cls: Any, params: dict[str, Any]) -> bool:
+    """Whether a run of method class ``cls`` with ``params`` draws from the release key: always for
+    ``secret_draws`` (RA, SafePub, Anatomy), and for ``keyed_draws`` (condensation) when no seed is written."""
+    return bool(cls.secret_draws or (getattr(cls, "keyed_draws", False) and params.get("seed") is None))
+
+
+#: how the warning about a written seed of a ``keyed_draws`` method begins (a release risk: NOT safe to publish)
+WRITTEN_SEED = "the job writes the seed of the method's draws"
+
+
+def written_seed_warning(name: str, params: dict[str, Any]) -> list[str]:
+    """A ``keyed_draws`` method run with a seed the job writes: whoever reads the job replays the draws —
+    condensation's uniforms give each published symbol's place in its group's distribution (so the group's
+    statistics, not only samples of them) and which symbols the fragment and near-copy rules redrew, there where a
+    first draw copied a run of fewer than k inputs."""
+    try:
+        cls = algorithms.get(name)
+    except AnonStudioError:
+        return []
+    if getattr(cls, "keyed_draws", False) and params.get("seed") is not None:
+        return [f"{WRITTEN_SEED} (algorithm.seed = {params['seed']}): anyone who reads the job replays them — "
+                f"'{name}' draws from your release key when the job writes no seed; remove algorithm.seed"]
+    return []
+
+
 def report_parameters(name: str, algorithm: Algorithm, params: dict[str, Any]) -> dict[str, Any]:
     """The report's ``parameters``: the method's name, its validated parameters (and a deterministic method's
     seed as given), then the pipeline keys it declares (``max_suppression``)."""
     out = {"name": name, **algorithm.params}
-    if algorithm.secret_draws:  # drawn from the release key: the seed parameter's default played no part
+    if draws_from_key(type(algorithm), params):  # drawn from the release key: the seed's default played no part
         out.pop("seed", None)
     if "seed" in params and "seed" not in out and not algorithm.secret_draws:
         out["seed"] = params["seed"]

@@ -103,6 +103,10 @@ class Algorithm(ABC):
     #: draws come from the user's release key (:mod:`anonstudio.core.keys`, issue 39 item 1) through
     #: :meth:`use_key`; an in-memory run (an experiment, a test) may still give one
     secret_draws: ClassVar[bool] = False
+    #: whether the method's draws come from the release key when the job writes no seed (condensation: its draws
+    #: hide the group statistics and the fragment rule's redraws; a written seed still runs, for experiments, and
+    #: the release is then NOT safe to publish): see :func:`anonstudio.core.secret_draws.draws_from_key`
+    keyed_draws: ClassVar[bool] = False
     #: the engines a single job of this method runs on (``[execution] engine``): "local", and "dask" for the
     #: methods whose ``run`` takes ``executor=`` and splits its work into tasks with the same output
     engines: ClassVar[tuple[str, ...]] = ("local",)

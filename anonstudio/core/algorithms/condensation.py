@@ -693,6 +693,7 @@ class Condensation(Algorithm):
     """
 
     name = "condensation"
+    keyed_draws = True
     result_view = "Composition"
     title = "Condensation (pseudo-strings)"
     data_kind = "fasta"
@@ -766,7 +767,8 @@ class Condensation(Algorithm):
             raise PrivacyError(
                 f"the input holds {len(contents)} distinct strings ({n} records; identical strings count once), "
                 f"fewer than k = {k}: no group of k distinct strings can form (lower k)", file=src)
-        rng = np.random.default_rng(self.params["seed"])
+        # the release key's seed when the job wrote none (keyed_draws), else the seed given (experiments)
+        rng = np.random.default_rng(self.keyed_seed if self.keyed_seed is not None else self.params["seed"])
         n_symbols = len(data.alphabet)
         lengths = contents.lengths
         length_mode = self.params["length"]

@@ -425,6 +425,16 @@ class GlobalRecoding(GeneralizingMethod):
     enforced_models = ENFORCED
     counts_population = True
 
+
+    def privacy_model(self) -> dict:
+        """The tabular model, and ``full_domain``: the release is one hierarchy level per quasi-identifier
+        (global recoding, Samarati 2001; LeFevre et al. 2005) within ``min_level`` / ``max_level`` — a property of
+        the release itself, so ``verify --model-only`` checks it too (a release with one column's records at two
+        levels passed it: issue 39)."""
+        model = super().privacy_model()
+        model["full_domain"] = {key: {str(a): int(v) for a, v in (self.params.get(key) or {}).items()}
+                                for key in ("min_level", "max_level")}
+        return model
     def __init__(self, **params) -> None:
         super().__init__(**params)
         self.search: LatticeSearch | None = None

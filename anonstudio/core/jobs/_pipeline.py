@@ -303,12 +303,13 @@ def execute(data: Any, specs: dict[str, Any], method: str, params: dict[str, Any
     the report names the key's fingerprint. Nothing is written: :func:`anonstudio.core.publication.write_outputs`
     publishes the outcome."""
     from anonstudio.core.jobs._schema import make_algorithm, refuse_written_secrets, report_parameters, seed_notes
+    from anonstudio.core.secret_draws import draws_from_key, written_seed_warning
 
     refuse_written_secrets(method, params, file=source)
     algorithm = make_algorithm(method, params, file=source)
     check_rule_parameters(algorithm, source)
     key = None
-    if algorithm.secret_draws:
+    if draws_from_key(type(algorithm), params):
         from anonstudio.core.keys import load_key
         from anonstudio.core.release_log import method_seed
 
@@ -338,6 +339,7 @@ def execute(data: Any, specs: dict[str, Any], method: str, params: dict[str, Any
     given = {attr: spec for attr, spec in specs.items()}
     outcome.report["warnings"] = (hierarchy_warnings(given, data, hierarchies, used=hierarchies_used(algorithm))
                                   + loosened_parameters(algorithm.name, algorithm.params)
+                                  + written_seed_warning(method, params)
                                   + outcome.report["warnings"])
     return outcome
 

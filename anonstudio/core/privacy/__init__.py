@@ -213,7 +213,36 @@ def _table(spec: dict[str, Any], models: list[PrivacyModel], original: Any, outp
                                     executor=executor, people=people)
             ld.details.update(l_kind=kind, l_violations=ld.details.get("violations", 0))
             parts.append(ld)
+    if spec.get("full_domain") is not None:
+        parts.append(_full_domain(spec["full_domain"], original, frame, hierarchies,
+                                  list(qis) if qis is not None else original.quasi_identifiers))
     return combine(parts, " + ".join(m.name for m in models))
+
+
+def _full_domain(bounds: dict[str, Any], original: Table, frame: pd.DataFrame, hierarchies: dict[str, Any],
+                 qis: list[str]) -> Verification:
+    """Global recoding's form: every published (not fully suppressed) cell of a quasi-identifier at one level of its
+    hierarchy, within the job's ``min_level`` / ``max_level`` (:func:`._safepub.full_domain_levels`, as SafePub's
+    verifier judges it)."""
+    from anonstudio.core.privacy._safepub import full_domain_levels
+    from anonstudio.core.privacy._tables import suppressed_rows
+    from anonstudio.core.privacy._verification import Problems
+
+    if len(frame) != len(original.df):  # the k-anonymity part fails a release of another length
+        return Verification(True, "full-domain generalization", {})
+    levels, problems = full_domain_levels(original, frame, hierarchies, qis, suppressed_rows(frame, qis, hierarchies))
+    out = Problems()
+    for sentence, record in zip(problems.sentences, problems.records):
+        out.add(sentence.replace("the release is not full-domain", "'global' publishes one level per attribute "
+                                 "(full-domain recoding)"), **record)
+    for q, possible in levels.items():
+        low = (bounds.get("min_level") or {}).get(q, 0)
+        high = (bounds.get("max_level") or {}).get(q, getattr(hierarchies.get(q), "height", 0))
+        if possible and not any(low <= lv <= high for lv in possible):
+            out.add(f"'{q}' is published at level {possible[0]}, outside the job's levels {low}..{high} "
+                    "(min_level / max_level)", kind="level outside the bounds", column=q)
+    return Verification(not out.count, "full-domain generalization",
+                        {"levels": levels, "violations": out.count, "first_violations": out.records}, out.sentences)
 
 
 def _people_of(original: Any, person: str | None, rows: int) -> np.ndarray | None:

@@ -126,7 +126,13 @@ REPEATED_IDS_SHARE = 0.05
 #: words of a column name that names a person or a record (the workbench proposes such columns identifying)
 ID_WORDS = ("id", "uuid", "guid", "ssn", "email", "mail", "phone", "telephone", "fullname", "surname", "firstname",
             "lastname", "mrn", "passport", "iban", "patient", "person", "customer", "member", "client", "subject",
-            "participant", "individual", "beneficiary", "enrollee", "insured", "nhs", "pat")
+            "participant", "individual", "beneficiary", "enrollee", "insured", "nhs", "pat", "holder",
+            "policyholder", "cardholder", "accountholder", "insuree", "owner", "account", "resident", "employee",
+            "student", "donor", "givenname", "familyname", "forename")
+
+#: words of a column name that name part of a person's name: shared by chance (many people are called Smith), so
+#: such a column is judged together with another (:func:`person_key_warnings`), not alone
+NAME_PARTS = ("firstname", "lastname", "surname", "givenname", "familyname", "forename", "name")
 
 
 #: abbreviations of person ids, read as one word
@@ -148,13 +154,25 @@ def repeated_record_share(frame: pd.DataFrame, leave_out: list[str]) -> tuple[in
     return repeats, repeats / len(frame)
 
 
-def names_a_person(column: str) -> bool:
-    """Whether a column's name names a person or a record (``patient_id``, ``PatientID``, ``member-no``)."""
+def _words(column: str) -> list[str]:
     import re
 
-    words = [w.lower() for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-z])(?=[A-Z])", str(column)) if w]
-    # an id word or an id abbreviation (PID, UID, PatID, SubjID: a hunt dodged the warning with 'PID')
-    return any(w in ID_WORDS or w in ID_ABBREVIATIONS for w in words)
+    return [w.lower() for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-z])(?=[A-Z])", str(column)) if w]
+
+
+def is_name_part(column: str) -> bool:
+    """Whether a column's name names part of a person's name (``first_name``, ``Surname``, ``name``)."""
+    words = _words(column)
+    return bool(words) and ("".join(words) in NAME_PARTS or "".join(words[-2:]) in NAME_PARTS)
+
+
+def names_a_person(column: str) -> bool:
+    """Whether a column's name names a person or a record (``patient_id``, ``PatientID``, ``member-no``)."""
+    words = _words(column)
+    # an id word or an id abbreviation (PID, UID, PatID, SubjID: a hunt dodged the warning with 'PID'), also as the
+    # words run together ('first_name' is 'firstname'; 'policy_holder' is 'policyholder')
+    joined = "".join(words)
+    return any(w in ID_WORDS or w in ID_ABBREVIATIONS for w in [*words, joined])
 
 
 #: an identifying column whose distinct values are at least this share of the records (and at least
@@ -189,13 +207,14 @@ def person_warnings(table: Table) -> list[str]:
         return []
     out = []
     for c in table.identifying:
-        if names_a_person(c) or looks_like_ids(table.df, c):
+        if (names_a_person(c) or looks_like_ids(table.df, c)) and not is_name_part(c):
             n, share = repeated_ids(table.df, c)
             if share > REPEATED_IDS_SHARE:
                 out.append(f"several records per person: the identifying column '{c}' holds an id of another record "
                            f"in {n:,} records ({share:.1%}, more than {REPEATED_IDS_SHARE:.0%}), and k counts records, "
                            f"so one person's records pass as different people — name it input.person (every class "
                            "then holds k people)")
+    out += person_key_warnings(table)
     n, share = repeated_record_share(table.df, table.identifying)
     if share > REPEATED_RECORDS_SHARE:
         out.append(f"several records per person: {n:,} records ({share:.1%}, more than "
@@ -203,3 +222,80 @@ def person_warnings(table: Table) -> list[str]:
                    "and k counts records, so one person's records may pass as different people — name the column "
                    "that identifies the person as input.person")
     return out
+
+
+#: a person-like key: a combination of values held by 2..:data:`KEY_MAX_ROWS` records each, for at least
+#: :data:`KEY_ROWS_SHARE` of the records, with at least :data:`ID_LIKE_MIN_VALUES` combinations (visits, claims: a
+#: few records per person; a category's values hold many records each)
+KEY_MAX_ROWS = 6
+KEY_ROWS_SHARE = 0.5
+#: the columns (in the table's order) whose singles and pairs are tried: 12 make 78 pairs, each one pass over the
+#: rows
+MAX_KEY_CANDIDATES = 12
+
+
+def person_like_key(frame: pd.DataFrame, columns: list[str]) -> tuple[int, int, float] | None:
+    """``(combinations, repeating records, their share)`` when the values of ``columns`` together look like a
+    person's id held by a few records each (at least :data:`KEY_ROWS_SHARE` of the records in combinations of 2 to
+    :data:`KEY_MAX_ROWS` records, at least :data:`ID_LIKE_MIN_VALUES` combinations, more than
+    :data:`REPEATED_IDS_SHARE` of the records repeating one); ``None`` otherwise. Missing cells hold no id."""
+    from anonstudio.core.data import coded_cells
+    from anonstudio.core.data._chunks import row_classes
+
+    cells = [coded_cells(frame[c], "") for c in columns]
+    present = np.ones(len(frame), dtype=bool)
+    for c in cells:
+        if len(c.texts):
+            present &= c.texts[c.codes] != ""
+    if present.sum() < ID_LIKE_MIN_VALUES:
+        return None
+    key = row_classes([c.codes[present] for c in cells], int(present.sum()))  # ids 0..m-1 by first appearance
+    sizes = np.bincount(key)
+    few = int(sizes[(sizes >= 2) & (sizes <= KEY_MAX_ROWS)].sum())
+    repeats = int(len(key) - len(sizes))
+    share = repeats / len(frame)
+    if len(sizes) < ID_LIKE_MIN_VALUES or few < KEY_ROWS_SHARE * len(frame) or share <= REPEATED_IDS_SHARE:
+        return None
+    return int(len(sizes)), repeats, share
+
+
+def person_key_warnings(table: Table) -> list[str]:
+    """Without a person column: a person's id the name-and-share test of :func:`person_warnings` does not see — one
+    or two identifying columns (or columns published unchanged that are named like a person) whose values together
+    repeat a few records each (:func:`person_like_key`): an id split over two columns (``ward`` + ``bed``,
+    ``first_name`` + ``last_name``) or held by few distinct values. A hunt dodged the warning with both."""
+    roled = set(table.quasi_identifiers) | set(_as_list(table.sensitive))
+    candidates = [c for c in table.df.columns if c in set(table.identifying)
+                  or (c not in roled and (names_a_person(c) or is_name_part(c)))][:MAX_KEY_CANDIDATES]
+    # the columns person_warnings judged alone (and warned about if they repeat)
+    said = {c for c in table.identifying if (names_a_person(c) or looks_like_ids(table.df, c)) and not is_name_part(c)}
+    out = []
+    for size in (1, 2):
+        for i, first in enumerate(candidates):
+            for second in ([None] if size == 1 else candidates[i + 1:]):
+                columns = [first] if second is None else [first, second]
+                if set(columns) & said or (second is None and is_name_part(first)):
+                    continue  # judged alone already; a surname alone is shared by chance
+                if second is not None and is_name_part(first) != is_name_part(second):
+                    continue  # a surname refined by a category (race) is no id: names pair with names
+                found = person_like_key(table.df, columns)
+                if found is None:
+                    continue
+                combos, n, share = found
+                named = " + ".join(f"'{c}'" for c in columns)
+                which = "together look" if len(columns) == 2 else "looks"
+                fix = ("combine them into one column and name it [input] person" if len(columns) == 2
+                       else "name it [input] person")
+                out.append(f"several records per person: {named} {which} like a person's id ({combos:,} values held "
+                           f"by 1–{KEY_MAX_ROWS} records each, mostly), and {n:,} records ({share:.1%}) repeat one; k "
+                           f"counts records, so one person's records pass as different people — {fix} (every class "
+                           "then holds k people)")
+                said.update(columns)
+    return out
+
+
+def _as_list(value: object) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+

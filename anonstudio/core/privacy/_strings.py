@@ -12,6 +12,7 @@ import numpy as np
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.models import ClassStats, CondensedGroups, FragmentRule, NearCopyRule
 from anonstudio.core.privacy._near_copies import near_copies
+from anonstudio.core.privacy._substitutions import WINDOW, renamed_copies
 from anonstudio.core.privacy._readings import backward_readings, reads_as_dna
 from anonstudio.core.privacy._tables import _check_int
 from anonstudio.core.privacy._verification import Problems, Verification
@@ -118,6 +119,14 @@ def _header_runs(original: SequenceSet, headers: list[str], length: int) -> tupl
     if not runs:
         return None
     return owners, SequenceSet.from_strings(runs, alphabet=original.alphabet)
+
+
+def _renamed_copies(original: SequenceSet, output: SequenceSet, k: int) -> list[tuple[int, int, int]]:
+    """:func:`._substitutions.renamed_copies` of the output as written (before symbols the inputs lack are dropped:
+    a renaming may use them)."""
+    return renamed_copies(original.codes.astype(np.int32), original.offsets.astype(np.int64),
+                          output.codes.astype(np.int32), output.offsets.astype(np.int64), k,
+                          _output_codes(original.alphabet, output).astype(np.int32))
 
 
 def _as_set(obj: Any) -> SequenceSet:
@@ -678,6 +687,7 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
     if k is not None and near_copy_identity is not None and near_copy_length is not None:
         near_rule = NearCopyRule(k=k, near_copy_identity=near_copy_identity, near_copy_length=near_copy_length)
     problems = Problems()
+    renamed = _renamed_copies(original, output, k) if k is not None and max_fragment else []
     output = _without_foreign(original, output)  # a copy with gaps or X sprinkled in is a copy
     orig_codes, out_codes = _translate(original, output)
     inputs: dict[bytes, int] = {}
@@ -761,6 +771,12 @@ def verify_pseudo_strings(original: SequenceSet, output: SequenceSet, *, k: int 
                     problems.add(f"pseudo-string {j + 1} ('{output.ids[j]}') read {how} contains "
                                  f"{rule.measure(stats, j)}", record=output.ids[j], kind="rare fragment")
         details["rare_fragment_strings"] = len(flagged)
+    for j, start, holders in renamed:
+        problems.add(f"pseudo-string {j + 1} ('{output.ids[j]}') is an input with its symbols renamed: from symbol "
+                     f"{start + 1} on, {WINDOW} symbols repeat where they last occurred exactly as {holders} input "
+                     f"string(s) do, fewer than k = {k} (a renamed copy, such as a letter shift, is read back by "
+                     "whoever knows the renaming)", record=output.ids[j], kind="renamed copy")
+    details["renamed_copies"] = len(renamed)
     if near_rule is not None:
         _near_copy_rule(original, output, views, backwards, shared, shared_backwards, near_rule, problems, details)
     sizes = _group_sizes(output)

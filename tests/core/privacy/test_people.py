@@ -272,3 +272,55 @@ def test_an_id_column_repeating_ids_warns_whatever_its_name(name):
     # a category marked identifying to leave it out (the SafePub demo's race, native-country) is no id column
     categories = Table(frame).with_roles(QIS[:2], sensitive=["diagnosis"], identifying=[name, *QIS[2:]])
     assert not any("'race'" in w or "'marital-status'" in w for w in person_warnings(categories))
+
+
+def _split_ids(frame: pd.DataFrame, first: str, second: str, width: int) -> pd.DataFrame:
+    number = frame["patient_id"].str[1:].astype(int)
+    return frame.assign(**{first: [f"{first[0]}{n % width}" for n in number],
+                           second: [f"{second[0]}{n // width}" for n in number],
+                           "visit": [f"v{i}" for i in range(len(frame))]}).drop(columns=["patient_id"])
+
+
+@pytest.mark.parametrize(("first", "second"), [("ward", "bed"), ("first_name", "last_name"), ("id_a", "id_b")])
+def test_an_id_split_over_two_columns_warns(first, second):
+    """A second hunt dodged the warning with an id split over two identifying columns (``ward`` + ``bed``): each
+    column alone repeats like a category, the two together hold a person's few visits. The warning names both and
+    the fix ([input] person); the verdict is NOT safe to publish."""
+    from anonstudio.core.privacy._people import person_warnings
+    from anonstudio.core.release_verdict import release_verdict
+
+    frame = _split_ids(visits_table(600, 6, seed=5)[["patient_id", *QIS, "diagnosis"]], first, second, 23)
+    table = Table(frame).with_roles(QIS, sensitive=["diagnosis"], identifying=[first, second])
+    warned = person_warnings(table)
+    pair = [w for w in warned if f"'{first}' + '{second}' together look like a person's id" in w]
+    assert pair or any(f"the identifying column '{first}'" in w for w in warned), warned
+    assert all("[input] person" in w for w in pair)
+    verdict = release_verdict({"verification": {"passed": True}}, warned)
+    assert not verdict.safe_to_publish and "several records per person" in verdict.headline()
+
+
+def test_a_person_held_by_few_distinct_values_warns():
+    """The hunt's ``holder`` column: 40 people × 25 visits, 4 % distinct values (below the 5 % of an id column)."""
+    from anonstudio.core.privacy._people import person_warnings
+
+    frame = visits_table(40, 1, seed=6)
+    frame = frame.loc[frame.index.repeat(25)].reset_index(drop=True)
+    frame = frame.assign(holder=frame["patient_id"].str.replace("p", "h"), visit=[f"v{i}" for i in range(len(frame))])
+    frame = frame[["holder", "visit", *QIS, "diagnosis"]]
+    table = Table(frame).with_roles(QIS, sensitive=["diagnosis"], identifying=["holder"])
+    assert any("'holder'" in w for w in person_warnings(table)), person_warnings(table)
+
+
+def test_names_and_categories_of_one_record_per_person_do_not_warn():
+    """One record per person with first and last names identifying (shared by chance: many people are called
+    Smith), or categories marked identifying to leave them out: no several-records warning."""
+    from anonstudio.core.generate import adult_like_table
+    from anonstudio.core.privacy._people import person_warnings
+
+    rng = np.random.default_rng(7)
+    frame = adult_like_table(2000, 8)
+    frame = frame.assign(first_name=rng.choice([f"f{i}" for i in range(60)], len(frame)),
+                         last_name=rng.choice([f"l{i}" for i in range(400)], len(frame)))
+    table = Table(frame).with_roles(["age", "sex"], sensitive=["occupation"],
+                                    identifying=["first_name", "last_name", "race", "native-country"])
+    assert [w for w in person_warnings(table) if "person's id" in w or "identifying column" in w] == []

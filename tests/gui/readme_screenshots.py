@@ -58,7 +58,9 @@ SOURCES: dict[str, tuple[str, str]] = {
 
 
 #: the window-size screenshots of tests/gui/test_layout_sizes.py (kind, window size, view)
-SIZES_PATTERN = re.compile(r"layout_(table|events|fasta)_(\d+x\d+)_([a-z-]+)\.png")
+SIZES_PATTERN = re.compile(r"layout_(table|events|fasta|ra|anatomy)_(\d+x\d+)_([a-z-]+)\.png")
+#: the RA and Anatomy runs show the table's tabs again: of theirs only the window and their own view are copied
+OWN_VIEWS_ONLY = {"ra": ("result", "randomization"), "anatomy": ("result", "anatomy")}
 SIZES_TEST = "tests/gui/test_layout_sizes.py"
 
 
@@ -67,7 +69,7 @@ def sizes_images(suite: Path = SUITE) -> dict[str, Path]:
     found = {}
     for path in sorted(suite.glob("layout_*.png")):
         match = SIZES_PATTERN.fullmatch(path.name)
-        if match:
+        if match and match[3] in OWN_VIEWS_ONLY.get(match[1], (match[3],)):
             found["sizes-{}-{}-{}.png".format(*match.groups())] = path
     return found
 

@@ -31,6 +31,10 @@ SIZES = [(1280, 720), (1920, 1080)]
 JOBS = {
     "table-mst": ("table", {"Summary", "Compare", "MST partition", "Risk", "Privacy", "Metrics", "History"},
                   {"Composition", "Clusters", "Randomization", "Anatomy"}),
+    "table-ra": ("table", {"Summary", "Compare", "Randomization", "Risk", "Privacy", "Metrics", "History"},
+                 {"Composition", "Clusters", "MST partition", "Anatomy"}),
+    "table-anatomy": ("table", {"Summary", "Compare", "Anatomy", "Risk", "Privacy", "Metrics", "History"},
+                      {"Composition", "Clusters", "MST partition", "Randomization"}),
     "events-cbmsa": ("events", {"Summary", "Compare", "Clusters", "Privacy", "Metrics", "History"},
                      {"Composition", "MST partition", "Randomization", "Anatomy", "Risk"}),
     "proteins-condensation": ("fasta", {"Summary", "Compare", "Composition", "Metrics", "History"},
@@ -99,6 +103,7 @@ def test_every_pane_fits_its_dock_and_only_the_tabs_that_apply_show(qtbot, setti
     from anonstudio.gui.main_window import MainWindow
 
     kind, shown, hidden = JOBS[job]
+    name = kind if job in ("table-mst", "events-cbmsa", "proteins-condensation") else job.split("-")[1]
     w, h = size
     shutil.copytree(demo_folder(), tmp_path / "demo")
     window = MainWindow(settings=settings)
@@ -108,7 +113,7 @@ def test_every_pane_fits_its_dock_and_only_the_tabs_that_apply_show(qtbot, setti
     qtbot.waitExposed(window)
     assert window.open_job(tmp_path / "demo" / f"{job}.toml")
     _settle(qtbot, 8)
-    screenshot(window, f"layout_{kind}_{w}x{h}_setup")
+    screenshot(window, f"layout_{name}_{w}x{h}_setup")
     assert not _elided_buttons(window), _elided_buttons(window)
     attributes = window.panes["Attributes"].table
     rows_before = _visible_rows(attributes) if kind != "fasta" else None
@@ -120,7 +125,7 @@ def test_every_pane_fits_its_dock_and_only_the_tabs_that_apply_show(qtbot, setti
         window.start_run()
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=20_000)
     _settle(qtbot, 8)
-    screenshot(window, f"layout_{kind}_{w}x{h}_result")
+    screenshot(window, f"layout_{name}_{w}x{h}_result")
 
     # the setup panes keep their size: the same roles are readable after the run as before it
     if rows_before is not None:
@@ -141,7 +146,7 @@ def test_every_pane_fits_its_dock_and_only_the_tabs_that_apply_show(qtbot, setti
     for tab in sorted(tabs, key=_result_tabs(window).index):
         window.docks[tab].raise_()
         _settle(qtbot, 3)
-        screenshot(window.docks[tab], f"layout_{kind}_{w}x{h}_{tab.lower().replace(' ', '-')}")
+        screenshot(window.docks[tab], f"layout_{name}_{w}x{h}_{tab.lower().replace(' ', '-')}")
         problems += _axes_off_screen(tab, window.panes[tab])
         problems += [f"{tab}: {b}" for b in _elided_buttons(window)]
     assert not problems, "\n".join(problems)

@@ -109,6 +109,7 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         self._make_status_bar()
         self.state.subscribe(self._on_state)
         self._restore_layout()
+        self.show_result_tabs(None, force=True)
 
         self.autosave_timer = QTimer(self, interval=AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
@@ -282,6 +283,7 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
             if hier is not None:
                 hier.refresh()
             self._clear_results()
+            self.show_result_tabs(self.state.method, force=True)
             if self.isVisible():  # new data, no results yet: the setup docks get the room again
                 QTimer.singleShot(0, self.apply_shares)
         elif what == "roles":
@@ -295,6 +297,8 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
         elif what == "method":
             if hier is not None:
                 hier.validate()  # a method that needs no hierarchy makes a missing one no error
+            if not self._results_shown:  # the tabs of the method chosen; shown results keep their run's tabs
+                self.show_result_tabs(self.state.method)
         elif what == "outcome":
             if self.state.outcome is None and not self.state.stale_reason:
                 self._clear_results()

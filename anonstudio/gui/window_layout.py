@@ -8,18 +8,24 @@ from pathlib import Path
 from PySide6.QtCore import QSize, Qt, QTimer
 
 MAX_RECENT = 8
-#: shares of the window's height and width, before a run (setup: the data and its roles get the room, the empty
-#: result tabs a strip) and after one (results: about half the height for the result views — at 1280 × 720 the
-#: setup docks' readable minimum leaves them about 40 %)
-SETUP_SHARES = {"Data": 0.30, "Attributes": 0.42, "results": 0.13}
-RESULT_SHARES = {"Data": 0.2, "Attributes": 0.17, "results": 0.47}
+#: shares of the window's height for the top docks (Data above Attributes) and the result tabs, before a run (setup:
+#: the data and its roles get the room, the empty result tabs a strip) and after one (results: about half the height
+#: for the result views — at 1280 × 720 the setup docks' readable minimum leaves them about 40 %)
+SETUP_SHARES = {"top": 0.72, "results": 0.13}
+RESULT_SHARES = {"top": 0.37, "results": 0.47}
+#: the Attributes dock's share of the height, the same before and after a run (issue 40: a run never shrinks the
+#: roles to 3 rows) — as tall as its rows need, up to this share; the Data dock takes what the run moves
+ATTRIBUTES_SHARE = 0.3
 COLUMN_SHARES = {"Data": 0.5, "Hierarchies": 0.22, "Method": 0.28}
-#: the smallest readable dock sizes (pixels): a few table rows, a form, an empty result's message
+#: the smallest readable dock sizes (pixels): a few table rows, a form, an empty result's message; the Run dock
+#: its button, progress and a two-line verdict
 MINIMUM_SIZES = {"Data": QSize(360, 115), "Attributes": QSize(360, 130), "Hierarchies": QSize(240, 160),
-                 "Method": QSize(300, 190), "Run": QSize(300, 100)}
+                 "Method": QSize(300, 150), "Run": QSize(300, 130)}
 RESULT_MINIMUM = QSize(300, 90)
 #: the Attributes dock's height besides its rows (title, note, header, scroll bar) and per row (pixels)
 ATTRIBUTES_FRAME, ATTRIBUTES_ROW = 100, 25
+#: a dock's title bar and the separator below it (pixels)
+DOCK_TITLE = 26
 #: a window resized by more than this share in width or height gets its docks' shares back
 RESHARE_BELOW = 0.1
 
@@ -91,11 +97,19 @@ class LayoutActions:
         bottom.sort(key=lambda d: d.visibleRegion().isEmpty())  # the raised tab first
         # one call for every dock of the top area and the raised bottom one: Qt moves the split between the areas
         # only as far as the top docks' own sizes let it
-        top = h * (shares["Data"] + shares["Attributes"])
-        # the Attributes dock as tall as its rows need (one per column), within its share; the data takes the rest
-        rows = len(self.state.columns()) if self.state.data is not None else 0
-        attributes = min(h * shares["Attributes"], ATTRIBUTES_FRAME + ATTRIBUTES_ROW * rows) if rows else \
-            h * shares["Attributes"]
+        # the Attributes dock as tall as its rows need (one per column), within its share, before and after a run
+        # alike; the data takes the rest of the top, at least its readable minimum
+        attributes = self._attributes_height(h)
+        roles = self.docks.get("Attributes")
+        kept = getattr(self, "_attributes_kept", None) if results else None
+        if kept and roles is not None and roles.isVisible():
+            # the run's results take their room from the data, not the roles: the Attributes dock keeps its height
+            # to the pixel (held while Qt lays the column out, then free to be dragged again)
+            attributes = kept
+            roles.setFixedHeight(kept)
+            QTimer.singleShot(150, self._release_attributes)
+        top = max(h * shares["top"], attributes + MINIMUM_SIZES["Data"].height() + DOCK_TITLE) if attributes else \
+            h * shares["top"]
         wanted = {"Data": top - attributes, "Attributes": attributes, "Hierarchies": top,
                   "Method": 0.68 * top, "Run": 0.32 * top}
         docks = [self.docks[t] for t in wanted if t in self.docks and self.docks[t].isVisible()
@@ -104,7 +118,7 @@ class LayoutActions:
                  and not self.docks[t].isFloating()]
         if bottom:
             docks.append(bottom[0])
-            sizes.append(int(h * shares["results"]))
+            sizes.append(int(min(h * shares["results"], h - top - 4 * DOCK_TITLE)))
         if docks:
             self.resizeDocks(docks, sizes, Qt.Orientation.Vertical)
         across = [t for t in COLUMN_SHARES if t in self.docks and self.docks[t].isVisible()]
@@ -113,10 +127,57 @@ class LayoutActions:
                              Qt.Orientation.Horizontal)
         self._shared_at = QSize(w, h)
 
+    def _release_attributes(self) -> None:
+        dock = self.docks.get("Attributes")
+        if dock is not None:
+            dock.setMinimumHeight(0)
+            dock.setMaximumHeight(16777215)  # QWIDGETSIZE_MAX
+
+    def _attributes_height(self, h: int) -> float:
+        """The Attributes dock's height at window height ``h``: whole rows (one per column) up to
+        :data:`ATTRIBUTES_SHARE` of the height, plus half a row — Qt spreads a few pixels of the column differently
+        before and after a run, and the same rows must show in both."""
+        rows = len(self.state.columns()) if self.state.data is not None else 0
+        pane = self.panes.get("Attributes")
+        dock = self.docks.get("Attributes")
+        table = getattr(pane, "table", None)
+        if dock is None or (self.state.kind is not None and dock.isHidden()):
+            return 0.0  # sequences: no Attributes dock, the data takes the top
+        if not rows or table is None:
+            return h * ATTRIBUTES_SHARE
+        row = table.verticalHeader().defaultSectionSize() or ATTRIBUTES_ROW
+        measured = dock.height() - table.viewport().height() if dock.isVisible() and table.isVisible() else 0
+        frame = measured if ATTRIBUTES_FRAME // 2 <= measured <= 2 * ATTRIBUTES_FRAME else ATTRIBUTES_FRAME
+        shown = max(1, min(rows, int((h * ATTRIBUTES_SHARE - frame) // row)))
+        return frame + row * shown + row // 2
+
     def reset_layout(self) -> None:
         self.restoreState(self._default_layout)
         for dock in self.docks.values():
             dock.show()
+        self.show_result_tabs(self._tabs_for, force=True)
+
+    def show_result_tabs(self, method: str | None, *, force: bool = False) -> None:
+        """Show the result tabs that apply to ``method`` on the data open, hide the others
+        (:func:`~anonstudio.core.views.result_tabs.tab_applies`: the one rule). A tab whose applicability did not
+        change keeps what the user made of it (closed stays closed, unless ``force``); a hidden tab's View-menu
+        entry is off, saying why."""
+        from anonstudio.core.views.result_tabs import tab_applies
+        from anonstudio.gui.main_window import PANES
+
+        self._tabs_for = method
+        applied = getattr(self, "_tab_applies", {})
+        for title, dock in self.docks.items():
+            if PANES[title][2] != Qt.DockWidgetArea.BottomDockWidgetArea:
+                continue
+            applies = tab_applies(title, self.state.kind, method)
+            action = dock.toggleViewAction()
+            action.setEnabled(applies)
+            action.setToolTip("" if applies else "This view does not apply to the data open and the method chosen")
+            if force or applied.get(title) != applies:
+                dock.setVisible(applies)
+            applied[title] = applies
+        self._tab_applies = applied
 
     def recent_files(self) -> list[str]:
         value = self.settings.value("recentFiles", [])

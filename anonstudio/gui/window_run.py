@@ -247,10 +247,11 @@ class RunControl:
         self._raise_result_view(outcome)
 
     def _raise_result_view(self, outcome) -> None:
-        """Bring the pane the method declares as its own result view to the front (e.g. Clusters for CBMSA);
+        """Show the result tabs that apply to the run (:meth:`show_result_tabs`), then bring the pane the method declares as its own result view to the front (e.g. Clusters for CBMSA);
         for a method without one, the summary card (the Summary tab is one click away either way)."""
         from anonstudio.core import algorithms
 
+        self.show_result_tabs(outcome.report.get("algorithm") or None)
         try:
             view = algorithms.get(outcome.report.get("algorithm", "")).result_view
         except AnonStudioError:
@@ -266,6 +267,8 @@ class RunControl:
         dock = self.docks[view]
         if dock.isFloating() or "Data" not in self.docks or dock.height() >= 0.45 * self.height():
             return
+        roles = self.docks.get("Attributes")
+        self._attributes_kept = roles.height() if roles is not None and roles.isVisible() else None
         self.apply_shares(results=True)
 
     def _run_failed(self, exc: BaseException) -> None:

@@ -8,11 +8,17 @@ each docs image is::
     ANONSTUDIO_SCREENSHOTS=artifacts/screenshots python -m pytest tests/gui
     ANONSTUDIO_SCREENSHOTS=artifacts/screenshots python tests/gui/readme_screenshots.py  # copies each over its image
     python tests/gui/readme_screenshots.py --check  # exit 1 if a source is missing (the suite did not save it)
+    ANONSTUDIO_SCREENSHOTS=artifacts/screenshots python tests/gui/readme_screenshots.py --sizes  # only the guide's
+
+The guide's window-size pictures (issue 40 item 3) are every ``layout_<kind>_<w>x<h>_<view>.png`` that
+tests/gui/test_layout_sizes.py saves, copied as ``docs/screenshots/sizes-<kind>-<w>x<h>-<view>.png`` with a
+32-colour palette (a tenth of the size; the workbench's flat colours survive it).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -51,7 +57,48 @@ SOURCES: dict[str, tuple[str, str]] = {
 }
 
 
+#: the window-size screenshots of tests/gui/test_layout_sizes.py (kind, window size, view)
+SIZES_PATTERN = re.compile(r"layout_(table|events|fasta|ra|anatomy)_(\d+x\d+)_([a-z-]+)\.png")
+#: the RA and Anatomy runs show the table's tabs again: of theirs only the window and their own view are copied
+OWN_VIEWS_ONLY = {"ra": ("result", "randomization"), "anatomy": ("result", "anatomy")}
+SIZES_TEST = "tests/gui/test_layout_sizes.py"
+
+
+def sizes_images(suite: Path = SUITE) -> dict[str, Path]:
+    """docs/screenshots name → suite screenshot, for every window-size picture the suite saved."""
+    found = {}
+    for path in sorted(suite.glob("layout_*.png")):
+        match = SIZES_PATTERN.fullmatch(path.name)
+        if match and match[3] in OWN_VIEWS_ONLY.get(match[1], (match[3],)):
+            found["sizes-{}-{}-{}.png".format(*match.groups())] = path
+    return found
+
+
+def compressed_copy(source: Path, target: Path, colours: int = 32) -> None:
+    """``source`` written to ``target`` as a palette PNG of ``colours`` colours."""
+    from PIL import Image
+
+    with Image.open(source) as image:
+        small = image.convert("RGB").quantize(colors=colours, method=Image.Quantize.MEDIANCUT,
+                                               dither=Image.Dither.NONE)
+        small.save(target, optimize=True)
+
+
+def copy_sizes() -> int:
+    images = sizes_images()
+    if not images:
+        print(f"no window-size screenshots in {SUITE}: run {SIZES_TEST} first", file=sys.stderr)
+        return 1
+    README_DIR.mkdir(parents=True, exist_ok=True)
+    for image, source in images.items():
+        compressed_copy(source, README_DIR / image)
+        print(f"{README_DIR / image} ← {source}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if "--sizes" in argv:
+        return copy_sizes()
     missing = [src for src, _ in SOURCES.values() if not (SUITE / src).is_file()]
     if missing:
         print(f"not saved by the suite (run it first): {', '.join(missing)}", file=sys.stderr)

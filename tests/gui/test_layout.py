@@ -59,8 +59,10 @@ def test_setup_docks_get_the_room_before_a_run_and_results_after(qtbot, settings
     docks = window.docks
     attributes = window.panes["Attributes"].table
     print(f"\nscreenshot: {screenshot(window, f'layout_{w}x{h}_setup')}")
-    # before a run: every column of the demo's roles readable, its short columns never cut off
-    assert _visible_rows(attributes) == attributes.rowCount() == 9, _visible_rows(attributes)
+    # before a run: the demo's roles readable (all nine at 1080 pixels; at 720 as many as the Attributes dock keeps
+    # after a run too — issue 40: a run never shrinks them), its short columns never cut off
+    rows_before = _visible_rows(attributes)
+    assert rows_before == attributes.rowCount() == 9 if h > 800 else rows_before >= 4, rows_before
     shown = _fully_visible_columns(attributes)
     assert {"Column", "Role", "Type", "Distinct", "Missing"} <= set(shown), shown
     assert docks["Compare"].height() <= 0.2 * h, docks["Compare"].height()  # the empty results: a strip
@@ -72,16 +74,17 @@ def test_setup_docks_get_the_room_before_a_run_and_results_after(qtbot, settings
     _settle(qtbot)
     print(f"screenshot: {screenshot(window, f'layout_{w}x{h}_result')}")
     shown = next(d for t, d in docks.items() if t in ("MST partition", "Summary") and not d.visibleRegion().isEmpty())
-    # the results get the larger share; at 720 pixels the setup docks' readable minimum leaves them about 40 %
-    assert shown.height() >= (0.38 if h < 800 else 0.45) * h, shown.height()
+    # the results get the larger share; at 720 pixels the roles keep their rows and the data its readable minimum,
+    # which leaves the results about 37 %
+    assert shown.height() >= (0.37 if h < 800 else 0.45) * h, shown.height()
     assert shown.height() > docks["Data"].height() + 50
     for title, least in (("Data", 115), ("Attributes", 130)):  # the setup docks keep a readable minimum
         assert docks[title].widget().height() >= least, (title, docks[title].widget().height())
-    assert _visible_rows(attributes) >= 3 and _visible_rows(window.panes["Data"].table_view) >= 2
+    assert _visible_rows(attributes) == rows_before and _visible_rows(window.panes["Data"].table_view) >= 2
     docks["Compare"].raise_()
     _settle(qtbot, 3)
     print(f"screenshot: {screenshot(window, f'layout_{w}x{h}_compare')}")
-    assert docks["Compare"].height() >= (0.38 if h < 800 else 0.45) * h
+    assert docks["Compare"].height() >= (0.37 if h < 800 else 0.45) * h
     method = window.panes["Method"]  # the method's parameters stay readable: its first field is on screen
     k = method.form.editor("k")
     assert not k.visibleRegion().isEmpty() and k.visibleRegion().boundingRect().height() >= k.height() - 2
@@ -100,7 +103,7 @@ def test_resizes_and_a_layout_saved_on_a_smaller_screen_keep_the_docks_readable(
         _settle(qtbot, 10)
     docks = window.docks
     assert docks["Data"].width() >= 0.4 * 1920 and docks["Data"].height() >= 0.2 * 1080
-    assert _visible_rows(attributes) == 9 and docks["Attributes"].height() >= 0.3 * 1080
+    assert _visible_rows(attributes) == 9 and docks["Attributes"].height() >= 0.25 * 1080
     print(f"\nscreenshot: {screenshot(window, 'layout_1920x1080_after_resizes')}")
 
     # closed on a 1280 × 720 screen, then opened on a 1920 × 1080 one
@@ -118,7 +121,7 @@ def test_resizes_and_a_layout_saved_on_a_smaller_screen_keep_the_docks_readable(
     assert again.open_job(tmp_path / "demo" / "table-mst.toml")
     _settle(qtbot, 10)
     assert again.docks["Data"].width() >= 0.4 * 1920, again.docks["Data"].width()
-    assert again.docks["Attributes"].height() >= 0.3 * 1080, again.docks["Attributes"].height()
+    assert again.docks["Attributes"].height() >= 0.25 * 1080, again.docks["Attributes"].height()
     assert _visible_rows(again.panes["Attributes"].table) == 9
     print(f"screenshot: {screenshot(again, 'layout_1920x1080_restored_from_1280')}")
     again.state.dirty = False

@@ -34,7 +34,8 @@ def test_every_pane_keeps_a_usable_size_after_a_run(qtbot, settings, messages, t
         qtbot.wait(20)
     w, h = size
     docks = window.docks
-    assert docks["Data"].height() >= 0.18 * h and docks["Data"].width() >= 0.3 * w
+    # the data keeps a few rows: the results take their room from it, the roles keep theirs (issue 40 item 3)
+    assert docks["Data"].height() >= 0.12 * h and docks["Data"].width() >= 0.3 * w
     assert docks["Attributes"].height() >= 0.12 * h
     for title in ("Compare", "MST partition", "Summary"):
         docks[title].raise_()

@@ -360,13 +360,44 @@ def column(*items) -> QtWidgets.QWidget:
     return box
 
 
+class FittingScrollArea(QtWidgets.QScrollArea):
+    """A frameless scroll area that gives its widget the viewport's size, or the widget's *minimum* where that is
+    larger (then it scrolls). Qt's resizable scroll area gives a widget with word-wrapped labels its *preferred*
+    height for the width, so a result pane's plots grew past a 1280 × 720 window's dock and their axes scrolled out
+    of sight (issue 40 item 3)."""
+
+    def __init__(self, widget: QtWidgets.QWidget, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QtWidgets.QFrame.NoFrame)
+        self.setWidgetResizable(False)
+        self.setWidget(widget)
+        widget.installEventFilter(self)
+        self.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802
+        kind = event.type()
+        if (kind == QtCore.QEvent.LayoutRequest and watched is self.widget()) or (
+                kind == QtCore.QEvent.Resize and watched is self.viewport()):
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        """Size the widget: the viewport's width and height, or its minimum where that is larger."""
+        widget = self.widget()
+        if widget is None:
+            return
+        least = widget.minimumSizeHint().expandedTo(widget.minimumSize())
+        # not the layout's height for the width: for a box layout that is its preferred height, not its least
+        width = max(self.viewport().width(), least.width())
+        height = max(self.viewport().height(), least.height())
+        if widget.size() != QtCore.QSize(width, height):
+            widget.resize(width, height)
+
+
 def scrolling(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
-    """``widget`` in a frameless scroll area that resizes it (a dock whose content may be taller than its space)."""
-    holder = QtWidgets.QScrollArea()
-    holder.setWidgetResizable(True)
-    holder.setFrameShape(QtWidgets.QFrame.NoFrame)
-    holder.setWidget(widget)
-    return holder
+    """``widget`` in a frameless scroll area that fits it to the dock, scrolling only what cannot shrink further
+    (:class:`FittingScrollArea`)."""
+    return FittingScrollArea(widget)
 
 
 #: the out-of-date banner over a result view

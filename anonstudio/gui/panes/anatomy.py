@@ -86,7 +86,7 @@ class AnatomyPane(ViewPane):
         self.st_title = QtWidgets.QLabel("Sensitive table (ST)")
         self.plot = pg.PlotWidget(title="sensitive values of the group")
         self.plot.setBackground("w")
-        self.plot.setMinimumHeight(180)
+        self.plot.setMinimumHeight(120)
         self.plot.setLabel("left", "records")
         readable_axes(self.plot)
         self.plot.showGrid(y=True, alpha=0.25)

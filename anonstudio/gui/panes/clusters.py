@@ -131,9 +131,9 @@ class ClustersPane(ViewPane):
 
         self.plots = pg.GraphicsLayoutWidget()
         self.plots.setBackground("w")
-        self.plots.setMinimumHeight(260)  # two readable plots: the dock asks for that much
+        self.plots.setMinimumHeight(150)  # two plots side by side, axes readable in a 1280 × 720 window's dock
         self.il_plot = self.plots.addPlot(row=0, col=0, title="IL per cluster")
-        self.conf_plot = self.plots.addPlot(row=1, col=0, title="highly-sensitive confidence per cluster")
+        self.conf_plot = self.plots.addPlot(row=0, col=1, title="highly-sensitive share per cluster")
         for p in (self.il_plot, self.conf_plot):
             p.showGrid(x=False, y=True, alpha=0.25)
             p.setLabel("bottom", "cluster")
@@ -152,7 +152,7 @@ class ClustersPane(ViewPane):
 
         self.members = QtWidgets.QTableWidget(0, 0)
         self.members.setObjectName("members")
-        self.members.setMinimumHeight(140)
+        self.members.setMinimumHeight(60)
         self.members.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
         self.members.verticalHeader().setDefaultSectionSize(22)
         self.members_title = QtWidgets.QLabel("Select a cluster to see its sequences before and after.")
@@ -161,7 +161,7 @@ class ClustersPane(ViewPane):
         top = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
         top.addWidget(self.table)
         top.addWidget(self.plots)
-        top.setSizes([420, 480])
+        top.setSizes([400, 800])
         bottom = column(self.members_title, (self.members, 1))
         split = QtWidgets.QSplitter(QtCore.Qt.Vertical)
         split.addWidget(top)

@@ -47,6 +47,10 @@ def suppressed_strings(outcome: Any) -> list[list[str]]:
     return rows
 
 
+#: the least height of a histogram whose title, axes and tick labels all show (pixels)
+PLOT_MIN_HEIGHT = 150
+
+
 class CompositionPane(OutcomePane):
     """Grouped bar histogram of symbol frequencies, original vs pseudo, overall or per group."""
 
@@ -101,8 +105,18 @@ class CompositionPane(OutcomePane):
         top.addWidget(QtWidgets.QLabel("Show"))
         top.addWidget(self.scope)
         top.addStretch(1)
-        body = column(top, (self.plot, 3), self.info, (self.fragments, 2), self.fragment_info, self.suppressed_info,
-                      (self.suppressed, 1))
+        # the two histograms side by side: stacked, they did not fit a 1280 × 720 window's result dock
+        # the two histograms and the strings not published side by side: stacked, they did not fit a 1280 × 720
+        # window's result dock; each plot keeps the height its axes need
+        for plot in (self.plot, self.fragments):
+            plot.setMinimumHeight(PLOT_MIN_HEIGHT)
+        parts = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
+        parts.setChildrenCollapsible(False)
+        parts.addWidget(column((self.plot, 1), self.info))
+        parts.addWidget(column((self.fragments, 1), self.fragment_info))
+        parts.addWidget(column(self.suppressed_info, (self.suppressed, 1)))
+        parts.setSizes([500, 400, 300])
+        body = column(top, (parts, 1))
         self.stack = self._stack(self.empty, body)
 
     # -- public API ----------------------------------------------------------------------------------------
@@ -187,7 +201,7 @@ class CompositionPane(OutcomePane):
         top = int(lengths.max()) if len(lengths) else 0
         self.fragments.setXRange(-0.5, max(top, int(limit or 0)) + 1.5, padding=0)
         self.fragments.setYRange(0, float(counts.max()) * 1.1 if counts.max() > 0 else 1, padding=0)
-        self.fragments.setTitle("Longest run each pseudo-string shares with an input", color="k", size="11pt")
+        self.fragments.setTitle("Pseudo-strings by longest shared run", color="k", size="11pt")
         rare = details.get("rare_fragment_strings")
         redrawn = self.outcome.report.get("metrics", {}).get("rare_fragment_strings_drawn")
         text = f"Longest shared run: {top} symbols (median {float(np.median(lengths)) if len(lengths) else 0:g})."

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -422,6 +423,8 @@ class HierarchyEditor(QWidget):
         def button(text: str, tip: str, slot) -> QToolButton:
             b = QToolButton()
             b.setText(text)
+            # never narrower than its text (a squeezed tool button reads "Im…t…")
+            b.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
             b.setToolTip(tip)
             b.clicked.connect(slot)
             return b
@@ -436,8 +439,11 @@ class HierarchyEditor(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel("Attribute"))
         top.addWidget(self.attribute_box, 1)
+        # the file buttons on a row of their own: beside the attribute they do not fit a 1280-pixel window's column
+        file_row = QHBoxLayout()
         for b in (self.import_button, self.export_button, self.build_button):
-            top.addWidget(b)
+            file_row.addWidget(b)
+        file_row.addStretch(1)
         edit_row = QHBoxLayout()
         for b in (self.add_button, self.rename_button, self.delete_button):
             edit_row.addWidget(b)
@@ -481,6 +487,7 @@ class HierarchyEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
+        layout.addLayout(file_row)
         layout.addLayout(edit_row)
         layout.addWidget(self.status)
         layout.addWidget(self.default_button)

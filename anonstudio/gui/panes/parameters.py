@@ -392,6 +392,8 @@ class ParamForm(QtWidgets.QWidget):
         super().__init__(parent)
         self._layout = QtWidgets.QFormLayout(self)
         self._layout.setFieldGrowthPolicy(QtWidgets.QFormLayout.AllNonFixedFieldsGrow)
+        # in a narrow dock (1280 × 720) a field goes below its label rather than past the dock's right edge
+        self._layout.setRowWrapPolicy(QtWidgets.QFormLayout.WrapLongRows)
         self._fields: dict[str, _Field] = {}
         self.parameters = ParamSet()
 
@@ -409,6 +411,7 @@ class ParamForm(QtWidgets.QWidget):
             v.addWidget(f.frame)
             v.addWidget(f.error)
             label = QtWidgets.QLabel(p.label + ("*" if p.required else ""))
+            label.setWordWrap(True)
             label.setToolTip(f.editor.toolTip())
             self._layout.addRow(label, box)
             self._fields[p.name] = f
@@ -490,6 +493,9 @@ class ParametersPane(QtWidgets.QWidget):
 
         self.method_box = QtWidgets.QComboBox()
         self.method_box.setObjectName("method")
+        # a long method title never widens the pane past its dock (the full title is in the drop-down)
+        self.method_box.setSizeAdjustPolicy(QtWidgets.QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.method_box.setMinimumContentsLength(16)
         self.method_box.currentIndexChanged.connect(self._on_method)
         self.reference = QtWidgets.QLabel()
         self.reference.setWordWrap(True)
@@ -539,6 +545,8 @@ class ParametersPane(QtWidgets.QWidget):
         self.scroll = QtWidgets.QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QtWidgets.QFrame.NoFrame)
+        # the content follows the dock's width (labels and errors wrap); only the height scrolls
+        self.scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarAlwaysOff)
         self.scroll.setWidget(content)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -141,7 +141,7 @@ class RandomizationPane(ViewPane):
         self.table.itemSelectionChanged.connect(self._on_attribute)
         self.marginal_plot = pg.PlotWidget(title="marginal distribution: original vs anonymized")
         self.marginal_plot.setBackground("w")
-        self.marginal_plot.setMinimumHeight(220)
+        self.marginal_plot.setMinimumHeight(150)
         self.marginal_plot.setLabel("left", "share of records")
         readable_axes(self.marginal_plot)
         self.marginal_plot.showGrid(y=True, alpha=0.25)
@@ -156,7 +156,7 @@ class RandomizationPane(ViewPane):
         self.bias_table.itemSelectionChanged.connect(self._on_combination)
         self.bias_plot = pg.PlotWidget(title="bias R(q): analytic × vs measured ● ± 2 se")
         self.bias_plot.setBackground("w")
-        self.bias_plot.setMinimumHeight(220)
+        self.bias_plot.setMinimumHeight(150)
         self.bias_plot.setLabel("left", "R(q)")
         readable_axes(self.bias_plot)
         self.bias_plot.setLabel("bottom", "combination (most frequent values, then pairs)")
@@ -168,10 +168,6 @@ class RandomizationPane(ViewPane):
         for item in (self.errors, self.measured, self.analytic, self.pick):
             self.bias_plot.addItem(item)
 
-        top = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
-        top.addWidget(self.table)
-        top.addWidget(self.marginal_plot)
-        top.setSizes([420, 520])
         # a combination the user types: analytic at once, measured over the reruns on a worker thread
         self.combo_edit = QtWidgets.QLineEdit()
         self.combo_edit.setObjectName("combination")
@@ -189,13 +185,19 @@ class RandomizationPane(ViewPane):
         left = column((self.bias_table, 1), row, self.combo_status)
         self.runner = TaskRunner(self)
         self._measuring: Any = None
-        bottom = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
-        bottom.addWidget(left)
-        bottom.addWidget(self.bias_plot)
-        bottom.setSizes([600, 440])  # the combinations are long: room for the analytic and measured columns
-        split = QtWidgets.QSplitter(QtCore.Qt.Vertical)
-        split.addWidget(top)
-        split.addWidget(bottom)
+        # the two tables on the left, the two plots as tabs on the right: stacked, two plots did not fit a 1280 × 720
+        # window's result dock with their axes; choosing an attribute shows its marginals, a combination its bias
+        tables = QtWidgets.QSplitter(QtCore.Qt.Vertical)
+        tables.addWidget(self.table)
+        tables.addWidget(left)
+        self.plots = QtWidgets.QTabWidget()
+        self.plots.setObjectName("randomizationPlots")
+        self.plots.addTab(self.marginal_plot, "Marginal distribution")
+        self.plots.addTab(self.bias_plot, "Bias R(q)")
+        split = QtWidgets.QSplitter(QtCore.Qt.Horizontal)
+        split.addWidget(tables)
+        split.addWidget(self.plots)
+        split.setSizes([600, 520])  # the combinations are long: room for the analytic and measured columns
         self._view_layout(split, "Run random anonymization (ra or ra-enhanced) on a table to see which values were "
                                  "redrawn, the marginals before and after, Pa and the bias of supports.")
 
@@ -273,6 +275,7 @@ class RandomizationPane(ViewPane):
         row = selected_row(self.table)
         if row is None or self.view is None:
             return
+        self.plots.setCurrentWidget(self.marginal_plot)
         attr = self.view.attributes[row]
         values, before, after = marginals(self._outcome, attr)
         x = np.arange(len(values))
@@ -301,4 +304,5 @@ class RandomizationPane(ViewPane):
         b = self.view.bias if self.view is not None else None
         if row is None or b is None:
             return
+        self.plots.setCurrentWidget(self.bias_plot)
         self.pick.setData([float(row)], [float(b["R_mean"].iloc[row])])

@@ -135,7 +135,7 @@ class RiskPane(QtWidgets.QWidget):
         controls.addWidget(self.status, 1)
 
         self.plot = pg.PlotWidget(background="w")
-        self.plot.setMinimumHeight(220)
+        self.plot.setMinimumHeight(120)
         self.plot.setLabel("left", "% of records")
         self.plot.setLabel("bottom", "prosecutor risk 1/f (upper end of each of ARX's bins)")
         self.plot.showGrid(y=True, alpha=0.25)

@@ -91,6 +91,8 @@ class RunPane(QtWidgets.QWidget):
         row.addWidget(self.elapsed)
         row.addWidget(self.cancel_button)
         layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(4)
         layout.addLayout(top)
         layout.addLayout(row)
         layout.addWidget(self.message)

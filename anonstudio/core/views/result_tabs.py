@@ -17,11 +17,13 @@ MST partition      the spanning tree the method cut into classes                
 Clusters           CBMSA's clusters of event sequences                                    methods declaring it
 Randomization      random anonymization's attributes, marginals and bias                  methods declaring it
 Anatomy            Anatomy's two linked tables                                            methods declaring it
+Lattice            global's transformations, pass/fail and loss, the optimum              ``global``
+Utility            each attribute's distribution before and after                         tables
 =================  =====================================================================  =======================
 
 "methods declaring it": the method's own ``result_view`` names the tab (``mst`` → MST partition, ``cbmsa`` and
 ``cbmsa-baseline`` → Clusters, ``ra`` and ``ra-enhanced`` → Randomization, ``anatomy`` → Anatomy). A tab not in
-:data:`TAB_RULES` applies to every run; a new view adds its rule here (``TAB_RULES["Lattice"] = for_methods("global")``).
+:data:`TAB_RULES` applies to every run; a new view adds its rule here (as Lattice and Utility do).
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ TAB_RULES: dict[str, Rule] = {
     "Clusters": declared_view("Clusters"),
     "Randomization": declared_view("Randomization"),
     "Anatomy": declared_view("Anatomy"),
+    "Lattice": for_methods("global"),
+    "Utility": for_kinds("table"),
 }
 
 

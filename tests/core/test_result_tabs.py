@@ -29,9 +29,15 @@ def test_the_risk_tab_is_for_tables_and_the_general_tabs_for_every_run():
 
 
 def test_a_new_view_plugs_in_with_one_rule_and_without_one_shows_for_every_run():
-    assert tab_applies("Lattice", "fasta", "condensation")  # no rule yet: every run
-    TAB_RULES["Lattice"] = for_methods("global")
+    assert tab_applies("Heatmap", "fasta", "condensation")  # no rule: every run
+    TAB_RULES["Heatmap"] = for_methods("global")
     try:
-        assert tab_applies("Lattice", "table", "global") and not tab_applies("Lattice", "table", "mst")
+        assert tab_applies("Heatmap", "table", "global") and not tab_applies("Heatmap", "table", "mst")
     finally:
-        del TAB_RULES["Lattice"]
+        del TAB_RULES["Heatmap"]
+
+
+def test_the_lattice_shows_for_global_only_and_the_utility_view_for_tables():
+    assert tab_applies("Lattice", "table", "global")
+    assert not tab_applies("Lattice", "table", "mondrian") and not tab_applies("Lattice", "events", "cbmsa")
+    assert tab_applies("Utility", "table", "local") and not tab_applies("Utility", "fasta", "condensation")

@@ -15,21 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli.test_release_log_damaged import JOB, TABLE  # the six-row table and its job, k and log written
+
 ROOT = Path(__file__).resolve().parents[2]
-TABLE = "sex;age;disease\nMale;30;Flu\nFemale;31;HIV\nMale;30;Cold\nFemale;31;Flu\nMale;32;HIV\nFemale;33;Cold\n"
-JOB = """[input]
-path = "t.csv"
-quasi_identifiers = ["sex"]
-sensitive = ["disease"]
-[hierarchies]
-sex = "sex.csv"
-[algorithm]
-name = "mondrian"
-k = {k}
-[output]
-path = "out{k}.csv"
-release_log = "releases.json"
-"""
 #: a run killed (as by kill -9) at the publication's last step: the log's entry, after the swap
 KILLED_AT_THE_LOG = """
 import os, sys

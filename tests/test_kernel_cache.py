@@ -28,7 +28,7 @@ from anonstudio.core.data import Table
 from anonstudio.core.generate import adult_hierarchies, adult_like_table
 qis = ["age", "sex", "education"]
 table = Table(adult_like_table(300, seed=1)).with_roles(qis)
-outcome = jobs.run(table, adult_hierarchies(qis), get("mondrian")(k=5))
+outcome = jobs.anonymize(table, adult_hierarchies(qis), get("mondrian")(k=5))
 assert outcome.verification.passed
 from anonstudio.core.kernels import _CACHE, cache_folder
 print(_CACHE["fallback"] or cache_folder())

@@ -22,7 +22,7 @@ from anonstudio.core.data import Table
 from anonstudio.core.generate import adult_hierarchies, adult_like_table
 qis = ["age", "sex", "education"]
 table = Table(adult_like_table(300, seed=1)).with_roles(qis)
-assert jobs.run(table, adult_hierarchies(qis), get("mondrian")(k=5)).verification.passed
+assert jobs.anonymize(table, adult_hierarchies(qis), get("mondrian")(k=5)).verification.passed
 """
 
 

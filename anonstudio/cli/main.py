@@ -89,17 +89,20 @@ class _Progress:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Load the job into a workspace, run it, publish it — the path the workbench's Run and Export take."""
+    """Run the job through the one run entry (:func:`anonstudio.core.jobs.run`: the input read once, the hierarchies
+    completed once) and publish it (:func:`anonstudio.core.jobs.publish_job`)."""
+    from anonstudio.core.jobs import load_job, publish_job, run
     from anonstudio.core.progress import report, subrange
+    from anonstudio.core.publication import publication_warnings
+    from anonstudio.core.release_verdict import release_verdict
     from anonstudio.core.views import run_lines
-    from anonstudio.core.workspace import Workspace
 
     progress = _Progress(args.quiet)
     report(progress, 0.0, f"reading {Path(args.job).name}")
-    workspace = Workspace.from_job(args.job, args.set)
-    outcome = workspace.run(subrange(progress, 0.05, 0.95))
-    workspace.publish()
-    report(progress, 1.0, f"wrote {workspace.output_path.name}")
+    job = load_job(args.job, args.set)
+    outcome = run(job, subrange(progress, 0.05, 0.95))
+    publish_job(outcome, job)
+    report(progress, 1.0, f"wrote {job.output_path.name}")
     rep = outcome.report
     for line in run_lines(rep):
         _say(line)
@@ -107,12 +110,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"anonstudio: note: {note}", file=sys.stderr)
     for warning in rep.get("warnings", []):
         print(f"anonstudio: warning: {warning}", file=sys.stderr)
-    verdict = workspace.release_verdict()
+    verdict = release_verdict(rep, publication_warnings(rep, outcome.result.output, shuffle_rows=job.shuffle_rows,
+                                                        shuffle_seed=job.shuffle_seed))
     if verdict.model_holds and not verdict.safe_to_publish:
         print(f"anonstudio: verdict: {verdict.headline()}", file=sys.stderr)
-    _say(f"output: {workspace.output_path}")
-    if workspace.report_path:
-        _say(f"report: {workspace.report_path}")
+    _say(f"output: {job.output_path}")
+    if job.report_path:
+        _say(f"report: {job.report_path}")
     return 0
 
 

@@ -167,8 +167,8 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
     drawn from the release key (``key_file``, default the user's key, made on first use; ``key_fingerprint``: the
     key the job names), the input and the settings (:func:`anonstudio.core.release_log.shuffle_seed_of`); a
     ``shuffle_seed`` written in a job is refused (exit 2: anyone who reads it undoes the order). The report names
-    files without their folders and the key by its fingerprint only. The release log is written after the pair is
-    published. ``confirmation``: a user published although release-level risks crossed their thresholds
+    files without their folders and the key by its fingerprint only. The release log's entry rides in the
+    publication's journal: written once the pair is published, or by the recovery of a run stopped before it was. ``confirmation``: a user published although release-level risks crossed their thresholds
     (:func:`anonstudio.core.release_verdict.confirmation_entry`): written into the report as
     ``release_confirmation``.
     """
@@ -213,6 +213,10 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
         rep["key"] = {"fingerprint": key.fingerprint}
     if isinstance(output, EventLog):
         output = renumbered_sequences(output)
+    # what an earlier, interrupted run left here is recovered first: a publication it completed is then in the release
+    # log (its entry rode in its journal), so this release is warned about it
+    protect = [*(reads or {}).values(), *_sources(outcome.data)]
+    recovered = io.recover(*targets.values(), protect=protect)
     warnings += releases.earlier_releases(outcome.data, rep, outcome.hierarchies, output_path, release_log, key=key)
     rep["warnings"] = warnings
     rep["notes"] = notes
@@ -228,9 +232,10 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
         rep["input"]["path"] = _name_only(rep["input"]["path"])
     if not outcome.model:
         raise PrivacyError("this outcome carries no privacy model to re-check its release against: run it again")
+    logged = releases.log_entry(outcome.data, rep, outcome.hierarchies, output_path, release_log, key=key)
     # published as a pair: everything written under hidden names, re-verified as written, then renamed
-    with io.Publication(*targets.values(), protect=[*(reads or {}).values(), *_sources(outcome.data)]) as pub:  # folder locks, staging, journal, swap, the report last
-        rep["notes"].extend(pub.recovered)  # what an earlier, interrupted run left was recovered
+    with io.Publication(*targets.values(), protect=protect) as pub:  # folder locks, staging, journal, swap, report last
+        rep["notes"].extend(recovered + pub.recovered)  # what an earlier, interrupted run left was recovered
         staged = pub.stage(output_path)
         io.write_output(output, staged)
         names = {staged: output_path.name}
@@ -257,8 +262,9 @@ def write_outputs(outcome: Any, output_path: Path, report_path: Path | None,
             # only (the outcome in memory keeps it, so the workbench knows what it ran)
             published = dict(rep, parameters={k: v for k, v in (rep.get("parameters") or {}).items() if k != "seed"})
             io.write_json(published, pub.stage(report_path))
-        done = pub.commit(last=report_path)
-    releases.record_release(outcome.data, rep, outcome.hierarchies, output_path, release_log, key=key)
+        # the release log's entry rides in the journal: written after the swap, or by the recovery of a run
+        # stopped before it was (a release is never published and missing from the log)
+        done = pub.commit(last=report_path, after=logged)
     return done
 
 

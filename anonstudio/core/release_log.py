@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonstudio.core import io
 from anonstudio.core.data import EventLog, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError
 
@@ -375,21 +376,29 @@ def _sketches(columns: Any) -> tuple[Sketch, list[Sketch]] | None:
 
 def record_release(data: Any, report: dict[str, Any], hierarchies: dict[str, Any], output_path: Path,
                    log_path: Path | None = None, *, key: Any = None) -> None:
-    """Add a published release to the log at ``log_path`` (default :func:`release_log_path`; called after the
-    publication committed): filed under the input's keyed digest, with the key's fingerprint, the date, the
-    settings' digest and the sketch of the input's keyed record hashes. A log that cannot be written is skipped: it
-    is a help, not a condition of publishing."""
+    """Add a published release to the log at ``log_path`` (default :func:`release_log_path`): :func:`log_entry`, then
+    :func:`append_entry`. A publication does not call this: it hands :func:`log_entry` to its journal
+    (``Publication.commit(after=…)``), so a run stopped between the swap and the log has its entry written by the
+    recovery that completes its publication."""
+    record = log_entry(data, report, hierarchies, output_path, log_path, key=key)
+    if record is not None:
+        append_entry(record)
+
+
+def log_entry(data: Any, report: dict[str, Any], hierarchies: dict[str, Any], output_path: Path,
+              log_path: Path | None = None, *, key: Any = None) -> dict[str, Any] | None:
+    """A published release's log entry, as the journal carries it (``{"kind": "release-log", "log", "digest",
+    "entry"}``; ``None`` for data that has no record hashes): filed under the input's keyed digest, with the key's
+    fingerprint, the date, the settings' digest and the sketch of the input's keyed record hashes."""
     from datetime import date
 
-    from anonstudio.core.io import to_jsonable, write_json
+    from anonstudio.core.io import to_jsonable
 
     key = _key(key)
     hashes = record_hashes(data, key)
     if hashes is None:
-        return
-    digest = str(keyed_digest(data, key, hashes))
+        return None
     sketch, n = sketch_of(hashes)
-    log = _read_log(log_path)
     entry = {"settings": settings_digest(report, data, hierarchies), "output": str(output_path),
              "published": date.today().isoformat(), "key": key.fingerprint, "records": n, "sketch": sketch,
              # format 2 (issue 39): the summed-cell sketches, whole and with each column left out; a format-1 entry
@@ -398,9 +407,90 @@ def record_release(data: Any, report: dict[str, Any], hierarchies: dict[str, Any
              # quoted in a later release's warnings, so never the seed (a key of the draws, kept in the job only)
              "summary": f"{report.get('algorithm')} "
                         f"{to_jsonable({k: v for k, v in (report.get('parameters') or {}).items() if k != 'seed'})}"}
-    entries = [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("output") != str(output_path)]
-    log[digest] = (entries + [entry])[-KEEP:]
+    path = release_log_path() if log_path is None else Path(log_path)
+    return {"kind": JOURNAL_KIND, "log": str(path), "digest": str(keyed_digest(data, key, hashes)), "entry": entry}
+
+
+#: the journal's name for the release log's step (:func:`anonstudio.core.io.after_swap`)
+JOURNAL_KIND = "release-log"
+#: how long a run waits for another run holding the log's lock before it skips the log (it is a help)
+LOG_LOCK_WAIT_SECONDS = 30.0
+
+
+def append_entry(record: dict[str, Any]) -> None:
+    """Append :func:`log_entry`'s entry to its log: read, add (an earlier entry for the same output replaced, so doing
+    it twice — the run, then a recovery — adds it once), keep the last :data:`KEEP`, write atomically — all under an
+    exclusive lock on ``<log>.lock`` beside it, so two runs sharing one log never lose an entry. A record this module
+    did not write (a journal is a file anyone can write) is refused: its log must be a ``.json`` file that is absent
+    or already a release log. A log that cannot be locked or written is skipped: it is a help, not a condition of
+    publishing."""
+    from anonstudio.core.io import write_json
+
+    path, digest, entry = Path(str(record.get("log"))), record.get("digest"), record.get("entry")
+    if record.get("kind") != JOURNAL_KIND or path.suffix != ".json" or not isinstance(digest, str) \
+            or not isinstance(entry, dict) or not isinstance(entry.get("output"), str):
+        return
+    with _log_lock(path) as locked:
+        if not locked:
+            return
+        if path.is_file() and not _is_log(path):
+            return  # not a release log (a journal naming another file): never overwritten
+        log = _read_log(path)
+        entries = [e for e in log.get(digest, []) if isinstance(e, dict) and e.get("output") != entry["output"]]
+        log[digest] = (entries + [entry])[-KEEP:]
+        try:
+            write_json(log, path)
+        except AnonStudioError:
+            pass
+
+
+def _is_log(path: Path) -> bool:
+    """Whether ``path`` holds a release log (a JSON object of lists) — or something damaged, which
+    :func:`_read_log` keeps aside."""
     try:
-        write_json(log, release_log_path() if log_path is None else Path(log_path))
-    except AnonStudioError:
-        pass
+        log = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # unreadable or damaged: _read_log sets it aside and says so
+    return not isinstance(log, dict) or all(isinstance(v, list) for v in log.values())
+
+
+class _log_lock:
+    """An exclusive ``flock`` on ``<log>.lock`` (made beside the log), waited for at most
+    :data:`LOG_LOCK_WAIT_SECONDS`; yields whether the log may be written (``True`` where files cannot be locked:
+    no ``fcntl``, a file system without locks)."""
+
+    def __init__(self, path: Path) -> None:
+        self.lock = path.with_name(path.name + ".lock")
+        self.fd: int | None = None
+
+    def __enter__(self) -> bool:
+        import time
+
+        try:
+            import fcntl
+        except ImportError:  # Windows: no flock
+            return True
+        try:
+            self.lock.parent.mkdir(parents=True, exist_ok=True)
+            self.fd = os.open(self.lock, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return True
+        deadline = time.monotonic() + LOG_LOCK_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.05)
+            except OSError:  # a file system without locks
+                return True
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the lock
+            self.fd = None
+
+
+io.after_swap(JOURNAL_KIND, append_entry)  # a publication's journal carries the log's entry (log_entry)

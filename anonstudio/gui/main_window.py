@@ -20,7 +20,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
-from anonstudio.gui.panes._common import ResultHolder
+from anonstudio.gui.panes._common import ResultHolder, size_text, verdict_text, window_title
 from anonstudio.core.workspace import Workspace
 from anonstudio.core.views.workbench_words import all_in_workbench_words
 from anonstudio.gui.dialogs import SweepDialog, error_text, unexpected_error_box
@@ -320,10 +320,10 @@ class MainWindow(FileActions, RunControl, HelpActions, LayoutActions, QMainWindo
                 pane.clear()
 
     def _update_title(self) -> None:
-        self.setWindowTitle(self.state.title())
+        self.setWindowTitle(window_title(self.state))
 
     def _update_status(self) -> None:
-        for label, text in ((self.size_label, self.state.size_text()), (self.verdict_label, self.state.verdict_text())):
+        for label, text in ((self.size_label, size_text(self.state)), (self.verdict_label, verdict_text(self.state))):
             label.setText(text)
             label.setMinimumWidth(label.fontMetrics().horizontalAdvance(text) + 12 if text else 0)
         verdict = self.state.release_verdict()  # the engine judges; red when the model holds but a risk is left

@@ -10,11 +10,12 @@ from PySide6.QtCore import QTimer
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.core import workspace as proj
 from anonstudio.gui.dialogs import FAILED, SweepDialog, error_text
+from anonstudio.gui.panes._common import verdict_text
 from anonstudio.gui.workers import RunWorker, SweepWorker
 from anonstudio.core.views.workbench_words import counted
 
 class RunControl:
-    """Run, sweep, progress, cancel and the outcome's presentation (the engine's ``jobs.run`` on a worker)."""
+    """Run, sweep, progress, cancel and the outcome's presentation (the engine's ``jobs.anonymize`` on a worker)."""
 
     # -- running ---------------------------------------------------------------------------------------------
     def _method_and_params(self) -> tuple[str | None, dict]:
@@ -200,7 +201,7 @@ class RunControl:
             self.state._invalidate("the settings changed while this run was going")
             self.state.notify("outcome")
         self._raise_result_view(outcome)
-        verdict = self.state.verdict_text()
+        verdict = verdict_text(self.state)
         run_pane = self.panes.get("Run")
         if run_pane is not None:
             run_pane.finish(True, verdict)
@@ -223,13 +224,13 @@ class RunControl:
         run_pane = self.panes.get("Run")
         if run_pane is not None:
             run_pane.show_outcome(outcome)
-            run_pane.finish(True, f"Last release re-verified: {self.state.verdict_text()}")
+            run_pane.finish(True, f"Last release re-verified: {verdict_text(self.state)}")
             if not self.state.release_verdict().safe_to_publish:
                 run_pane.result.setStyleSheet("color: #b00020; font-weight: bold;")
         self._results_shown = True
         self.state.notify("outcome")
         self._raise_result_view(outcome)
-        self.statusBar().showMessage(f"Reopened the last release, re-verified: {self.state.verdict_text()}", 8000)
+        self.statusBar().showMessage(f"Reopened the last release, re-verified: {verdict_text(self.state)}", 8000)
 
     def show_history_run(self, number: int) -> None:
         """Show run ``number`` of the history again, for reference: greyed under a banner, never as the current

@@ -13,7 +13,7 @@ time (only its ``run`` executes on the worker thread: see :class:`_TaskThread`),
 Use :func:`start` (or :meth:`TaskRunner.start`) rather than building workers by hand::
 
     runner = TaskRunner(parent)
-    worker = RunWorker(jobs.run, data, hierarchies, algorithm)
+    worker = RunWorker(jobs.run, request)     # a RunRequest (Workspace.request())
     worker.finished.connect(show)            # progress / failed / cancelled likewise: BEFORE the start,
     runner.start_worker(worker)              # or a short task may end before its receivers are connected
     ...

@@ -72,7 +72,7 @@ def once(method: str, at: float) -> dict:
 
     def work() -> None:
         try:
-            jobs.run(data, hs, algorithm, progress)
+            jobs.anonymize(data, hs, algorithm, progress)
             marks["finished"] = time.perf_counter() - t0
         except Cancelled:
             marks["cancelled"] = time.perf_counter()

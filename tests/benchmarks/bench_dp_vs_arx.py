@@ -62,7 +62,7 @@ def kept(frame: pd.DataFrame, qis: list[str]) -> int:
 def run_ours(table: Table, hs: dict, eps: float, run: int, metric: str, steps: int, evaluate: Evaluator) -> dict:
     alg = get("safepub")(epsilon=eps, delta=DELTA, epsilon_search=SEARCH, steps=steps, score=metric,
                          seed=2**50 + run)
-    outcome = jobs.run(table, hs, alg)
+    outcome = jobs.anonymize(table, hs, alg)
     frame = outcome.result.output.df
     m = outcome.report["metrics"]
     return {**evaluate(frame), "kept": kept(frame, QIS[8]), "time": outcome.report["runtime_s"], "k": m["k"],

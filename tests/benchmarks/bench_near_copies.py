@@ -97,8 +97,8 @@ def part_b(sets: dict[str, SequenceSet]) -> None:
         for k in (5, 10, 20):
             from anonstudio.core import jobs
 
-            on = jobs.run(data, {}, get("condensation")(k=k))
-            off = jobs.run(data, {}, get("condensation")(k=k, near_copy_identity=1.0))
+            on = jobs.anonymize(data, {}, get("condensation")(k=k))
+            off = jobs.anonymize(data, {}, get("condensation")(k=k, near_copy_identity=1.0))
             m, r = on.report["metrics"], on.result.metrics
             print(f"    {name:<28}{k:>3}{r['near_copy_strings_drawn']:>9}{r['near_copy_symbols_redrawn']:>9}"
                   f"{str(on.verification.passed):>9}{m['CD']:>10.5f}/{off.report['metrics']['CD']:.5f}"

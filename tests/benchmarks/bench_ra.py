@@ -64,7 +64,7 @@ def main() -> None:
             times = []
             for _ in range(args.repeat):
                 start = time.perf_counter()
-                jobs.run(t, {}, get("ra")(bias_runs=runs))
+                jobs.anonymize(t, {}, get("ra")(bias_runs=runs))
                 times.append(time.perf_counter() - start)
             print(f"ra job on Adult, bias_runs = {runs}: median {statistics.median(times):.2f} s")
 

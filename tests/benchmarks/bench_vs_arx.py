@@ -146,7 +146,7 @@ def run_ours(method: str, s: dict, table: Table, hs: dict, runs: int, quality: s
     if quality:
         params["quality"] = quality
     try:
-        outcome = jobs.run(table, hs, get(method)(**params), max_suppression=SUPPRESSION)
+        outcome = jobs.anonymize(table, hs, get(method)(**params), max_suppression=SUPPRESSION)
     except AnonStudioError as exc:
         return {"error": f"refused: {exc.message[:90]}"}
     times, cpu = [], []

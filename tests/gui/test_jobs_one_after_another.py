@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QFileDialog
 
+from anonstudio.gui.panes._common import verdict_text
+
 pytestmark = pytest.mark.gui
 
 DEMO = Path(__file__).resolve().parents[2] / "anonstudio" / "resources" / "demo"
@@ -82,7 +84,7 @@ def test_the_demo_jobs_opened_one_after_another_in_one_window_each_run_on_their_
         # the window presents this run: one run in the history (none of the jobs before), its verdict in the
         # status bar and the Summary
         assert [e["number"] for e in state.history] == [1], (name, state.history)
-        assert window.verdict_label.text() == state.verdict_text() and "verified" in state.verdict_text()
+        assert window.verdict_label.text() == verdict_text(state) and "verified" in verdict_text(state)
         assert window.panes["History"].numbers() == [1], name
         summary = window.panes["Summary"]
         title = algorithms.get(job["algorithm"]["name"]).title

@@ -78,7 +78,7 @@ def test_composition_pane_plots_the_fragment_lengths_against_the_fragment_rule(q
 
     ids, seqs = protein_like(120, seed=4, mean_length=120, max_length=300)
     data = SequenceSet.from_strings(seqs, ids=ids)
-    outcome = jobs.run(data, {}, get("condensation")(k=6, max_fragment=12), parameters={"k": 6, "max_fragment": 12})
+    outcome = jobs.anonymize(data, {}, get("condensation")(k=6, max_fragment=12), parameters={"k": 6, "max_fragment": 12})
     pane = _show(qtbot, CompositionPane)
     pane.resize(900, 800)
     pane.show_outcome(outcome)
@@ -340,7 +340,7 @@ def test_privacy_pane_lists_the_risks_the_model_does_not_cover(qtbot, screenshot
     frame = adult_like_table(200, seed=5)
     frame.insert(0, "patient", [f"p{i:04d}" for i in range(len(frame))])
     table = Table(frame).with_roles(["age", "sex", "education"], ["salary-class"])
-    outcome = jobs.run(table, adult_hierarchies(["age", "sex", "education"]), get("mondrian")(k=5), max_suppression=1.0)
+    outcome = jobs.anonymize(table, adult_hierarchies(["age", "sex", "education"]), get("mondrian")(k=5), max_suppression=1.0)
     pane = _show(qtbot, PrivacyPane)
     pane.resize(1000, 700)
     pane.show_outcome(outcome)
@@ -363,7 +363,7 @@ def test_privacy_pane_shows_no_class_sizes_for_random_anonymization(qtbot):
 
     frame = adult_like_table(200, seed=5)
     table = Table(frame).with_roles(["age", "sex", "education"], ["salary-class"])
-    outcome = jobs.run(table, {}, get("ra")(seed=2))
+    outcome = jobs.anonymize(table, {}, get("ra")(seed=2))
     pane = _show(qtbot, PrivacyPane)
     pane.show_outcome(outcome)
     assert "random anonymization" in pane.verdict.text() and "Verified" in pane.verdict.text()
@@ -378,7 +378,7 @@ def test_composition_lists_the_strings_that_were_not_published_with_the_reason(q
 
     rng = np.random.default_rng(3)
     strings = ["".join(rng.choice(list("ACDEFGHIKLMNPQRSTVWY"), 30)) for _ in range(12)] + ["MKV" * 70]
-    outcome = jobs.run(SequenceSet.from_strings(strings), {}, get("condensation")(k=4, epsilon=0.5))
+    outcome = jobs.anonymize(SequenceSet.from_strings(strings), {}, get("condensation")(k=4, epsilon=0.5))
     pane = _show(qtbot, CompositionPane)
     pane.show_outcome(outcome)
     assert pane.suppressed.isVisibleTo(pane) and pane.suppressed.rowCount() == 1

@@ -20,7 +20,7 @@ def outcome():
     qis = ["age", "sex", "education", "workclass"]
     table = Table(frame).with_roles(qis, ["occupation"])
     hs = {q: h for q, h in adult_hierarchies(qis).items()}
-    return jobs.run(table, hs, get("mondrian")(k=10, l=2))
+    return jobs.anonymize(table, hs, get("mondrian")(k=10, l=2))
 
 
 def test_the_card_leads_with_the_verdict_and_shows_the_reports_figures(shown, outcome, screenshot):

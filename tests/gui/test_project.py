@@ -13,6 +13,7 @@ from anonstudio.core.errors import AnonStudioError
 from anonstudio.core.hierarchy import Hierarchy
 from anonstudio.core import workspace as proj
 from anonstudio.core.workspace import Workspace
+from anonstudio.gui.panes._common import verdict_text
 
 
 def _state(adult_csv, sex_hierarchy_csv) -> Workspace:
@@ -42,7 +43,7 @@ def _summary(state: Workspace) -> dict:
         "hierarchies": {a: sorted(h.to_rows()) for a, h in state.hierarchies.items()},
         "method": state.method,
         "params": state.params,
-        "verdict": state.verdict_text(),
+        "verdict": verdict_text(state),
     }
 
 
@@ -57,7 +58,7 @@ def test_project_round_trip_without_qt(adult_csv, sex_hierarchy_csv, tmp_path):
     assert _summary(back) == _summary(state)
     # the saved report comes back, but no output is on screen: the status bar vouches for nothing (issue 15)
     assert back.last_report == state.last_report
-    assert back.verdict_text() == "the last run's output is not open: run again to verify and export"
+    assert verdict_text(back) == "the last run's output is not open: run again to verify and export"
     assert back.project_name == "study" and not back.dirty
     assert not list(tmp_path.glob(".*.part"))  # atomic: no temporary left behind
 

@@ -84,7 +84,7 @@ def sweep_point(point: tuple, shared, progress: ProgressCallback | None = None) 
     log, hs = shared[(name, seed)]
     report(progress, 0.0, f"{name} (data seed {seed}), k = {k}, c = {c}: {method}")
     clock = _MethodClock(progress)
-    outcome = jobs.run(log, hs, algorithms.get(method)(k=k, c=c, highly_sensitive=list(HIGHLY_SENSITIVE), seed=1),
+    outcome = jobs.anonymize(log, hs, algorithms.get(method)(k=k, c=c, highly_sensitive=list(HIGHLY_SENSITIVE), seed=1),
                        clock)
     rep = outcome.report
     m = rep["metrics"]

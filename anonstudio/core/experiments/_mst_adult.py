@@ -91,7 +91,7 @@ def sweep_point(point: tuple[int, int, str], shared, progress: ProgressCallback 
     report(progress, 0.0, f"QI size {size}, k = {k}: {label}")
     # the paper bounds no suppression (MST suppresses what it cannot merge): verify without a limit, and
     # report how many records each method suppressed
-    outcome = jobs.run(t, {q: hs[q] for q in qis}, algorithms.get(name)(k=k, **extra), progress, max_suppression=1.0)
+    outcome = jobs.anonymize(t, {q: hs[q] for q in qis}, algorithms.get(name)(k=k, **extra), progress, max_suppression=1.0)
     rep = outcome.report
     m = rep["metrics"]
     return {

@@ -45,7 +45,7 @@ FIG8B_K = 5
 def _pipeline(table, hierarchies, name: str, progress=None, **params):
     from anonstudio.core import algorithms, jobs
 
-    return jobs.run(table, hierarchies, algorithms.get(name)(**params), progress, max_suppression=1.0).result
+    return jobs.anonymize(table, hierarchies, algorithms.get(name)(**params), progress, max_suppression=1.0).result
 
 
 def largest_eligible_l(column: pd.Series) -> int:

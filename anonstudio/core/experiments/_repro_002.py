@@ -136,7 +136,7 @@ def worked_examples() -> list[Claim]:
     keep = cut_tree(tree, 10, 3, "paper")
     removed = {(int(tree.lo[e]) + 1, int(tree.hi[e]) + 1) for e in np.flatnonzero(~keep)}
     # the paper's steps exactly: no record suppressed (the suppression budget, issue 31, would trade an outlier)
-    result = jobs.run(t, hs, algorithms.get("mst")(k=3), max_suppression=0.0)
+    result = jobs.anonymize(t, hs, algorithms.get("mst")(k=3), max_suppression=0.0)
     groups = result.result.groups
     clusters = [set((np.flatnonzero(groups == g) + 1).tolist()) for g in sorted(set(groups.tolist()))]
     out.append(Claim("002", "Figure 5 (longest-edge cut, k = 3)", [

@@ -74,8 +74,8 @@ def worked_example() -> Claim:
 
     log, hs = P.p004_log(), P.p004_hierarchies()
     hs_values = list(P.P004_HIGHLY_SENSITIVE)
-    ours = jobs.run(log, hs, algorithms.get("cbmsa")(k=2, c=0.5, highly_sensitive=hs_values))
-    merged = jobs.run(log, hs, algorithms.get("cbmsa")(k=2, c=0.5, highly_sensitive=hs_values, leftover="merge"))
+    ours = jobs.anonymize(log, hs, algorithms.get("cbmsa")(k=2, c=0.5, highly_sensitive=hs_values))
+    merged = jobs.anonymize(log, hs, algorithms.get("cbmsa")(k=2, c=0.5, highly_sensitive=hs_values, leftover="merge"))
     def clusters_of(run):
         ids, cl = run.result.details["sequence_ids"], run.result.details["sequence_cluster"]
         return [set(np.asarray(ids)[cl == g].tolist()) for g in sorted(set(cl.tolist()) - {-1})], ids, cl

@@ -7,7 +7,7 @@ a journal (:class:`Publication`, :func:`recover`). Every error a user can cause 
 file and the line or record.
 """
 
-from anonstudio.core.io._atomic import JOURNAL_PREFIX, STAGING_PREFIX, Publication, atomic_write, recover
+from anonstudio.core.io._atomic import JOURNAL_PREFIX, STAGING_PREFIX, Publication, after_swap, atomic_write, recover
 from anonstudio.core.io._dispatch import (
     FORMATS,
     TABLE_SUFFIXES,
@@ -37,6 +37,7 @@ from anonstudio.core.io._table import (
 __all__ = [
     "JOURNAL_PREFIX",
     "Publication",
+    "after_swap",
     "STAGING_PREFIX",
     "DEFAULT_MISSING",
     "FASTA_SUFFIXES",

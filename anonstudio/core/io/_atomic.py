@@ -75,6 +75,27 @@ _ACTIVE: set[str] = set()
 #: journals of this process's publications in progress (never recovered by this process)
 _OWN_JOURNALS: set[str] = set()
 _GUARD = threading.Lock()
+#: what a publication completes after its swap, by kind (:func:`after_swap`): the journal carries the step, so a
+#: run stopped between the swap and that step has it completed by the recovery that rolls the swap forward
+_AFTER_SWAP: dict[str, Any] = {}
+
+
+def after_swap(kind: str, complete: Any) -> None:
+    """Register ``complete(payload: dict) -> None``, the step a publication's journal may carry (``Publication.commit(
+    after={"kind": kind, ...})``) and that runs after the swap, before the journal is removed — in the publishing
+    run, or in the recovery that rolls an interrupted swap forward. It must be idempotent and must refuse a payload
+    it did not write (a journal is a file anyone who delivers a folder can write)."""
+    _AFTER_SWAP[kind] = complete
+
+
+def _complete_after(after: Any) -> None:
+    """Run the journaled after-swap step (a help, never a condition of the release: its failure is left out)."""
+    if not isinstance(after, dict):
+        return
+    complete = _AFTER_SWAP.get(str(after.get("kind")))
+    if complete is not None:
+        with contextlib.suppress(Exception):
+            complete(after)
 
 
 def _output_error(exc: OSError, path: Path) -> OutputError:
@@ -337,12 +358,13 @@ def _read_journal(path: Path) -> dict[str, Any]:
     return data
 
 
-def _write_journal(folder: Path, entries: list[dict[str, Any]]) -> Path:
+def _write_journal(folder: Path, entries: list[dict[str, Any]], after: dict[str, Any] | None = None) -> Path:
     """The journal, written whole under a staging name, flushed and renamed into place."""
     journal = folder / f"{JOURNAL_PREFIX}{os.getpid()}.{secrets.token_hex(4)}.json"
     with _GUARD:
         _OWN_JOURNALS.add(os.path.abspath(journal))
-    text = json.dumps({"format": "anonstudio-journal", "version": 1, "pid": os.getpid(), "entries": entries},
+    text = json.dumps({"format": "anonstudio-journal", "version": 1, "pid": os.getpid(), "entries": entries,
+                       **({"after": after} if after is not None else {})},
                       indent=1)
     tmp = folder / staging_name(journal.name)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
@@ -441,6 +463,7 @@ def _recover_journal(journal: Path, protect: Iterable[str | Path] = ()) -> str:
                           "check the folder, then delete the journal", file=journal) from None
     try:
         if all(_ident_of(e["target"]) == e["new"] for e in entries):
+            _complete_after(data.get("after"))  # e.g. the release log's entry, which the stopped run had not written
             _finish(entries, journal)
             return (f"an interrupted publication was rolled forward from its journal: its new release ({names}) was "
                     "complete")
@@ -558,9 +581,10 @@ class Publication:
         return None
 
     # -- publishing
-    def commit(self, last: str | Path | None = None) -> list[Path]:
+    def commit(self, last: str | Path | None = None, *, after: dict[str, Any] | None = None) -> list[Path]:
         """Publish every staged file; ``last`` (the report) is removed first and renamed last. Returns the
-        targets. On a failure nothing changes (the swap is rolled back) and :class:`OutputError` names the file;
+        targets. ``after`` (``{"kind": …, …}``, a kind registered with :func:`after_swap`): a step the journal carries
+        and that runs once the swap is complete, before the journal goes — so recovery completes it too. On a failure nothing changes (the swap is rolled back) and :class:`OutputError` names the file;
         a stop signal during the swap rolls it back and is then raised."""
         if not self._staged:
             return []
@@ -571,7 +595,7 @@ class Publication:
         journal: Path | None = None
         with stops_deferred():
             try:
-                journal = _write_journal(order[0][1].parent, entries)
+                journal = _write_journal(order[0][1].parent, entries, after)
                 if last is not None and os.path.lexists(last):
                     os.unlink(last)  # a report is never beside an output it does not describe
                 for e in entries:
@@ -584,6 +608,7 @@ class Publication:
             if stop_pending():  # a stop signal arrived during the swap: the run is cancelled, its release too
                 self._undo(entries, journal, None)
                 raise_deferred_stop()
+            _complete_after(after)  # journaled: a stop before the journal is removed leaves it to the recovery
             with contextlib.suppress(OSError):  # published; what is left over goes with the next run
                 _finish(entries, journal)
         self._forget(entries)

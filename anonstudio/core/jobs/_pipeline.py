@@ -1,8 +1,9 @@
-"""The pipeline: load a job's data and hierarchies (one reader, one completer), run the method, verify its output
-independently, evaluate it and build the report; :func:`run_job` and ``anonstudio verify``'s :func:`verify_job`.
+"""The pipeline below the one run entry (:func:`anonstudio.core.jobs.run`): load a job's data and hierarchies (one
+reader, one completer), build and run the method, verify its output independently, evaluate it and build the report
+(:func:`execute`, :func:`anonymize`); :func:`run_job` and ``anonstudio verify``'s :func:`verify_job`.
 
-The workspace (:mod:`anonstudio.core.workspace`) holds what a run reads between runs — the workbench's screen, or a
-job loaded by ``anonstudio run`` — and calls these same functions; nothing here keeps state.
+The workspace (:mod:`anonstudio.core.workspace`) holds what a run reads between runs — the workbench's screen — and
+runs through the same entry; nothing here keeps state.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def load_hierarchies(specs: dict[str, Any], data: Any, *, source: Path | None = 
     return out, notes
 
 
-def run(
+def anonymize(
     data: Any,
     hierarchies: dict[str, Any],
     algorithm: Algorithm,
@@ -294,7 +295,7 @@ def execute(data: Any, specs: dict[str, Any], method: str, params: dict[str, Any
             key_fingerprint: str | None = None) -> Outcome:
     """One run as both faces make it: the hierarchies completed (:func:`load_hierarchies`, from ``specs``:
     a :class:`Hierarchy`, an ARX file or a builder spec per attribute), the method built from its name and
-    parameters (a deterministic method's seed noted), then :func:`run`; the report gets every warning the command
+    parameters (a deterministic method's seed noted), then :func:`anonymize`; the report gets every warning the command
     line prints (hierarchies given for no quasi-identifier, interval labels that do not hold their values, the
     release's risks, the method's own). ``source``: the job file that errors name; ``execution``: the job's
     ``[execution]`` (local when ``None``). A method whose draws must stay secret (``secret_draws``: RA, SafePub,
@@ -326,7 +327,7 @@ def execute(data: Any, specs: dict[str, Any], method: str, params: dict[str, Any
                        else f"starting a Dask LocalCluster of {execution.workers} workers")
             session = execution.session() if execution is not None else _local()
             with session as executor:
-                outcome = run(data, hierarchies, algorithm, subrange(running, 0.05, 1.0),
+                outcome = anonymize(data, hierarchies, algorithm, subrange(running, 0.05, 1.0),
                               notes=seed_notes(method, params) + notes,
                               parameters=report_parameters(method, algorithm, params), declared=declared,
                               executor=executor if distributed else None)
@@ -366,16 +367,11 @@ class _local:
 
 
 def run_job(job: Job, progress: ProgressCallback | None = None) -> Outcome:
-    """Read, anonymize, verify, evaluate and publish one job, on the engine its ``[execution]`` names: a job
-    loaded into a :class:`~anonstudio.core.workspace.Workspace`, run and published — what ``anonstudio run``
-    does (``Workspace.from_job``, ``run``, ``publish``) — here for scripts that hold no workspace."""
-    check_engine(job)
-    job.refuse_written_secrets()
-    report(progress, 0.0, f"reading {job.input.path.name}")
-    data = load_data(job.input)
-    outcome = execute(data, job.hierarchies, job.algorithm, job.params, declared=job.input, source=job.file,
-                      execution=job.execution, progress=subrange(progress, 0.05, 0.95), key_file=job.key_file,
-                      key_fingerprint=job.key_fingerprint)
+    """Run one job (:func:`anonstudio.core.jobs.run`: read, anonymize, verify, evaluate, on the engine its
+    ``[execution]`` names) and publish it where it says (:func:`publish_job`) — what ``anonstudio run`` does."""
+    from anonstudio.core.jobs._entry import run
+
+    outcome = run(job, subrange(progress, 0.0, 0.95))
     publish_job(outcome, job)
     report(progress, 1.0, f"wrote {job.output_path.name}")
     return outcome

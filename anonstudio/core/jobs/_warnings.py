@@ -1,5 +1,5 @@
 """Release-risk warnings: what the privacy model does not cover, for the report, the command line and the
-workbench alike (one list, computed once per run by :func:`anonstudio.core.jobs.run`)."""
+workbench alike (one list, computed once per run by :func:`anonstudio.core.jobs.anonymize`)."""
 
 from __future__ import annotations
 

@@ -184,7 +184,7 @@ def combine(parts: list[Verification], title: str) -> Verification:
                         details, [p for part in parts for p in part.problems][:20])
 
 
-def _table(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+def _check_table(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
            executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     if not isinstance(original, Table):
         raise TypeError(f"k-anonymity is verified on tables, got {type(original).__name__}")
@@ -284,7 +284,7 @@ def _as_read(frame: pd.DataFrame, original: Table, sensitive: str | list[str] | 
     return frame.assign(**{s: original.df[s].to_numpy() for s in names})
 
 
-def _events(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+def _check_events(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
             executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     if not isinstance(original, EventLog):
         raise TypeError(f"(k,c)-privacy is verified on event logs, got {type(original).__name__}")
@@ -293,14 +293,14 @@ def _events(spec: dict[str, Any], models: list[PrivacyModel], original: Any, out
                              spec.get("highly_sensitive") or [])
 
 
-def _strings(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+def _check_strings(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
              executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     return verify_pseudo_strings(original, output, k=spec.get("k"), max_fragment=spec.get("max_fragment"),
                                  near_copy_identity=spec.get("near_copy_identity"),
                                  near_copy_length=spec.get("near_copy_length"))
 
 
-def _anatomy(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+def _check_anatomy(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
              executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     qit = output if isinstance(output, Table) else frame_of(output)  # a Table keeps its cells' spelling
     return verify_anatomy(original, qit, models[0].params["l"], quasi_identifiers=spec.get("quasi_identifiers"),
@@ -308,7 +308,7 @@ def _anatomy(spec: dict[str, Any], models: list[PrivacyModel], original: Any, ou
                           sensitive_table=(side_outputs or {}).get("sensitive"))
 
 
-def _random(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+def _check_random(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
             executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     if not isinstance(original, Table):
         raise TypeError(f"random anonymization is verified on tables, got {type(original).__name__}")
@@ -318,7 +318,7 @@ def _random(spec: dict[str, Any], models: list[PrivacyModel], original: Any, out
         weights=spec.get("weights"), draws=spec.get("draws", "independent"))
 
 
-def _safepub(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
+def _check_safepub(spec: dict[str, Any], models: list[PrivacyModel], original: Any, output: Any, hierarchies: dict[str, Any],
              executor: Any = None, side_outputs: dict[str, Any] | None = None) -> Verification:
     from anonstudio.core.privacy._safepub import verify_safepub
 
@@ -329,8 +329,9 @@ def _safepub(spec: dict[str, Any], models: list[PrivacyModel], original: Any, ou
 
 #: The verifier of each declared spec: it checks that the release is faithful to the input and judges it
 #: with the models :func:`models_of` builds from the spec.
-SPECS: dict[str, Callable[..., Verification]] = {"k-anonymity": _table, "(k,c)-privacy": _events, "pseudo-strings": _strings, "anatomy": _anatomy,
-         "random-anonymization": _random, "safepub": _safepub}
+SPECS: dict[str, Callable[..., Verification]] = {
+    "k-anonymity": _check_table, "(k,c)-privacy": _check_events, "pseudo-strings": _check_strings,
+    "anatomy": _check_anatomy, "random-anonymization": _check_random, "safepub": _check_safepub}
 
 #: The side outputs (published beside the output, ``<stem>.<name><ext>``) each spec's verifier checks.
 SIDE_OUTPUTS: dict[str, tuple[str, ...]] = {"anatomy": ("sensitive",)}

@@ -214,7 +214,7 @@ def _number(value: Any) -> str:
 
 
 def summary_sections(report: dict, *, warnings: list[str] | None = None, levels: str = "") -> Summary:
-    """The summary of one run's ``report`` (``jobs.run``'s dict): every figure shown is one the report holds;
+    """The summary of one run's ``report`` (``jobs.anonymize``'s dict): every figure shown is one the report holds;
     ``warnings``: the warnings to show instead of the report's (the workspace's, with its release options);
     ``levels``: the generalization levels chosen (:func:`~._utility.generalization_levels`), shown first."""
     from anonstudio.core import algorithms

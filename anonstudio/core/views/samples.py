@@ -25,7 +25,7 @@ _DISEASES = ("flu", "asthma", "diabetes", "HIV", "hepatitis", "fracture")
 
 def _report(method: str, params: dict, n_in: int, n_out: int, groups: np.ndarray, suppressed: int,
             verification: dict, metrics: dict, unit: str = "groups") -> dict:
-    """A report as ``jobs.run`` writes it; ``groups``: the classes (``unit`` "classes": a table release's
+    """A report as ``jobs.anonymize`` writes it; ``groups``: the classes (``unit`` "classes": a table release's
     published equivalence classes) or the method's groups (``unit`` "groups") per record, -1 for none."""
     ids, sizes = class_sizes(groups)
     return {
@@ -249,11 +249,11 @@ def events_outcome(k: int = 3, seed: int = 5, n: int = 24) -> Outcome:
     log = sample_events(n=n, seed=seed)
     specs = {"age": {"intervals": [5, 10, 20]}, "zip": {"mask": "*"}}
     hs = {a: build_hierarchy(a, spec, log.df[a].unique()) for a, spec in specs.items()}
-    return jobs.run(log, hs, CBMSA(k=k, c=0.5, highly_sensitive=["HIV"]))
+    return jobs.anonymize(log, hs, CBMSA(k=k, c=0.5, highly_sensitive=["HIV"]))
 
 
 def preview_outcome(kind: str = "table", method: str | None = None) -> Outcome:
-    """An outcome for a pane preview: the real pipeline (``core.jobs.run``) with ``method`` (or the first
+    """An outcome for a pane preview: the real pipeline (``core.jobs.anonymize``) with ``method`` (or the first
     method this build registers for ``kind``) on the small sample data, else the hand-built sample."""
     from anonstudio.core import algorithms, jobs
     from anonstudio.core.errors import AnonStudioError
@@ -272,9 +272,9 @@ def preview_outcome(kind: str = "table", method: str | None = None) -> Outcome:
                           roles={c: r for c, r in sample.roles.items() if c not in sample.identifying})
             specs = {"age": {"intervals": [10, 20, 40]}, "zip": {"mask": "*"}, "sex": {"mask": "*"}}
             hs = {a: build_hierarchy(a, spec, table.df[a].unique()) for a, spec in specs.items()}
-            return jobs.run(table, hs, cls(k=3))
+            return jobs.anonymize(table, hs, cls(k=3))
         if kind == "fasta":
-            return jobs.run(sample_strings(n_families=4, per_family=8), {}, cls(k=4))
+            return jobs.anonymize(sample_strings(n_families=4, per_family=8), {}, cls(k=4))
         if kind == "events":
             return events_outcome()
         raise LookupError(kind)

@@ -2,10 +2,12 @@
 
 A :class:`Workspace` holds what a run reads — the open data with its roles, the hierarchies and where they came
 from, the method and its parameters, the engine, the release options and output paths — and what runs produced:
-the last outcome and the run history. ``anonstudio run`` is "load a job into a workspace, run, publish"::
+the last outcome and the run history. A job opened in the workbench (or a script) is "load a job into a workspace,
+run, publish"; ``anonstudio run`` runs a job through the run entry itself (:func:`anonstudio.core.jobs.run`),
+without a workspace::
 
     ws = Workspace.from_job("adult-mst.toml", overrides=["algorithm.k=10"])
-    ws.run(progress)          # complete the hierarchies, anonymize, verify, evaluate (core.jobs.execute)
+    ws.run(progress)          # the run entry on ws.request(): anonymize, verify, evaluate
     ws.publish()              # canonical files, re-verified as written, published as a pair, then logged
 
 The workbench's window is a view and controller of one workspace: panes read it and subscribe to its changes, the

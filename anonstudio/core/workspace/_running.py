@@ -1,45 +1,21 @@
 """Running what a workspace holds: the plain functions a worker thread runs (Orange3's ``run(inputs, state)``
-habit), testable without Qt, and the same functions ``anonstudio run`` runs in its own thread.
+habit), testable without Qt.
 
-A :class:`RunRequest` is taken from a :class:`~anonstudio.core.workspace.Workspace` on the thread that owns it
-(:meth:`~anonstudio.core.workspace.Workspace.request`); :func:`run_request` runs it anywhere.
+A :class:`~anonstudio.core.jobs.RunRequest` is taken from a :class:`~anonstudio.core.workspace.Workspace` on the thread
+that owns it (:meth:`~anonstudio.core.workspace.Workspace.request`); the one run entry
+(:func:`anonstudio.core.jobs.run`) runs it anywhere; :func:`run_request` adds the result views.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from anonstudio.core.data import EventLog, Table
+from anonstudio.core.jobs import RunRequest
 
-
-@dataclass(frozen=True)
-class RunRequest:
-    """What one run reads: ``data`` (a copy whose roles cannot change under the run), ``specs`` (per attribute a
-    :class:`~anonstudio.core.hierarchy.Hierarchy`, an ARX file or a builder spec), the ``method`` and its
-    ``params`` (pipeline keys such as ``max_suppression`` included), ``declared`` (the roles to verify against,
-    a job's ``[input]``), the ``execution`` engine (``None``: local), the job file errors name (``source``) and
-    the workspace's revision when it was taken (a run whose revision is no longer the workspace's was verified
-    against settings no longer on screen)."""
-
-    data: Any
-    specs: dict[str, Any]
-    method: str
-    params: dict[str, Any]
-    declared: Any = None
-    execution: Any = None
-    source: Path | None = None
-    revision: int = 0
-    #: the release key a method with secret draws draws from (``None``: the user's default key) and the
-    #: fingerprint the job names
-    key_file: Path | None = None
-    key_fingerprint: str | None = None
-
-    def with_params(self, **changes: Any) -> RunRequest:
-        """The same request with some parameters changed (a sweep's point)."""
-        return replace(self, params={**self.params, **changes})
+__all__ = ["RunRequest", "copy_for_run", "run_request", "sweep_point"]
 
 
 def copy_for_run(data: Any) -> Any:
@@ -55,21 +31,12 @@ def copy_for_run(data: Any) -> Any:
 
 
 def run_request(request: RunRequest, progress: Any = None, *, views: bool = True) -> Any:
-    """Anonymize, verify and evaluate (:func:`anonstudio.core.jobs.execute`, the pipeline ``anonstudio run``
-    runs) → ``Outcome``. ``views``: then compute what the result views show
-    (:func:`anonstudio.core.views.prepare_views`), so that on a worker thread the GUI thread only draws."""
-    from anonstudio.core.jobs import execute
+    """The workbench's worker task: the run entry (:func:`anonstudio.core.jobs.run`) → ``Outcome``, then (``views``)
+    what the result views show (:func:`anonstudio.core.views.prepare_views`), so that the GUI thread only draws."""
+    from anonstudio.core.jobs import run
     from anonstudio.core.progress import phase, report, subrange
 
-    outcome = execute(request.data, request.specs, request.method, request.params, declared=request.declared,
-                      source=request.source, execution=request.execution, key_file=request.key_file,
-                      key_fingerprint=request.key_fingerprint,
-                      progress=subrange(progress, 0.0, 0.9 if views else 1.0))
-    path = getattr(request.declared, "path", None)
-    if path is None or str(path) in ("", "."):
-        path = getattr(request.data, "source", None)
-    if path is not None:
-        outcome.report["input"]["path"] = str(path)
+    outcome = run(request, subrange(progress, 0.0, 0.9 if views else 1.0))
     if views:
         from anonstudio.core.views import prepare_views
 

@@ -2,8 +2,9 @@
 hierarchies and where they came from, the method and its parameters, the release options, the last outcome and
 the run history — as one Qt-free object both faces drive.
 
-``anonstudio run`` loads a job into a workspace (:meth:`Workspace.from_job`), runs it (:meth:`Workspace.run`) and
-publishes it (:meth:`Workspace.publish`); the workbench's window is a view and controller of one workspace: its
+A job opened in the workbench is loaded into a workspace (:meth:`Workspace.from_job`), run (:meth:`Workspace.run`,
+the run entry :func:`anonstudio.core.jobs.run`) and published (:meth:`Workspace.publish`); the window is a view and
+controller of one workspace: its
 panes read it and bind to it (glue's ``viewers/*/state.py`` pattern), its actions change it, and its worker thread
 runs what :meth:`Workspace.request` hands over (:func:`anonstudio.core.workspace.run_request`). Listeners registered
 with :meth:`Workspace.subscribe` are plain callables ``(what: str) -> None`` (the window forwards them to Qt
@@ -279,17 +280,6 @@ class Workspace:
     def n_records(self) -> int:
         """Rows of a table, sequences of an event log or strings of a sequence set."""
         return 0 if self.data is None else len(self.data)
-
-    def size_text(self) -> str:
-        """One line for the status bar, e.g. ``"32,561 rows × 15 columns"``."""
-        d = self.data
-        if d is None:
-            return "no data"
-        if isinstance(d, Table):
-            return f"{len(d):,} rows × {d.df.shape[1]} columns"
-        if isinstance(d, EventLog):
-            return f"{len(d):,} sequences, {d.n_events:,} events"
-        return f"{len(d):,} sequences, {int(d.offsets[-1]):,} residues"
 
     # -- roles -------------------------------------------------------------------------------------------
     def role(self, column: str) -> Role:
@@ -594,8 +584,8 @@ class Workspace:
                           key_fingerprint=self.release.key_fingerprint)
 
     def run(self, progress: Any = None, *, views: bool = False) -> Any:
-        """Run the method on what the workspace holds, in this thread: complete the hierarchies, anonymize, verify,
-        evaluate (:func:`anonstudio.core.jobs.execute`); the outcome becomes the workspace's and joins the history.
+        """Run the method on what the workspace holds, in this thread, through the one run entry
+        (:func:`anonstudio.core.jobs.run`); the outcome becomes the workspace's and joins the history.
         ``views``: also compute what the result views show (:func:`anonstudio.core.views.prepare_views`)."""
         from anonstudio.core.workspace._running import run_request
 
@@ -736,38 +726,6 @@ class Workspace:
             return release_verdict(None, [])
         return release_verdict(self.outcome.report, self.warnings())
 
-    def verdict_text(self) -> str:
-        """The last run's verdict for the status bar, e.g. ``"k-anonymous, k = 5, verified"``."""
-        if self.outcome is None:
-            # never a verdict about something that is not on screen: changed inputs, a failed run or a
-            # reopened project without its output
-            if self.stale_reason:
-                return f"results out of date ({self.stale_reason}): run again"
-            if self.last_report:
-                return "the last run's output is not open: run again to verify and export"
-            return ""
-        rep = self.outcome.report
-        ver = rep.get("verification", {}) or {}
-        params = rep.get("parameters", {}) or {}
-        model = str(ver.get("model", ""))
-        passed = bool(ver.get("passed"))
-        bits: list[str] = []
-        if model == "k-anonymity":
-            bits.append("k-anonymous")
-        elif model:
-            bits.append(model)
-        for key in ("k", "l", "c"):
-            if params.get(key) is not None:
-                bits.append(f"{key} = {params[key]}")
-        bits.append("verified" if passed else "NOT verified")
-        verdict = self.release_verdict()
-        text = ", ".join(bits)
-        if passed and not verdict.safe_to_publish:
-            text += f" — NOT safe to publish ({len(verdict.risks)} release risk{'s' if len(verdict.risks) != 1 else ''})"
-        elif passed:
-            text += "; safe to publish"
-        return text
-
     # -- project -----------------------------------------------------------------------------------------
     @property
     def project_name(self) -> str:
@@ -790,16 +748,6 @@ class Workspace:
         if self.project_path is not None:
             out["the project file"] = Path(self.project_path)
         return out
-
-    def title(self) -> str:
-        """Window title: the project's name — or the job's file name (``table-mst.toml``) when a job was opened and not
-        yet saved as a project — ``*`` when there are unsaved changes, and the version."""
-        from anonstudio import __version__
-
-        name = self.project_name
-        if self.project_path is None and self.job_path is not None:
-            name = Path(self.job_path).name
-        return f"{name}{'*' if self.dirty else ''} — anonstudio {__version__}"
 
     def mark_saved(self, path: str | Path | None = None) -> None:
         if path is not None:

@@ -462,3 +462,65 @@ def selected_row(table: QtWidgets.QTableWidget) -> int | None:
     """The selected row of a single-selection table, or ``None``."""
     rows = table.selectionModel().selectedRows()
     return rows[0].row() if rows else None
+
+
+# -- the window's words for a workspace (title bar, status bar): presentation, kept out of the engine ---------------
+def size_text(state: Any) -> str:
+    """One line for the status bar about the open data, e.g. ``"32,561 rows × 15 columns"``."""
+    from anonstudio.core.data import EventLog, Table
+
+    d = state.data
+    if d is None:
+        return "no data"
+    if isinstance(d, Table):
+        return f"{len(d):,} rows × {d.df.shape[1]} columns"
+    if isinstance(d, EventLog):
+        return f"{len(d):,} sequences, {d.n_events:,} events"
+    return f"{len(d):,} sequences, {int(d.offsets[-1]):,} residues"
+
+
+def verdict_text(state: Any) -> str:
+    """The last run's verdict for the status bar, e.g. ``"k-anonymous, k = 5, verified"``, from the workspace's
+    outcome and :meth:`~anonstudio.core.workspace.Workspace.release_verdict`."""
+    if state.outcome is None:
+        # never a verdict about something that is not on screen: changed inputs, a failed run or a
+        # reopened project without its output
+        if state.stale_reason:
+            return f"results out of date ({state.stale_reason}): run again"
+        if state.last_report:
+            return "the last run's output is not open: run again to verify and export"
+        return ""
+    rep = state.outcome.report
+    ver = rep.get("verification", {}) or {}
+    params = rep.get("parameters", {}) or {}
+    model = str(ver.get("model", ""))
+    passed = bool(ver.get("passed"))
+    bits: list[str] = []
+    if model == "k-anonymity":
+        bits.append("k-anonymous")
+    elif model:
+        bits.append(model)
+    for key in ("k", "l", "c"):
+        if params.get(key) is not None:
+            bits.append(f"{key} = {params[key]}")
+    bits.append("verified" if passed else "NOT verified")
+    verdict = state.release_verdict()
+    text = ", ".join(bits)
+    if passed and not verdict.safe_to_publish:
+        text += f" — NOT safe to publish ({len(verdict.risks)} release risk{'s' if len(verdict.risks) != 1 else ''})"
+    elif passed:
+        text += "; safe to publish"
+    return text
+
+
+def window_title(state: Any) -> str:
+    """The window title: the project's name — or the job's file name (``table-mst.toml``) when a job was opened and
+    not yet saved as a project — ``*`` when there are unsaved changes, and the version."""
+    from pathlib import Path
+
+    from anonstudio import __version__
+
+    name = state.project_name
+    if state.project_path is None and state.job_path is not None:
+        name = Path(state.job_path).name
+    return f"{name}{'*' if state.dirty else ''} — anonstudio {__version__}"

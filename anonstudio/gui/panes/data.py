@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from anonstudio.core.data import AttrType, EventLog, Role, SequenceSet, Table
 from anonstudio.gui.models import EventsModel, FrameModel, SequenceListModel, SequenceRecordsModel
+from anonstudio.gui.panes._common import size_text
 from anonstudio.gui.panes._events_overview import EventsOverview
 from anonstudio.core.workspace import Workspace
 
@@ -181,7 +182,7 @@ class DataPane(QWidget):
         """Show the state's data (after it was replaced)."""
         d = self.state.data if self.state is not None else None
         self.summary.setText(
-            f"{self.state.data_path.name if self.state and self.state.data_path else 'data'}: {self.state.size_text()}"
+            f"{self.state.data_path.name if self.state and self.state.data_path else 'data'}: {size_text(self.state)}"
             if d is not None
             else "No data. Use File ▸ Open data… (Ctrl+O) to open a table, event sequences or FASTA."
         )

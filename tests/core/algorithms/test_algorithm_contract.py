@@ -92,7 +92,7 @@ def _output_frame(out):
 @pytest.mark.parametrize("cls", METHODS, ids=lambda c: c.name)
 def test_output_passes_the_independent_verifier(cls):
     data, hier = _sample(cls)
-    outcome = jobs.run(data, hier, _make(cls))
+    outcome = jobs.anonymize(data, hier, _make(cls))
     assert outcome.verification.passed
     assert outcome.report["verification"]["passed"] is True
     assert outcome.report["algorithm"] == cls.name
@@ -165,7 +165,7 @@ def test_the_input_is_left_unchanged(cls):
     data, hier = _sample(cls)
     before, extra = _snapshot(data)
     rows = {a: [list(r) for r in h.rows] for a, h in hier.items()}
-    jobs.run(data, hier, _make(cls))
+    jobs.anonymize(data, hier, _make(cls))
     after, extra_after = _snapshot(data)
     if isinstance(before, pd.DataFrame):
         pd.testing.assert_frame_equal(after, before)

@@ -40,7 +40,7 @@ def test_a_family_smaller_than_k_is_drawn_near_copied_and_repaired():
     with the rule loosened to exact 60-residue copies (identity 1.0) what it publishes is refused at 0.9."""
     data = _family_set()
     method = get("condensation")(k=5, seed=2)
-    outcome = jobs.run(data, {}, method)
+    outcome = jobs.anonymize(data, {}, method)
     assert outcome.verification.passed
     assert outcome.result.metrics["near_copy_strings_drawn"] > 0
     assert any("identity ≥ 0.9" in note for note in outcome.result.notes)
@@ -59,7 +59,7 @@ def test_a_human_like_set_at_k5_is_published_verified():
     ids, seqs = human_like(1000, seed=0)
     data = SequenceSet.from_strings(seqs, ids=ids, alphabet="protein-25")
     assert 600 <= float(np.mean(data.lengths)) <= 640
-    outcome = jobs.run(data, {}, get("condensation")(k=5))
+    outcome = jobs.anonymize(data, {}, get("condensation")(k=5))
     assert outcome.verification.passed
     assert any("read forwards or backwards" in note for note in outcome.result.notes)
 
@@ -87,7 +87,7 @@ def test_copies_of_one_protein_count_once_in_the_groups(k):
     data = SequenceSet.from_strings(seqs + [target] * 10, ids=ids + [f"ref{i + 1}" for i in range(10)],
                                     alphabet="protein-20")
     method = get("condensation")(k=k, seed=1, epsilon=1.5)
-    outcome = jobs.run(data, {}, method)
+    outcome = jobs.anonymize(data, {}, method)
     assert outcome.verification.passed
     groups = outcome.result.groups
     assert len(outcome.result.output) == len(data) - outcome.result.suppressed
@@ -128,7 +128,7 @@ def test_what_condensation_publishes_always_passes_its_verifier(data, k, order, 
         k = len(data)
     method = get("condensation")(k=k, order=order, seed=seed, epsilon=3.0)
     try:
-        outcome = jobs.run(data, {}, method)
+        outcome = jobs.anonymize(data, {}, method)
     except PrivacyError as exc:
         assert "failed independent verification" not in str(exc), str(exc)
         return
@@ -149,7 +149,7 @@ def test_yeast_6049_at_k20_publishes_no_near_copy(shared_data):
     from anonstudio.core.privacy import verify_pseudo_strings
 
     data = io.read_fasta(shared_data / "proteins" / "yeast_swissprot_6049.fasta")
-    outcome = jobs.run(data, {}, get("condensation")(k=20, seed=1))
+    outcome = jobs.anonymize(data, {}, get("condensation")(k=20, seed=1))
     assert outcome.result.metrics["near_copy_strings_drawn"] > 0
     fresh = io.read_fasta(shared_data / "proteins" / "yeast_swissprot_6049.fasta")  # no scan kept from the run
     verdict = verify_pseudo_strings(fresh, outcome.result.output, k=20, max_fragment=20, near_copy_identity=0.9,

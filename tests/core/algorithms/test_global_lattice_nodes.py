@@ -31,7 +31,7 @@ def test_the_lattice_a_run_reports_agrees_with_the_brute_force(case, k, share, q
     found = brute_force(table, hierarchies, qis, k=k, share=share, quality=quality)
     if k > present or not found:
         return
-    outcome = jobs.run(table, hierarchies, get("global")(k=k, quality=quality), max_suppression=share)
+    outcome = jobs.anonymize(table, hierarchies, get("global")(k=k, quality=quality), max_suppression=share)
     nodes = views.lattice_nodes_of(outcome)
     assert nodes is not None and nodes.attributes == qis
     assert nodes.heights == [hierarchies[q].height for q in qis]
@@ -54,7 +54,7 @@ def test_the_lattice_a_run_reports_agrees_with_the_brute_force(case, k, share, q
     # any publishable transformation, named by the job, is published as it is and verified
     value, _, _, chosen = found[data.draw(st.integers(0, len(found) - 1))]
     named = dict(zip(qis, chosen))
-    again = jobs.run(table, hierarchies, get("global")(k=k, quality=quality, transformation=named),
+    again = jobs.anonymize(table, hierarchies, get("global")(k=k, quality=quality, transformation=named),
                      max_suppression=share)
     assert again.verification.passed
     assert again.report["metrics"]["transformation"] == named
@@ -74,15 +74,15 @@ def test_a_transformation_that_fails_is_refused_and_a_wrong_one_named():
     qis = list(table.quasi_identifiers)
     bottom = {q: 0 for q in qis}
     with pytest.raises(PrivacyError, match="the transformation named .* does not meet k = 3"):
-        jobs.run(table, hierarchies, get("global")(k=3, transformation=bottom), max_suppression=0.0)
+        jobs.anonymize(table, hierarchies, get("global")(k=3, transformation=bottom), max_suppression=0.0)
     with pytest.raises(ParameterError, match="gives no level for"):
-        jobs.run(table, hierarchies, get("global")(k=3, transformation={qis[0]: 1}))
+        jobs.anonymize(table, hierarchies, get("global")(k=3, transformation={qis[0]: 1}))
     with pytest.raises(ParameterError, match="not a quasi-identifier"):
-        jobs.run(table, hierarchies, get("global")(k=3, transformation={**bottom, "disease": 0}))
+        jobs.anonymize(table, hierarchies, get("global")(k=3, transformation={**bottom, "disease": 0}))
     with pytest.raises(ParameterError, match="above its hierarchy's height"):
-        jobs.run(table, hierarchies, get("global")(k=3, transformation={**bottom, qis[0]: 99}))
+        jobs.anonymize(table, hierarchies, get("global")(k=3, transformation={**bottom, qis[0]: 99}))
     with pytest.raises(ParameterError, match="outside min_level / max_level"):
-        jobs.run(table, hierarchies, get("global")(k=3, transformation=bottom, min_level={qis[0]: 1}))
+        jobs.anonymize(table, hierarchies, get("global")(k=3, transformation=bottom, min_level={qis[0]: 1}))
 
 
 def test_the_lattice_graph_joins_direct_successors_and_caps_what_it_draws():
@@ -123,5 +123,5 @@ def test_distributions_and_levels_count_what_the_release_holds():
     line = views.generalization_levels(outcome)
     for q, v in outcome.report["metrics"]["transformation"].items():
         assert f"{q}: level {v} of {outcome.hierarchies[q].height}" in line
-    mondrian = jobs.run(outcome.data, outcome.hierarchies, get("mondrian")(k=3))
+    mondrian = jobs.anonymize(outcome.data, outcome.hierarchies, get("mondrian")(k=3))
     assert views.generalization_levels(mondrian).startswith("mixed levels — ")

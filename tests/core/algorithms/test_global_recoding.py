@@ -126,21 +126,21 @@ def test_the_search_finds_the_brute_force_optimum(case, k, share, quality, diver
     present = int((~table.df[qis].isna().any(axis=1)).sum())
     if k > present:
         with pytest.raises(ParameterError):
-            jobs.run(table, hierarchies, get("global")(**params), max_suppression=share)
+            jobs.anonymize(table, hierarchies, get("global")(**params), max_suppression=share)
         return
     weights = params.get("weights")
     if weights is not None and not weights[qis[0]] > 0 and len(qis) == 1:
         with pytest.raises(ParameterError, match="positive weight"):
-            jobs.run(table, hierarchies, get("global")(**params), max_suppression=share)
+            jobs.anonymize(table, hierarchies, get("global")(**params), max_suppression=share)
         return
     found = brute_force(table, hierarchies, qis, k=k, share=share, quality=quality, weights=weights, l=l,
                         l_kind=l_kind, low=low, high=high)
     method = get("global")(**params)
     if not found:
         with pytest.raises(PrivacyError):
-            jobs.run(table, hierarchies, method, max_suppression=share)
+            jobs.anonymize(table, hierarchies, method, max_suppression=share)
         return
-    outcome = jobs.run(table, hierarchies, method, max_suppression=share)
+    outcome = jobs.anonymize(table, hierarchies, method, max_suppression=share)
     assert outcome.verification.passed
     best = min(v for v, *_ in found)
     chosen = [outcome.report["metrics"]["transformation"][q] for q in qis]
@@ -184,7 +184,7 @@ def test_adult_optimum_is_arxs(shared_data, qis, params, expected, arx_value):
     sensitive = "occupation" if "l" in params else "salary-class"
     table, hs = _adult_table(shared_data, qis, sensitive)
     method = get("global")(**params)
-    outcome = jobs.run(table, hs, method, max_suppression=0.1)
+    outcome = jobs.anonymize(table, hs, method, max_suppression=0.1)
     assert outcome.verification.passed
     assert outcome.report["metrics"]["transformation"] == expected
     # the number ARX reports for its optimum (here digit for digit; a libm's pow may differ in the last bit)
@@ -199,8 +199,8 @@ def test_max_suppression_is_the_budget_the_search_spends():
     qis = ["age", "sex", "education"]
     table = Table(adult_like_table(400, seed=3)).with_roles(qis)
     hs = adult_hierarchies(qis)
-    strict = jobs.run(table, hs, get("global")(k=10), max_suppression=0.0)
-    loose = jobs.run(table, hs, get("global")(k=10), max_suppression=0.2)
+    strict = jobs.anonymize(table, hs, get("global")(k=10), max_suppression=0.0)
+    loose = jobs.anonymize(table, hs, get("global")(k=10), max_suppression=0.2)
     assert strict.report["suppressed"] == 0
     assert 0 < loose.report["suppressed"] <= 80
     assert strict.report["metrics"]["quality"]["loss"]["value"] > loose.report["metrics"]["quality"]["loss"]["value"]
@@ -214,7 +214,7 @@ def test_level_limits_bound_every_attribute():
     qis = ["age", "sex", "education"]
     table = Table(adult_like_table(300, seed=1)).with_roles(qis)
     hs = adult_hierarchies(qis)
-    outcome = jobs.run(table, hs, get("global")(k=5, min_level={"sex": 1}, max_level={"age": 1}),
+    outcome = jobs.anonymize(table, hs, get("global")(k=5, min_level={"sex": 1}, max_level={"age": 1}),
                        max_suppression=0.5)
     chosen = outcome.report["metrics"]["transformation"]
     assert chosen["sex"] == 1 and chosen["age"] <= 1
@@ -248,6 +248,6 @@ def test_publishing_everything_at_the_root_needs_full_suppression():
     h = Hierarchy("q", [["x", "*"], ["y", "*"]])
     table = Table(pd.DataFrame({"q": ["x", "y", "x", "y"]}, dtype=object)).with_roles(["q"])
     with pytest.raises(PrivacyError, match="no transformation"):
-        jobs.run(table, {"q": h}, get("global")(k=3), max_suppression=0.25)
-    outcome = jobs.run(table, {"q": h}, get("global")(k=3), max_suppression=1.0)
+        jobs.anonymize(table, {"q": h}, get("global")(k=3), max_suppression=0.25)
+    outcome = jobs.anonymize(table, {"q": h}, get("global")(k=3), max_suppression=1.0)
     assert outcome.verification.passed and outcome.report["suppressed"] == 4

@@ -127,8 +127,8 @@ def test_adult_less_information_lost_than_mondrian(shared_data):
     from tests.core._adult import load_adult
 
     t, hs = load_adult(shared_data, rows=6000)
-    local = jobs.run(t, hs, LocalRecoding(k=5))
-    mondrian = jobs.run(t, hs, Mondrian(k=5))
+    local = jobs.anonymize(t, hs, LocalRecoding(k=5))
+    mondrian = jobs.anonymize(t, hs, Mondrian(k=5))
     assert local.verification.passed
     # local recoding's groups are the published classes (records with identical published quasi-identifiers)
     assert local.report["metrics"]["classes"] == local.verification.details["classes"] == local.report["groups"]["count"]

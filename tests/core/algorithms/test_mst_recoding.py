@@ -286,7 +286,7 @@ def test_adult_five_quasi_identifiers_pass_the_verifier(shared_data, name):
     from tests.core._adult import load_adult
 
     t, hs = load_adult(shared_data)
-    outcome = jobs.run(t, hs, algorithms.get(name)(k=5))
+    outcome = jobs.anonymize(t, hs, algorithms.get(name)(k=5))
     assert outcome.verification.passed
     assert outcome.report["output"]["records"] == 30162 and outcome.report["groups"]["min_size"] >= 5
     assert 0 < outcome.report["metrics"]["GCP"] < 0.2
@@ -340,7 +340,7 @@ def test_adult_eight_quasi_identifiers_k50_is_not_collapsed(shared_data):
 
     qis = ["age", "workclass", "education", "marital-status", "occupation", "race", "sex", "native-country"]
     t, hs = load_adult(shared_data, quasi_identifiers=qis)
-    outcome = jobs.run(t, hs, MSTRecoding(k=50), max_suppression=0.1)
+    outcome = jobs.anonymize(t, hs, MSTRecoding(k=50), max_suppression=0.1)
     assert outcome.verification.passed
     notes = " ".join(outcome.result.notes)
     assert "at the root of every quasi-identifier" in notes and "split again" in notes

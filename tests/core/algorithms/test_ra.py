@@ -32,7 +32,7 @@ def adult(shared_data):
 
 @pytest.mark.realdata
 def test_algorithm_1_redraws_exactly_one_quasi_identifier_per_record(adult):
-    outcome = jobs.run(adult, {}, get("ra")(seed=3))
+    outcome = jobs.anonymize(adult, {}, get("ra")(seed=3))
     redrawn = outcome.result.details["redrawn"]
     assert (redrawn.sum(axis=1) == 1).all()
     qis = adult.quasi_identifiers
@@ -44,17 +44,17 @@ def test_algorithm_1_redraws_exactly_one_quasi_identifier_per_record(adult):
 
 @pytest.mark.realdata
 def test_algorithm_2_redraws_attributes_per_record(adult):
-    outcome = jobs.run(adult, {}, get("ra-enhanced")(attributes_per_record=3, seed=3))
+    outcome = jobs.anonymize(adult, {}, get("ra-enhanced")(attributes_per_record=3, seed=3))
     assert (outcome.result.details["redrawn"].sum(axis=1) == 3).all()
     assert outcome.report["verification"]["details"]["most_changed_in_a_record"] <= 3
     with pytest.raises(ParameterError, match="attributes_per_record = 9 is more than the 8 quasi-identifiers"):
-        jobs.run(adult, {}, get("ra-enhanced")(attributes_per_record=9))
+        jobs.anonymize(adult, {}, get("ra-enhanced")(attributes_per_record=9))
 
 
 @pytest.mark.realdata
 def test_probabilistic_anonymity_formulas(adult):
     """Eq. 1 at Proposition 7's weights equals Σ e^{H_i}; Eq. 1 at uniform weights equals Eq. 3."""
-    outcome = jobs.run(adult, {}, get("ra")())
+    outcome = jobs.anonymize(adult, {}, get("ra")())
     m = outcome.report["metrics"]
     assert abs(m["probabilistic_anonymity"] - m["probabilistic_anonymity_max"]) < 1e-9
     h = outcome.result.details["entropies"]
@@ -72,7 +72,7 @@ def test_marginal_distributions_stay_close(adult, weights, bound):
     Proposition 7's weights age (72 values) is chosen for about half the records and its i.i.d. redraws
     move its marginal by 0.014–0.018 — the multinomial sampling noise of Algorithm 1 as the paper states
     it, not a bias (the expected marginal is the original's). Reported, not hidden."""
-    outcome = jobs.run(adult, {}, get("ra")(weights=weights, seed=1))
+    outcome = jobs.anonymize(adult, {}, get("ra")(weights=weights, seed=1))
     assert outcome.report["metrics"]["total_variation_max"] <= bound
 
 
@@ -92,7 +92,7 @@ def test_a_level_publishes_banded_values_drawn_from_the_bands():
     frame = adult_like_table(400, seed=2)
     t = Table(frame).with_roles(["age", "sex"], [])
     hs = adult_hierarchies(["age", "sex"])
-    outcome = jobs.run(t, hs, get("ra")(level={"age": 1}, seed=1))
+    outcome = jobs.anonymize(t, hs, get("ra")(level={"age": 1}, seed=1))
     bands = {hs["age"].generalize(str(v), 1) for v in frame["age"]}
     assert set(outcome.result.output.df["age"]) <= bands
     assert outcome.report["verification"]["passed"]
@@ -103,18 +103,18 @@ def test_weights_are_validated_and_normalised(tmp_path):
     t = Table(frame).with_roles(["age", "sex"], [])
     with pytest.raises(ParameterError, match="must be non-negative"):
         get("ra")(weights={"age": -1, "sex": 2})
-    outcome = jobs.run(t, {}, get("ra")(weights={"age": 3, "sex": 1}))
+    outcome = jobs.anonymize(t, {}, get("ra")(weights={"age": 3, "sex": 1}))
     assert any("summed to 4; they were divided by that sum" in n for n in outcome.report["notes"])
     assert outcome.result.metrics["weights"] == {"age": 0.75, "sex": 0.25}
     with pytest.raises(ParameterError, match="not a quasi-identifier"):
-        jobs.run(t, {}, get("ra")(weights={"zip": 1}))
+        jobs.anonymize(t, {}, get("ra")(weights={"zip": 1}))
 
 
 def test_a_constant_quasi_identifier_is_explained():
     frame = adult_like_table(200, seed=2)
     frame["country"] = "X"
     t = Table(frame).with_roles(["age", "country"], [])
-    outcome = jobs.run(t, {}, get("ra")())
+    outcome = jobs.anonymize(t, {}, get("ra")())
     assert any("country has one value only (entropy 0)" in n for n in outcome.report["notes"])
     assert outcome.report["verification"]["passed"]
 
@@ -141,7 +141,7 @@ def test_the_ra_verifier_catches_what_ra_may_not_do():
 @pytest.mark.realdata
 @pytest.mark.parametrize("l", [5, 7])
 def test_anatomy_groups_are_l_diverse_and_the_st_matches(adult, l):
-    outcome = jobs.run(adult, {}, get("anatomy")(l=l))
+    outcome = jobs.anonymize(adult, {}, get("anatomy")(l=l))
     assert outcome.report["verification"]["passed"] and outcome.report["verification"]["model"] == "anatomy"
     qit, st = outcome.result.output.df, outcome.result.side_outputs["sensitive"]
     assert "occupation" not in qit.columns and "group" in qit.columns
@@ -156,8 +156,8 @@ def test_anatomy_groups_are_l_diverse_and_the_st_matches(adult, l):
 @pytest.mark.realdata
 def test_anatomy_refuses_an_l_the_data_cannot_give_and_the_verifier_catches_a_bad_grouping(adult):
     with pytest.raises(PrivacyError, match="'Prof-specialty' is 4,038 of 30,162 records, more than 1/l"):
-        jobs.run(adult, {}, get("anatomy")(l=10))
-    outcome = jobs.run(adult, {}, get("anatomy")(l=5))
+        jobs.anonymize(adult, {}, get("anatomy")(l=10))
+    outcome = jobs.anonymize(adult, {}, get("anatomy")(l=5))
     qit = outcome.result.output.df.copy()
     same = adult.df.index[adult.df["occupation"] == adult.df["occupation"].iloc[0]][:5]
     qit.loc[same, "group"] = "999999"  # five records with one occupation in one group
@@ -203,7 +203,7 @@ def test_ra_and_anatomy_jobs_need_no_hierarchies_and_verify_from_the_cli(tmp_pat
 def test_shuffled_draws_keep_every_marginal_exactly(adult):
     """``draws = "shuffle"`` meets the issue's TV ≤ 0.01 at Proposition 7's weights too (exactly 0), still
     changes at most one QI per record, and keeps the cells that were chosen but drew their own value."""
-    outcome = jobs.run(adult, {}, get("ra")(weights="entropy", draws="shuffle", seed=1, bias_runs=0))
+    outcome = jobs.anonymize(adult, {}, get("ra")(weights="entropy", draws="shuffle", seed=1, bias_runs=0))
     m = outcome.report["metrics"]
     assert m["total_variation_max"] == 0 and outcome.report["verification"]["passed"]
     qis = outcome.result.details["attributes"]
@@ -211,5 +211,5 @@ def test_shuffled_draws_keep_every_marginal_exactly(adult):
     assert changed.max() == 1 and 0.8 < changed.mean() < 1.0
     for a in qis:
         assert sorted(outcome.result.output.df[a].astype(str)) == sorted(adult.df[a].astype(str))
-    independent = jobs.run(adult, {}, get("ra")(weights="entropy", seed=1, bias_runs=0))
+    independent = jobs.anonymize(adult, {}, get("ra")(weights="entropy", seed=1, bias_runs=0))
     assert independent.report["metrics"]["total_variation_max"] > 0.01  # the paper's i.i.d. draws: noise

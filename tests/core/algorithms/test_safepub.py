@@ -119,7 +119,7 @@ def test_a_column_that_is_not_a_quasi_identifier_is_refused():
 def test_the_verifier_refuses_a_release_that_is_not_full_domain_or_too_small_classes():
     table, hs = _table(3000)
     alg = SafePub(epsilon=1.0, delta=1e-3, seed=SEED, min_level={"age": 1}, max_level={"age": 1})  # decades
-    outcome = jobs.run(table, hs, alg)
+    outcome = jobs.anonymize(table, hs, alg)
     assert outcome.verification.passed
     spec = alg.privacy_model()
     out = outcome.result.output.df.copy()
@@ -150,7 +150,7 @@ def test_adult_release_is_verified_and_keeps_the_k_the_bound_gives(shared_data, 
     table, hs = load_adult(shared_data, qis)
     table = table.with_roles(qis, [], ["salary-class"])
     alg = get("safepub")(epsilon=1.0, delta=1e-5, seed=SEED, score=score)
-    outcome = jobs.run(table, hs, alg)
+    outcome = jobs.anonymize(table, hs, alg)
     m = outcome.report["metrics"]
     assert outcome.verification.passed and m["k"] == 58 == minimal_k(0.9, 1e-5, len(table.df))
     assert abs(m["sampled_records"] / len(table.df) - (1 - math.exp(-0.9))) < 0.02

@@ -24,7 +24,7 @@ def test_the_outlier_is_suppressed_within_the_budget(name):
     method = algorithms.get(name)
     without = method(k=3, max_suppression=0).run(t, hs)
     assert without.suppressed == 0 and without.output.df["x"].tolist() == ["A"] * 4 + ["b1"] * 3 + ["b2"] * 3
-    outcome = jobs.run(t, hs, method(k=3), max_suppression=0.1)  # 10 % of 10 records: one
+    outcome = jobs.anonymize(t, hs, method(k=3), max_suppression=0.1)  # 10 % of 10 records: one
     assert outcome.verification.passed
     assert outcome.result.output.df["x"].tolist() == ["a1"] * 3 + ["*"] + ["b1"] * 3 + ["b2"] * 3
     assert outcome.report["suppressed"] == 1 and outcome.report["metrics"]["suppressed_outliers"] == 1

@@ -93,7 +93,7 @@ def test_every_table_method_reports_every_model(method):
 
     qis = ["age", "sex", "education"]
     table = Table(adult_like_table(200, seed=2)).with_roles(qis)
-    outcome = jobs.run(table, adult_hierarchies(qis), get(method)(k=5))
+    outcome = jobs.anonymize(table, adult_hierarchies(qis), get(method)(k=5))
     metrics = outcome.report["metrics"]
     assert set(metrics["quality"]) == set(MODELS)
     assert metrics["suppressed_records"] == metrics["suppressed"] == outcome.report["suppressed"]

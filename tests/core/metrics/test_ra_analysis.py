@@ -147,12 +147,12 @@ def adult_ra(shared_data):
 @pytest.mark.realdata
 def test_the_ra_job_reports_its_bias_and_keeps_the_table_for_the_view(adult_ra):
     table, qis = adult_ra
-    outcome = jobs.run(table, {}, get("ra")(seed=3, bias_runs=12))
+    outcome = jobs.anonymize(table, {}, get("ra")(seed=3, bias_runs=12))
     m = outcome.report["metrics"]
     assert m["bias_combinations"] == 40 and m["bias_max_abs_z"] < 4.5
     b = outcome.result.details["bias"]
     assert list(b["length"].value_counts().sort_index()) == [20, 20]
-    off = jobs.run(table, {}, get("ra")(seed=3, bias_runs=0))
+    off = jobs.anonymize(table, {}, get("ra")(seed=3, bias_runs=0))
     assert "empirical_mean" not in off.result.details["bias"] and off.report["metrics"]["bias_max_abs_z"] is None
 
 

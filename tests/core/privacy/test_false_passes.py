@@ -154,7 +154,7 @@ def test_a_run_whose_anatomy_sensitive_table_is_wrong_writes_nothing(tmp_path, m
     monkeypatch.setattr(Anatomy, "run", leaky)
     table = _anatomy_table()
     with pytest.raises(PrivacyError, match="sensitive table"):
-        jobs.run(table, {}, get("anatomy")(l=3, seed=1))
+        jobs.anonymize(table, {}, get("anatomy")(l=3, seed=1))
 
 
 def test_anonstudio_verify_checks_the_anatomy_sensitive_table_file(tmp_path):
@@ -281,21 +281,21 @@ def test_methods_count_sensitive_values_as_the_verifiers_read_them(tmp_path):
     table = Table(df).with_roles(["sex", "age"], ["disease"])
     hs, _ = jobs.load_hierarchies({"sex": {"groups": [{"*": ["M"]}]}}, table)  # age: the default intervals
     for kind in ("distinct", "entropy"):
-        outcome = jobs.run(table, hs, get("mondrian")(k=2, l=2, l_kind=kind))
+        outcome = jobs.anonymize(table, hs, get("mondrian")(k=2, l=2, l_kind=kind))
         assert outcome.verification.passed
-    outcome = jobs.run(table, {}, get("anatomy")(l=3, seed=1))
+    outcome = jobs.anonymize(table, {}, get("anatomy")(l=3, seed=1))
     assert outcome.verification.passed
     st = outcome.result.side_outputs["sensitive"]
     assert set(st["disease"]) == set(df["disease"])  # the ST publishes the values as spelled
     heavy = Table(df.assign(disease=["HIV", " HIV", "hiv", "HIV ", "HIV", "Flu", "Cold", "flu", "Cold", "Asthma",
                                      "Cold", "Flu"])).with_roles(["sex", "age"], ["disease"])
     with pytest.raises(PrivacyError, match="'HIV' is 5 of 12 records, more than 1/l"):  # 'HIV' read alike 5 times
-        jobs.run(heavy, {}, get("anatomy")(l=3, seed=1))
+        jobs.anonymize(heavy, {}, get("anatomy")(l=3, seed=1))
     events = pd.DataFrame({"pid": [str(i) for i in range(8)], "vid": ["1"] * 8, "zip": ["12345"] * 8,
                            "disease": ["HIV", " hiv", "Flu", "Cold", "Flu", "Cold", "Flu", "Cold"]}, dtype=object)
     log = EventLog(events, "pid", "vid", ["zip"], "disease")
     zips = {"zip": Hierarchy("zip", [["12345", "123**", "*"]])}
-    outcome = jobs.run(log, zips, get("cbmsa")(k=4, c=0.25, highly_sensitive=["HIV"], seed=1))
+    outcome = jobs.anonymize(log, zips, get("cbmsa")(k=4, c=0.25, highly_sensitive=["HIV"], seed=1))
     assert outcome.verification.passed
     assert outcome.verification.details["highest_confidence"] <= 0.25
 
@@ -527,7 +527,7 @@ def test_shuffled_redraws_on_a_small_wide_table_are_not_refused(name, rows, colu
     table = Table(df).with_roles(names, ["s"])
     extra = {"weights": "uniform"} if name == "ra" else {"attributes_per_record": 2}
     for seed in range(1, 21):
-        outcome = jobs.run(table, {}, get(name)(seed=seed, draws="shuffle", bias_runs=0, **extra))
+        outcome = jobs.anonymize(table, {}, get(name)(seed=seed, draws="shuffle", bias_runs=0, **extra))
         assert outcome.verification.passed, (seed, outcome.verification.problems)
 
 

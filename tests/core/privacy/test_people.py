@@ -16,7 +16,7 @@ from anonstudio.core.algorithms import get
 from anonstudio.core.data import Table
 from anonstudio.core.errors import AnonStudioError, InputError
 from anonstudio.core.generate import adult_hierarchies, visits_table
-from anonstudio.core.jobs import run as run_in_memory
+from anonstudio.core.jobs import anonymize as run_in_memory
 from anonstudio.core.privacy._people import distinct_people, people_per_value, repeated_record_share
 
 QIS = ["sex", "age", "race", "marital-status"]

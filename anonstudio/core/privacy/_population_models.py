@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from anonstudio.core.errors import ParameterError
+from anonstudio.core.io.formats import dialog_filter
 from anonstudio.core.params import Param, ParamSet
 from anonstudio.core.privacy._models import POPULATION, SIZES, ClassStats, PrivacyModel, register
 
@@ -25,7 +26,7 @@ EPS = 1e-12
 #: the population table's parameter of δ-presence and k-map (a path; a job's relative path is taken against the job)
 POPULATION_PARAM = Param("population", "str", None, "the population table (a file with the quasi-identifier "
                          "columns, one record per person) the classes are counted in", browse="file",
-                         filter="Tables (*.csv *.tsv *.txt *.parquet);;All files (*)", title="Population table")
+                         filter=dialog_filter("table", label="Tables"), title="Population table")
 
 
 def population_table(model: PrivacyModel, given=None):

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from anonstudio.core.io._canonical import fasta_bytes, parquet_bytes, table_bytes
-from anonstudio.core.io._events import read_events, write_events
+from anonstudio.core.io._events import read_events
 from anonstudio.core.io._fasta import read_fasta, write_fasta
 from anonstudio.core.io._hierarchy_csv import read_hierarchy, write_hierarchy
 from anonstudio.core.io._table import read_table, write_table
@@ -109,7 +109,6 @@ REGISTRY: tuple[Format, ...] = (
 ALL_FILES = "All files (*)"
 # an event log is read from a table format by its own reader
 _KIND_READERS: dict[str, Callable[..., Any]] = {"events": read_events}
-_KIND_WRITERS: dict[str, Callable[..., Any]] = {"events": write_events}
 
 
 def get(name: str) -> Format:
@@ -160,16 +159,6 @@ def reader_for(kind: str) -> Callable[..., Any]:
     if not fmt or fmt[0].reader is None:
         raise KeyError(f"no reader for '{kind}'")
     return fmt[0].reader
-
-
-def writer_for(kind: str) -> Callable[..., Any]:
-    """The writer of a data kind."""
-    if kind in _KIND_WRITERS:
-        return _KIND_WRITERS[kind]
-    fmt = formats_for(kind)
-    if not fmt or fmt[0].writer is None:
-        raise KeyError(f"no writer for '{kind}'")
-    return fmt[0].writer
 
 
 def dialog_filter(kind: str, *, label: str | None = None, each: bool = False, all_files: bool = True) -> str:

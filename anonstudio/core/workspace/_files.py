@@ -462,7 +462,7 @@ def job_dict(state: Workspace, job_path: str | Path, *, output_path: str | Path 
             target = base / f"{job_path.stem}-hierarchies" / f"{_safe(attr)}{io.formats.get('arx-hierarchy').suffix}"
             write_hierarchy_file(state.hierarchies[attr], target)
             hierarchies[attr] = _rel(target, base)
-    ext = io.formats.export_format(state.kind, chosen=state.output_path, input_path=state.data_path).suffix
+    ext = io.formats.export_format(state.kind or "table", chosen=state.output_path, input_path=state.data_path).suffix
     report: Path | None
     if output_path is not None:
         out, report = Path(output_path), Path(output_path).with_name(f"{Path(output_path).stem}.report.json")

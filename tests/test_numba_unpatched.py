@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_numba_patches import _python, _script
+from tests.test_numba_patches import _python
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the tests run with the patches off: each method's contract (output verified, seed reproduces, cancel stops) and
@@ -24,21 +24,23 @@ UNPATCHED_SUITE = ("tests/core/algorithms/test_algorithm_contract.py",
 
 
 def test_the_switch_leaves_numbas_internals_alone_on_a_tested_numba(tmp_path):
-    code = _script("""
-        from numba.core import caching
-        chain, load = list(caching.CacheImpl._locator_classes), caching.Cache.load_overload
-        from anonstudio.core.kernels import lean_cache_loads, patches_on
-        assert not patches_on()
-        lean_cache_loads()
-    """, """
-        assert caching.CacheImpl._locator_classes == chain, "a locator was installed"
-        assert caching.Cache.load_overload is load, "numba's cache loading was replaced"
-        print("ok")
-    """)
+    code = """
+from numba.core import caching
+chain, load = list(caching.CacheImpl._locator_classes), caching.Cache.load_overload
+from anonstudio.core.kernels import disk_cache, lean_cache_loads, patches_on
+import anonstudio.core.kernels._mondrian  # a kernel module loads: where the patches would go in
+lean_cache_loads()
+assert not patches_on() and not disk_cache()
+assert caching.CacheImpl._locator_classes == chain, "a locator was installed"
+assert caching.Cache.load_overload is load, "numba's cache loading was replaced"
+print("ok")
+"""
     done = _python(code, tmp_path, ANONSTUDIO_NUMBA_UNPATCHED="1")
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
     assert "$ANONSTUDIO_NUMBA_UNPATCHED is set: kernels are compiled for this process only" in done.stderr
-    assert not list((tmp_path / "cache").rglob("*.nbi"))
+    on = _python("from anonstudio.core.kernels import patches_on\nprint(patches_on())", tmp_path,
+                 ANONSTUDIO_NUMBA_UNPATCHED="0")
+    assert on.stdout.strip() == "True", on.stderr  # "0" is off: the patches stay on a tested numba
 
 
 @pytest.mark.numba_unpatched

@@ -149,10 +149,13 @@ def memory_available() -> tuple[int | None, str]:
         soft = resource.getrlimit(resource.RLIMIT_AS)[0]
         if soft != resource.RLIM_INFINITY:
             used = 0
-            with open("/proc/self/status", encoding="ascii") as fh:
-                for line in fh:
-                    if line.startswith("VmSize:"):
-                        used = int(line.split()[1]) * 1024
+            try:
+                with open("/proc/self/status", encoding="ascii") as fh:
+                    for line in fh:
+                        if line.startswith("VmSize:"):
+                            used = int(line.split()[1]) * 1024
+            except (OSError, ValueError, IndexError):
+                pass  # a process at its limit may fail to open a file: the limit still bounds it
             left = max(0, soft - used)
             if best is None or left < best:
                 best, what = left, f"under the address-space limit, ulimit -v, of {_size(soft)}"

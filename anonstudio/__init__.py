@@ -36,26 +36,18 @@ def _writable(folder: str) -> "str | None":
 
 def numba_cache_dir() -> str:
     """Where anonstudio's compiled kernels are cached: ``$NUMBA_CACHE_DIR`` if the user set it, else
-    ``anonstudio/numba`` in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``; on macOS
-    ``~/Library/Caches``, on Windows ``%LOCALAPPDATA%``) — never beside the installed package, which may be
+    ``numba`` in anonstudio's cache folder (:mod:`anonstudio._folders`: ``$XDG_CACHE_HOME/anonstudio`` or
+    ``~/.cache/anonstudio``; on macOS ``~/Library/Caches/anonstudio``, on Windows
+    ``%LOCALAPPDATA%\\anonstudio\\Cache``) — never beside the installed package, which may be
     read-only. If that folder cannot be written (a read-only or missing home, a ``NUMBA_CACHE_DIR`` that is a
     file or lies on a read-only disk), a fresh temporary folder is used, removed at exit, and
     :data:`kernel_cache_notice` says that kernels will be compiled again next time."""
-    import sys
     import tempfile
 
+    from anonstudio._folders import cache_dir
+
     global kernel_cache_notice
-    chosen = _os.environ.get("NUMBA_CACHE_DIR")
-    if chosen:
-        target = chosen
-    else:
-        if sys.platform == "win32":
-            base = _os.environ.get("LOCALAPPDATA") or _os.path.join(_os.path.expanduser("~"), "AppData", "Local")
-        elif sys.platform == "darwin":
-            base = _os.path.join(_os.path.expanduser("~"), "Library", "Caches")
-        else:
-            base = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache")
-        target = _os.path.join(base, "anonstudio", "numba")
+    target = _os.environ.get("NUMBA_CACHE_DIR") or str(cache_dir() / "numba")
     problem = _writable(target)
     if problem is None:
         return target

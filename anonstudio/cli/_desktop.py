@@ -9,18 +9,19 @@ desktop bundle's executable), so the entry starts the same installation.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
 
+from anonstudio import _folders
 from anonstudio.core.errors import AnonStudioError
 
 SIZES = (16, 32, 48, 64, 128, 256)
 
 
 def data_home() -> Path:
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    """The user's data folder (``$XDG_DATA_HOME``, else ``~/.local/share``)."""
+    return _folders.data_home()
 
 
 def program() -> list[str]:

@@ -1,7 +1,8 @@
 """The error log: where an unexpected exception — a bug of anonstudio, never a fault of the user's data or
 settings — is written with its traceback, so that the workbench can show a sentence (and the details on request)
 and name the file to send with a bug report (issue 30 item 2). ``$XDG_DATA_HOME/anonstudio/errors.log`` (default
-``~/.local/share``), beside the release log; ``ANONSTUDIO_ERROR_LOG`` names another file. Qt-free.
+``~/.local/share``; on macOS and Windows anonstudio's data folder there, :mod:`anonstudio._folders`), beside the
+release log; ``ANONSTUDIO_ERROR_LOG`` names another file. Qt-free.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import traceback
 from datetime import datetime, timezone
 from pathlib import Path
 
+from anonstudio._folders import data_dir
 from anonstudio.core.errors import AnonStudioError
 
 #: the log keeps at most this many bytes: a larger file is renamed ``errors.log.1`` (one older file kept)
@@ -24,8 +26,7 @@ def error_log_path() -> Path:
     given = os.environ.get("ANONSTUDIO_ERROR_LOG")
     if given:
         return Path(given)
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "anonstudio" / "errors.log"
+    return data_dir() / "errors.log"
 
 
 def is_unexpected(exc: BaseException) -> bool:

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+try:  # loaded now: at its address-space limit a process may no longer load an extension module
+    import resource as _resource
+except ImportError:  # Windows
+    _resource = None  # type: ignore[assignment]
+
 
 class AnonStudioError(Exception):
     """Base of every user-facing error.
@@ -131,29 +136,30 @@ def _size(n: float) -> str:
     return f"{n / 1024:,.0f} kB" if n >= 1024 else f"{int(n)} bytes"
 
 
+def _proc_bytes(path: str, key: str) -> int | None:
+    """The ``key`` line of a ``/proc`` file (in kB there) as bytes; ``None`` if it cannot be read."""
+    try:
+        with open(path, encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def memory_available() -> tuple[int | None, str]:
     """Bytes this process may still allocate, and what bounds them: the smaller of the system's available
     memory (``MemAvailable``) and what the address-space limit (``ulimit -v``) leaves. ``None`` if unknown."""
-    best: int | None = None
+    best = _proc_bytes("/proc/meminfo", "MemAvailable:")
     what = "the system's free memory"
     try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    best = int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        import resource
-
-        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if soft != resource.RLIM_INFINITY:
-            used = 0
-            with open("/proc/self/status", encoding="ascii") as fh:
-                for line in fh:
-                    if line.startswith("VmSize:"):
-                        used = int(line.split()[1]) * 1024
-            left = max(0, soft - used)
+        if _resource is None:
+            raise ImportError("no resource module (Windows)")
+        soft = _resource.getrlimit(_resource.RLIMIT_AS)[0]
+        if soft != _resource.RLIM_INFINITY:
+            # a process at its limit may fail to read the file: the limit still bounds it
+            left = max(0, soft - (_proc_bytes("/proc/self/status", "VmSize:") or 0))
             if best is None or left < best:
                 best, what = left, f"under the address-space limit, ulimit -v, of {_size(soft)}"
     except (ImportError, OSError, ValueError, IndexError, AttributeError):

@@ -28,6 +28,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from anonstudio._folders import data_dir
 from anonstudio.core.errors import JobError
 
 #: an environment variable naming the key file (instead of the default in the user's data folder)
@@ -42,12 +43,12 @@ KEY_WORDS = "the release key"
 
 def default_key_path() -> Path:
     """``$ANONSTUDIO_KEY_FILE``, else ``$XDG_DATA_HOME/anonstudio/keys/release.key`` (``~/.local/share`` when
-    ``XDG_DATA_HOME`` is unset): beside the release log, in a folder of its own that only the owner may enter."""
+    ``XDG_DATA_HOME`` is unset; macOS and Windows: anonstudio's data folder there, :mod:`anonstudio._folders`):
+    beside the release log, in a folder of its own that only the owner may enter."""
     named = os.environ.get(KEY_ENV)
     if named:
         return Path(named).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "anonstudio" / "keys" / "release.key"
+    return data_dir() / "keys" / "release.key"
 
 
 def fingerprint_of(secret: bytes) -> str:

@@ -53,7 +53,7 @@ class Param:
     ``low``/``high`` bound numbers (inclusive unless ``low_open``/``high_open``); ``None`` means unbounded.
     ``required`` parameters have no default. ``browse`` (``"file"`` or ``"folder"``, for ``"str"`` parameters
     that name a path) gives the parameter a *Browse…* button in the workbench; ``filter`` is the file dialog's
-    filter. ``shortcuts`` (``"choice"`` parameters): choices that the command line also takes as a flag of their
+    filter (``"formats:<kind>"``: every registered format of that kind, from :mod:`anonstudio.core.io.formats`). ``shortcuts`` (``"choice"`` parameters): choices that the command line also takes as a flag of their
     own (``--quick`` for ``--scale quick``).
     """
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anonstudio._folders import data_dir
 from anonstudio.core import io
 from anonstudio.core.data import EventLog, SequenceSet, Table
 from anonstudio.core.errors import AnonStudioError
@@ -57,9 +58,9 @@ FORMAT = 2
 
 
 def release_log_path() -> Path:
-    """Where anonstudio remembers what it exported from which input (``$XDG_DATA_HOME/anonstudio``)."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "anonstudio" / "releases.json"
+    """Where anonstudio remembers what it exported from which input (its data folder,
+    :func:`anonstudio._folders.data_dir`: ``$XDG_DATA_HOME/anonstudio`` on Linux)."""
+    return data_dir() / "releases.json"
 
 
 def record_hashes(data: Any, key: Any) -> np.ndarray | None:

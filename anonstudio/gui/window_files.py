@@ -13,26 +13,27 @@ from PySide6.QtCore import QStandardPaths, Qt
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
 from anonstudio.core.errors import AnonStudioError
+from anonstudio.core.io import formats
 from anonstudio.core import workspace as proj
 from anonstudio.core.workspace import Workspace
 from anonstudio.gui.dialogs import FAILED, USER_ERRORS, EventColumnsDialog, error_text
 from anonstudio.gui.workers import ReadWorker, RunWorker
 
-DATA_FILTER = "Tables (*.csv *.tsv *.txt *.parquet);;All files (*)"
-FASTA_FILTER = "FASTA (*.fasta *.fa *.faa *.fna *.fas);;All files (*)"
+# every filter is the format registry's (anonstudio.core.io.formats): a format added there is offered here
+DATA_FILTER = formats.dialog_filter("table", label="Tables")
+FASTA_FILTER = formats.dialog_filter("fasta")
 #: File ▸ Open data… (Ctrl+O): every kind; the filter chosen says which, "All files" decides by extension
 OPEN_FILTERS = {
-    "Tables (*.csv *.tsv *.txt *.parquet)": "table",
-    "Event sequences, one row per event (*.csv *.tsv *.txt *.parquet)": "events",
-    "Sequences, FASTA (*.fasta *.fa *.faa *.fna *.fas)": "fasta",
-    "All files (*)": "",
+    formats.dialog_filter("table", label="Tables", all_files=False): "table",
+    formats.dialog_filter("table", label="Event sequences, one row per event", all_files=False): "events",
+    formats.dialog_filter("fasta", label="Sequences, FASTA", all_files=False): "fasta",
+    formats.ALL_FILES: "",
 }
 #: files remembered as chosen by this user (``trustedFiles`` in the settings)
 MAX_TRUSTED = 200
 #: the colour of a release risk (status bar, Summary, export dialog)
 RISK_COLOUR = "#b00020"
-FASTA_SUFFIXES = (".fasta", ".fa", ".faa", ".fna", ".fas")
-PROJECT_FILTER = "anonstudio projects (*.anonstudio.json *.json);;Jobs (*.toml);;All files (*)"
+PROJECT_FILTER = ";;".join((formats.get("project").filter, formats.get("job").filter, formats.ALL_FILES))
 
 
 class FileActions:
@@ -152,7 +153,7 @@ class FileActions:
     def open_as(self, path: str | Path, kind: str = "") -> None:
         """Open ``path`` as ``kind`` (``""``: FASTA by its extension, else a table); event logs first ask which
         columns hold the sequence id and the event order."""
-        kind = kind or ("fasta" if Path(path).suffix.lower() in FASTA_SUFFIXES else "table")
+        kind = kind or ("fasta" if formats.format_for(path, "fasta") else "table")
         if kind == "events":
             self.open_events(path)
         else:
@@ -396,7 +397,7 @@ class FileActions:
         return True
 
     def save_job_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save job", self._last_dir(), "Jobs (*.toml)")
+        path, _ = QFileDialog.getSaveFileName(self, "Save job", self._last_dir(), formats.get("job").filter)
         if path:
             self.save_job(path)
 
@@ -460,12 +461,24 @@ class FileActions:
         accepted = self.confirm_release_risks()
         if accepted is None:
             return
-        ext = ".fasta" if self.state.kind == "fasta" else (self.state.data_path.suffix if self.state.data_path else ".csv")
-        start = str(Path(self._last_dir()) / f"anonymized{ext}")
-        path, _ = QFileDialog.getSaveFileName(self, "Export anonymized data", start, "All files (*)")
+        path = self.export_path_dialog()
         if path:
             self._remember_dir(path)
             self.export_data(path, accepted_risks=accepted)
+
+    def export_path_dialog(self) -> str:
+        """Where File ▸ Export writes: one filter per format that holds the data (the format registry's), the
+        format named by the job's or the last export's output selected (else the input's, else CSV / FASTA:
+        ``formats.export_format``); a name typed without an ending gets the chosen filter's. ``""``: cancelled."""
+        kind = "table" if self.state.kind == "events" else self.state.kind
+        fmt = formats.export_format(kind, chosen=self.state.output_path, input_path=self.state.data_path)
+        start = str(Path(self._last_dir()) / f"anonymized{fmt.suffix}")
+        path, chosen = QFileDialog.getSaveFileName(self, "Export anonymized data", start,
+                                                   formats.dialog_filter(kind, each=True), fmt.filter)
+        picked = formats.filter_format(chosen, kind)
+        if path and picked is not None and not Path(path).suffix:
+            path = str(formats.with_suffix(path, picked))
+        return path
 
     def export_report(self, path: str | Path) -> bool:
         """Write the last run's report as a publication writes it (files named without their folders; the

@@ -71,3 +71,29 @@ def test_path_parameters_of_experiments_have_browse_buttons(qtbot, monkeypatch, 
     _pick(monkeypatch, fasta, "")
     button.click()
     assert w.form.values()["input"] == str(fasta)
+
+
+def test_the_export_dialog_offers_each_format_and_starts_with_the_chosen_one(window, qtbot, monkeypatch, tmp_path):
+    """Issue 44 item 3: the Export dialog's filters are the format registry's; an input ending no format knows
+    (UCI's adult.data) starts as CSV, a name typed without an ending gets the chosen filter's, and the next
+    export starts in the format last chosen."""
+    from anonstudio.core.io import read_data
+
+    data = tmp_path / "adult.data"
+    data.write_text("age,sex\n30,F\n31,M\n", encoding="utf-8")
+    window.state.open_data(read_data(data, format="table"), data)
+    asked = []
+
+    def save(parent, title, start, filters, selected):
+        asked.append((start, filters.split(";;"), selected))
+        return str(tmp_path / "release"), "Parquet (*.parquet *.pq)"
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(save))
+    assert window.export_path_dialog() == str(tmp_path / "release.parquet")
+    start, filters, selected = asked[0]
+    assert start.endswith("anonymized.csv") and selected == "CSV (*.csv)"
+    assert filters == ["CSV (*.csv)", "TSV (*.tsv)", "Delimited text (*.txt)", "Parquet (*.parquet *.pq)",
+                       "All files (*)"]
+    window.state.output_path = tmp_path / "release.parquet"  # what an export to that path leaves
+    window.export_path_dialog()
+    assert asked[1][0].endswith("anonymized.parquet") and asked[1][2] == "Parquet (*.parquet *.pq)"

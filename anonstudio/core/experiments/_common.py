@@ -1,14 +1,32 @@
-"""What the papers' experiments share: parsing a list of numbers from the command line or the form, and
-reading the Adult table with ARX's hierarchies from ``../shared/data/adult``."""
+"""What the papers' experiments share: parsing a list of numbers from the command line or the form, reading
+the Adult table with ARX's hierarchies from ``../shared/data/adult``, and refusing to start without a package
+only an experiment needs."""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
 from pathlib import Path
 
-from anonstudio.core.errors import InputError, ParameterError
+from anonstudio.core.errors import InputError, NotAvailableError, ParameterError
 
 _REPO = Path(__file__).resolve().parents[3]
+#: the optional extra (pyproject.toml) that installs what only some experiments use
+EXPERIMENTS_EXTRA = "anonstudio[experiments]"
+
+
+def require_packages(experiment: str, packages: dict[str, str]) -> None:
+    """Stop ``experiment`` before it starts (exit 2) when a package only experiments need is not installed;
+    ``packages`` maps each import name to what the experiment uses it for."""
+    missing = []
+    for name, use in packages.items():
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(f"{name} ({use})")
+    if missing:
+        raise NotAvailableError(f"experiment '{experiment}' needs {', '.join(missing)}, which is not installed: "
+                                f"pip install '{EXPERIMENTS_EXTRA}'")
 
 
 def numbers(values, name: str, cast, low, high=None) -> list:

@@ -28,6 +28,7 @@ import pandas as pd
 from anonstudio.core.algorithms.condensation import LENGTH_MODES, knn_original_vs_pseudo
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.errors import ParameterError
+from anonstudio.core.io.formats import dialog_filter
 from anonstudio.core.experiments._plots import save_png, subplots
 from anonstudio.core.params import Command, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report, subrange
@@ -296,7 +297,7 @@ def run_scaling(out, *, lengths: str, sizes: str, fixed_length: int, fixed_size:
 
 
 _INPUT = Param("input", "str", "", "FASTA file of strings (e.g. ../shared/data/proteins/yeast_swissprot_1000.fasta)",
-               browse="file", filter="FASTA (*.fasta *.fa *.faa *.fna *.fas);;All files (*)")
+               browse="file", filter=dialog_filter("fasta"))
 _EPS = Param("epsilon", "float", 1.5, "length similarity ε (Def. 2.1)", low=0.0, low_open=True)
 _ORDER = Param("order", "int", 2, "order of the statistics (§4.3, §4.6)", low=2, high=8)
 _SEED = Param("seed", "int", 1, "random seed")

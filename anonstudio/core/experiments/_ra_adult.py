@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.core.errors import ParameterError
-from anonstudio.core.experiments._common import default_data_dir, numbers, read_adult
+from anonstudio.core.experiments._common import default_data_dir, numbers, read_adult, require_packages
 from anonstudio.core.experiments._repro_001 import adult_statistics
 from anonstudio.core.params import Command, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
@@ -102,6 +102,7 @@ def run_ra_adult(
     progress: ProgressCallback | None = None,
 ) -> list[Path]:
     """Run every part (see the module); returns the written paths."""
+    require_packages("ra-adult", {"mlxtend": "Apriori for the rules preserved, Fig. 8"})
     from anonstudio.core.metrics._queries import (
         AnatomyTables,
         Domain,

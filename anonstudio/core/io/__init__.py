@@ -1,5 +1,8 @@
 """Readers and writers: delimited tables and Parquet, FASTA, event CSV, ARX hierarchy CSV, JSON reports.
 
+Every file format is one entry of :mod:`anonstudio.core.io.formats` (name, kinds, endings, dialog filter, reader,
+writer, canonical bytes).
+
 Inputs are only ever opened for reading; outputs are written to a staging file beside the target and
 renamed (:func:`atomic_write`), never half-written; a release (output, side tables, report) is published through
 a journal (:class:`Publication`, :func:`recover`). Every error a user can cause is an
@@ -10,7 +13,6 @@ file and the line or record.
 from anonstudio.core.io._atomic import JOURNAL_PREFIX, STAGING_PREFIX, Publication, after_swap, atomic_write, recover
 from anonstudio.core.io._dispatch import (
     FORMATS,
-    TABLE_SUFFIXES,
     format_of,
     output_bytes,
     read_data,
@@ -20,13 +22,14 @@ from anonstudio.core.io._dispatch import (
     write_output,
 )
 from anonstudio.core.io._events import read_events, write_events
-from anonstudio.core.io._fasta import FASTA_SUFFIXES, read_fasta, write_fasta
+from anonstudio.core.io._fasta import read_fasta, write_fasta
 from anonstudio.core.io._hierarchy_csv import read_hierarchy, write_hierarchy
 from anonstudio.core.io._project_schema import ProjectError, load_project_json, validate_project
 from anonstudio.core.io._paths import check_target, input_path, real_path, refuse_overwrites
+from anonstudio.core.io import formats
+from anonstudio.core.io.formats import Format
 from anonstudio.core.io._table import (
     DEFAULT_MISSING,
-    PARQUET_SUFFIXES,
     SNIFFED_DELIMITERS,
     parquet_index_left_out,
     read_table,
@@ -40,15 +43,14 @@ __all__ = [
     "after_swap",
     "STAGING_PREFIX",
     "DEFAULT_MISSING",
-    "FASTA_SUFFIXES",
     "FORMATS",
-    "PARQUET_SUFFIXES",
+    "Format",
     "ProjectError",
     "SNIFFED_DELIMITERS",
-    "TABLE_SUFFIXES",
     "atomic_write",
     "check_target",
     "format_of",
+    "formats",
     "output_bytes",
     "input_path",
     "load_project_json",

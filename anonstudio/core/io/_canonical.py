@@ -89,13 +89,11 @@ def parquet_bytes(frame: pd.DataFrame) -> bytes:
     return sink.getvalue()
 
 
-def table_bytes(frame: pd.DataFrame, *, delimiter: str = ",", encoding: str = "utf-8",
-                parquet: bool = False) -> bytes:
-    """The canonical bytes of a published table (a delimited text in ``encoding``, or Parquet).
+def table_bytes(frame: pd.DataFrame, *, delimiter: str = ",", encoding: str = "utf-8") -> bytes:
+    """The canonical bytes of a table published as delimited text in ``encoding`` (the text formats of
+    :mod:`anonstudio.core.io.formats`; Parquet's are :func:`parquet_bytes`).
 
     Raises :class:`UnicodeEncodeError` if a cell cannot be written in ``encoding``."""
-    if parquet:
-        return parquet_bytes(frame)
     return delimited_text(frame, delimiter).encode(encoding)
 
 

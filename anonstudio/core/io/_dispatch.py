@@ -18,43 +18,37 @@ from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
 from anonstudio.core.io._common import read_bytes
 from anonstudio.core.io._events import read_events, write_events
-from anonstudio.core.io._fasta import FASTA_SUFFIXES, read_fasta, write_fasta
-from anonstudio.core.io._table import PARQUET_SUFFIXES, read_table, write_table
+from anonstudio.core.io._fasta import read_fasta, write_fasta
+from anonstudio.core.io._table import read_table, table_bytes, write_table
+from anonstudio.core.io.formats import DATA_KINDS, formats_for, reader_for, table_format
+from anonstudio.core.io.formats import kind_of as format_of
 
-TABLE_SUFFIXES = frozenset({".csv", ".tsv", ".txt"}) | PARQUET_SUFFIXES
-FORMATS = ("table", "events", "fasta")
+#: the data kinds a job's ``input.format`` names
+FORMATS = DATA_KINDS
 
 
-def format_of(path: str | Path) -> str | None:
-    """``"table"`` or ``"fasta"`` from the file name's extension, else ``None`` (events must be asked for)."""
-    suffix = Path(path).suffix.lower()
-    if suffix in TABLE_SUFFIXES:
-        return "table"
-    if suffix in FASTA_SUFFIXES:
-        return "fasta"
-    return None
+def _endings(kind: str) -> str:
+    return " ".join(s for f in formats_for(kind) for s in f.suffixes)
 
 
 def read_data(path: str | Path, *, format: str | None = None, **options: Any) -> Table | EventLog | SequenceSet:
-    """Read a data file by its extension (``.csv .tsv .txt .parquet .pq`` → :func:`read_table`,
-    ``.fasta .fa .faa .fna .fas`` → :func:`read_fasta`) or by ``format`` (``table | events | fasta``);
-    ``options`` go to that reader (``events`` needs ``sequence_id`` and ``event_order``)."""
+    """Read a data file by its ending (a table format of :mod:`.formats` → :func:`read_table`, FASTA →
+    :func:`read_fasta`) or by ``format`` (``table | events | fasta``); ``options`` go to that reader
+    (``events`` needs ``sequence_id`` and ``event_order``)."""
     path = Path(path)
     kind = format or format_of(path)
     if kind is None:
         raise InputError(
-            f"cannot tell the format from the extension '{path.suffix}'; give format= one of {', '.join(FORMATS)}",
+            f"cannot tell the format from the extension '{path.suffix}' (tables: {_endings('table')}; sequences: "
+            f"{_endings('fasta')}); give format= one of {', '.join(FORMATS)}",
             file=path,
         )
-    if kind == "table":
-        return read_table(path, **options)
-    if kind == "fasta":
-        return read_fasta(path, **options)
-    if kind == "events":
-        if "sequence_id" not in options or "event_order" not in options:
-            raise InputError("an event file needs sequence_id and event_order", file=path)
-        return read_events(path, **options)
-    raise InputError(f"unknown format '{kind}' (known: {', '.join(FORMATS)})", file=path)
+    if kind not in FORMATS:
+        raise InputError(f"unknown format '{kind}' (known: {', '.join(FORMATS)})", file=path)
+    if kind == "events" and ("sequence_id" not in options or "event_order" not in options):
+        raise InputError("an event file needs sequence_id and event_order", file=path)
+    reader: Any = reader_for(kind)
+    return reader(path, **options)
 
 
 def _layout_of(obj: Any) -> tuple[str | None, str | None]:
@@ -77,7 +71,7 @@ def write_output(obj: Any, path: str | Path, like: Any = None) -> list[Path]:
     elif isinstance(obj, EventLog):
         write_events(obj, path, delimiter=like_delim or obj.delimiter, encoding=like_enc or obj.encoding)
     elif isinstance(obj, pd.DataFrame):
-        default = "\t" if path.suffix.lower() == ".tsv" else ","
+        default = table_format(path).delimiter or ","
         write_table(obj, path, delimiter=like_delim or default, encoding=like_enc or "utf-8")
     elif isinstance(obj, SequenceSet):
         write_fasta(obj, path)
@@ -90,12 +84,10 @@ def output_bytes(obj: Any, path: str | Path, like: Any = None) -> bytes:
     """The bytes :func:`write_output` writes for ``obj`` at ``path`` (its canonical form: the format by the
     path's extension, the delimiter and encoding of ``like`` or of ``obj``) — what ``verify`` re-derives a release
     into, to compare with the files on disk."""
-    from anonstudio.core.io._canonical import fasta_bytes, table_bytes
-    from anonstudio.core.io._common import normalize_delimiter
+    from anonstudio.core.io._canonical import fasta_bytes
     from anonstudio.core.io._fasta import _sequence_strings
 
     path = Path(path)
-    parquet = path.suffix.lower() in PARQUET_SUFFIXES
     like_delim, like_enc = _layout_of(like)
     if isinstance(obj, (Table, EventLog, pd.DataFrame)):
         if isinstance(obj, Table):
@@ -104,9 +96,8 @@ def output_bytes(obj: Any, path: str | Path, like: Any = None) -> bytes:
             frame, delim, enc = obj.df, like_delim or obj.delimiter, like_enc or obj.encoding
         else:
             frame = obj
-            delim, enc = like_delim or ("\t" if path.suffix.lower() == ".tsv" else ","), like_enc or "utf-8"
-        delim = "," if parquet else (normalize_delimiter(delim, path) or ",")
-        return table_bytes(frame, delimiter=delim, encoding=enc or "utf-8", parquet=parquet)
+            delim, enc = like_delim or table_format(path).delimiter or ",", like_enc or "utf-8"
+        return table_bytes(frame, path, delimiter=delim or ",", encoding=enc or "utf-8")
     if isinstance(obj, SequenceSet):
         tokenized = not obj.alphabet.single_letter
         seqs = [obj.symbols_of(i) for i in range(len(obj))] if tokenized else _sequence_strings(obj)
@@ -126,7 +117,7 @@ def read_output_like(input_data: Any, path: str | Path,
     """
     path = Path(path)
     if isinstance(input_data, Table):
-        delim = None if path.suffix.lower() in PARQUET_SUFFIXES else input_data.delimiter
+        delim = None if table_format(path).binary else input_data.delimiter
         # a Parquet file's stored index is published too: read it as columns, so the verifier sees it
         out = read_table(path, delimiter=delim, encoding=input_data.encoding, missing=missing, index_columns=True)
         roles = {c: r for c, r in input_data.roles.items() if c in out.df.columns}

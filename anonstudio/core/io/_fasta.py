@@ -14,7 +14,6 @@ from anonstudio.core.io._atomic import atomic_write
 from anonstudio.core.io._canonical import FASTA_WIDTH, fasta_bytes
 from anonstudio.core.io._common import MAX_FASTA_LINE_BYTES, decode, read_bytes
 
-FASTA_SUFFIXES = frozenset({".fasta", ".fa", ".faa", ".fna", ".fas"})
 
 
 def nested_repeat(pattern: str) -> bool:

@@ -12,6 +12,7 @@ import io
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,6 @@ from anonstudio.core.data import Table
 from anonstudio.core.data._chunks import isin
 from anonstudio.core.errors import InputError
 from anonstudio.core.io._atomic import atomic_write
-from anonstudio.core.io._canonical import table_bytes
 from anonstudio.core.io._common import decode_slices, delimiter_name, line_ranges, normalize_delimiter, read_bytes
 from anonstudio.core.progress import checkpoint
 
@@ -29,7 +29,6 @@ DEFAULT_MISSING: tuple[str, ...] = ("", "NA", "?")
 #: Delimiters tried when none is given, in order of preference on a tie.
 SNIFFED_DELIMITERS: tuple[str, ...] = (";", ",", "\t")
 _PLAUSIBLE = (";", ",", "\t", "|")
-PARQUET_SUFFIXES = frozenset({".parquet", ".pq"})
 _SNIFF_CHARS = 65536
 
 
@@ -326,7 +325,8 @@ def read_table(
     Parameters
     ----------
     path:
-        ``.csv``/``.tsv``/``.txt`` (any name) or ``.parquet``/``.pq``.
+        A delimited text (any name) or a file of the registry's binary table format, Parquet
+        (:mod:`anonstudio.core.io.formats`).
     delimiter:
         One character (``"\\t"``/``"tab"`` for a tab); ``None`` sniffs among ``;`` ``,`` tab.
     encoding:
@@ -348,7 +348,7 @@ def read_table(
     """
     path = Path(path)
     tokens = _missing_tokens(missing)
-    if path.suffix.lower() in PARQUET_SUFFIXES:
+    if _binary(path):
         return _read_parquet(path, tokens, index_columns)
     given = normalize_delimiter(delimiter, path)
     raw = read_bytes(path)
@@ -421,12 +421,33 @@ def parquet_index_left_out(table: Table) -> list[str]:
     """The stored index columns of the Parquet file ``table`` was read from, which the reader leaves out
     (``read_table`` without ``index_columns``): [] for any other table, or if the file cannot be read now."""
     source = table.source
-    if not isinstance(source, Path) or source.suffix.lower() not in PARQUET_SUFFIXES:
+    if not isinstance(source, Path) or not _binary(source):
         return []
     try:
         return _stored_index(source, table.df.columns)
     except Exception:  # noqa: BLE001 — moved or changed since it was read: nothing to say about it
         return []
+
+
+def table_bytes(frame: pd.DataFrame, path: Path, *, delimiter: str = ",", encoding: str = "utf-8") -> bytes:
+    """The bytes :func:`write_table` writes for ``frame`` at ``path``: the canonical form of the format the path's
+    ending names (delimited text with ``delimiter`` in ``encoding`` unless that is a binary format)."""
+    fmt = _formats().table_format(path)
+    delim = "," if fmt.binary else (normalize_delimiter(delimiter, path) or ",")
+    return fmt.table_bytes(frame, delimiter=delim, encoding=encoding)
+
+
+def _formats() -> ModuleType:
+    """The format registry (:mod:`.formats`), which imports this module's reader and writer."""
+    from anonstudio.core.io import formats
+
+    return formats
+
+
+def _binary(path: Path) -> bool:
+    """Whether ``path`` names the registry's binary table format (Parquet), read by :func:`_read_parquet`."""
+    fmt = _formats().format_for(path, "table")
+    return fmt is not None and fmt.binary
 
 
 def _read_parquet(path: Path, tokens: list[str], index_columns: bool = False) -> Table:
@@ -471,16 +492,15 @@ def write_table(
     line endings, minimal quoting, missing cells as spelled (empty if not kept).
 
     A :class:`Table` is written without its identifying columns (:meth:`Table.publish_frame`), in its column
-    order. ``.parquet``/``.pq`` paths are written as Parquet (string columns, no metadata). Returns the path.
+    order, in the format the path's ending names (:func:`~anonstudio.core.io.formats.table_format`: Parquet is
+    string columns, no metadata). Returns the path.
     """
     path = Path(path)
     frame = df_or_table.publish_frame() if isinstance(df_or_table, Table) else df_or_table
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"write_table needs a Table or a DataFrame, got {type(frame).__name__}")
-    parquet = path.suffix.lower() in PARQUET_SUFFIXES
-    delim = "," if parquet else (normalize_delimiter(delimiter, path) or ",")
     try:
-        data = table_bytes(frame, delimiter=delim, encoding=encoding, parquet=parquet)
+        data = table_bytes(frame, path, delimiter=delimiter, encoding=encoding)
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise InputError(f"the text {bad!r} cannot be written in encoding {encoding}", file=path) from None

@@ -16,6 +16,8 @@ caches goes where numba would put it. The command line and the workbench, proces
 range ``pyproject.toml`` pins). On any other version each patch falls back to numba's own path: the cache locator
 is not installed and kernels are compiled for the process without a disk cache (one warning), lean loading is
 left to numba's own loading, the parallel runtime is left to numba to start (``tests/test_numba_patches.py``).
+Setting ``$ANONSTUDIO_NUMBA_UNPATCHED`` takes those paths on any version: how a newer numba is tried before the
+pin moves (``scripts/numba-newest`` runs the ``numba_unpatched`` tests with it in a venv of their own).
 """
 
 import os as _os
@@ -23,6 +25,8 @@ import sys as _sys
 
 #: numba versions the patches of its internals were tested on: from the first to before the second
 TESTED_NUMBA = ((0, 68), (0, 69))
+#: set (to anything but ``0``) to leave numba's internals unpatched whatever its version
+UNPATCHED_ENV = "ANONSTUDIO_NUMBA_UNPATCHED"
 
 
 def numba_tested(version: str | None = None) -> bool:
@@ -36,6 +40,12 @@ def numba_tested(version: str | None = None) -> bool:
     except ValueError:
         return False
     return TESTED_NUMBA[0] <= parts < TESTED_NUMBA[1]
+
+
+def patches_on() -> bool:
+    """Whether numba's internals are patched here: a tested numba (:func:`numba_tested`), unless
+    ``$ANONSTUDIO_NUMBA_UNPATCHED`` says to leave them alone."""
+    return _os.environ.get(UNPATCHED_ENV, "0") in ("", "0") and numba_tested()
 
 
 def application_process() -> None:
@@ -56,7 +66,7 @@ def parallel_runtime() -> None:
     new process, jumps into a runtime that was never started: a segmentation fault (seen in CI:
     ``seed_pass_block`` calling the parallel ``block_distances``). A numba outside :data:`TESTED_NUMBA` starts its
     runtime its own way (this reaches into a private function)."""
-    if not numba_tested():
+    if not patches_on():
         return
     try:
         from numba.np.ufunc.parallel import _launch_threads
@@ -102,7 +112,7 @@ def ready_compiler() -> None:
 
 
 def _install_lean_loads() -> None:
-    if not _LEAN["requested"] or _LEAN["installed"] or not numba_tested():
+    if not _LEAN["requested"] or _LEAN["installed"] or not patches_on():
         return
     try:
         from numba.core.caching import Cache
@@ -180,10 +190,11 @@ def _install_cache_locator() -> bool:
     impl = getattr(caching, "CacheImpl", None)
     base = getattr(caching, "UserProvidedCacheLocator", None)
     chain = getattr(impl, "_locator_classes", None)
-    if not numba_tested() or base is None or not isinstance(chain, list):
-        _warn_cache(f"numba {numba.__version__} is not a version anonstudio's kernel cache was tested on "
-                    f"({'.'.join(map(str, TESTED_NUMBA[0]))} to before {'.'.join(map(str, TESTED_NUMBA[1]))}): "
-                    "kernels are compiled for this process only (not cached)")
+    if not patches_on() or base is None or not isinstance(chain, list):
+        why = (f"${UNPATCHED_ENV} is set" if numba_tested() and base is not None and isinstance(chain, list) else
+               f"numba {numba.__version__} is not a version anonstudio's kernel cache was tested on "
+               f"({'.'.join(map(str, TESTED_NUMBA[0]))} to before {'.'.join(map(str, TESTED_NUMBA[1]))})")
+        _warn_cache(f"{why}: kernels are compiled for this process only (not cached)")
         return False
     cache_folder()
     if anonstudio.kernel_cache_notice:

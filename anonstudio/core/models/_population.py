@@ -34,7 +34,7 @@ EPS = 1e-12
 #: the population table's parameter of δ-presence and k-map (a path; a job's relative path is taken against the job)
 POPULATION_PARAM = Param("population", "str", None, "the population table (a file with the quasi-identifier "
                          "columns, one record per person) the classes are counted in", browse="file",
-                         filter="Tables (*.csv *.tsv *.txt *.parquet);;All files (*)", title="Population table")
+                         filter="formats:table", title="Population table")
 
 
 def population_table(model: PrivacyModel, given=None):

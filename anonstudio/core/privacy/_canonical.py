@@ -37,7 +37,7 @@ from anonstudio.core.io import _canonical as canon
 from anonstudio.core.io._canonical import GROUP_COLUMN, canonical_groups, sensitive_table
 from anonstudio.core.io import read_output_like
 from anonstudio.core.io._common import read_bytes
-from anonstudio.core.io._table import PARQUET_SUFFIXES
+from anonstudio.core.io.formats import table_format
 from anonstudio.core.privacy._verification import Problems, Verification
 
 
@@ -114,7 +114,8 @@ def _bytes_of(problems: Problems, path: Path, shown: str) -> bytes | None:
 
 def _encode(problems: Problems, frame: pd.DataFrame, layout: dict[str, Any], shown: str) -> bytes | None:
     try:
-        return canon.table_bytes(frame, **layout)
+        return table_format(layout["path"]).table_bytes(frame, delimiter=layout["delimiter"],
+                                                        encoding=layout["encoding"])
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         problems.add(f"{shown} holds {bad!r}, which the input's encoding ({layout['encoding']}) cannot write: the "
@@ -123,8 +124,7 @@ def _encode(problems: Problems, frame: pd.DataFrame, layout: dict[str, Any], sho
 
 
 def _table_layout(original: Table | EventLog, path: Path) -> dict[str, Any]:
-    return {"delimiter": original.delimiter or ",", "encoding": original.encoding or "utf-8",
-            "parquet": path.suffix.lower() in PARQUET_SUFFIXES}
+    return {"delimiter": original.delimiter or ",", "encoding": original.encoding or "utf-8", "path": path}
 
 
 def _published_columns(original: Table, spec: dict[str, Any]) -> list[str]:

@@ -84,39 +84,48 @@ def table_outcome(k: int = 3, n: int = 60, seed: int = 7) -> Outcome:
     """MST partitioning (Ramana & Kumari's scheme, simplified distance) and local recoding of each class.
 
     The distance between two records is |Δage| / 62 + (zip digits differing after the common prefix) / 5
-    + [sex differs]; Kruskal's MST (networkx) is cut at its longest edges while both sides keep ≥ k
-    records; each class's ages become their range, zips their common prefix padded with ``*``, sexes ``*``
-    where they differ. ``details`` carries ``mst_edges``, ``mst_weights`` and ``removed_edges``.
+    + [sex differs]; the minimum spanning tree (Kruskal 1956; scipy's ``minimum_spanning_tree`` over the
+    complete graph) is cut at its longest edges while both sides keep ≥ k records; each class's ages become their
+    range, zips their common prefix padded with ``*``, sexes ``*`` where they differ. ``details`` carries
+    ``mst_edges``, ``mst_weights`` and ``removed_edges``.
     """
-    import networkx as nx
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
     table = sample_table(n, seed)
     df = table.df
     age = df["age"].astype(int).to_numpy()
     zips = df["zip"].tolist()
     sex = df["sex"].to_numpy()
-    g = nx.Graph()
-    for i in range(n):
-        for j in range(i + 1, n):
-            z = 5 - len(_common_prefix([zips[i], zips[j]]))
-            g.add_edge(i, j, weight=abs(age[i] - age[j]) / 62 + z / 5 + float(sex[i] != sex[j]))
-    mst = nx.minimum_spanning_tree(g, algorithm="kruskal")
-    edges = np.array([(min(a, b), max(a, b)) for a, b in mst.edges()], dtype=np.int64)
-    weights = np.array([mst[a][b]["weight"] for a, b in edges], dtype=float)
-    forest = nx.Graph(mst)
+    prefix_len = np.array([[len(_common_prefix([a, b])) for b in zips] for a in zips])
+    dist = np.abs(age[:, None] - age[None, :]) / 62 + (5 - prefix_len) / 5 + (sex[:, None] != sex[None, :])
+    # scipy reads a zero as "no edge": every weight is raised by one, which changes no spanning tree's rank
+    # (each has n - 1 edges); the weights reported are the distances themselves
+    tree = minimum_spanning_tree(np.triu(dist + 1.0, k=1)).tocoo()
+    edges = np.column_stack([np.minimum(tree.row, tree.col), np.maximum(tree.row, tree.col)]).astype(np.int64)
+    edges = edges[np.lexsort((edges[:, 1], edges[:, 0]))]
+    weights = dist[edges[:, 0], edges[:, 1]].astype(float)
+    keep = np.ones(len(edges), dtype=bool)
+
+    def parts() -> np.ndarray:
+        """The part of the forest of the kept edges each record falls in."""
+        kept = edges[keep]
+        graph = coo_matrix((np.ones(len(kept)), (kept[:, 0], kept[:, 1])), shape=(n, n))
+        return connected_components(graph, directed=False)[1]
+
     removed: list[int] = []
     for e in np.argsort(-weights, kind="stable"):
-        a, b = edges[e]
-        forest.remove_edge(a, b)
-        ca = nx.node_connected_component(forest, a)
-        cb = nx.node_connected_component(forest, b)
-        if len(ca) >= k and len(cb) >= k:
+        keep[e] = False
+        labels = parts()
+        if min((labels == labels[edges[e, 0]]).sum(), (labels == labels[edges[e, 1]]).sum()) >= k:
             removed.append(int(e))
         else:
-            forest.add_edge(a, b)
-    groups = np.full(n, -1, dtype=np.int64)
-    for gid, comp in enumerate(sorted(nx.connected_components(forest), key=min)):
-        groups[sorted(comp)] = gid
+            keep[e] = True
+    labels = parts()
+    # classes numbered by their smallest record
+    first = {lab: i for i, lab in reversed(list(enumerate(labels)))}
+    order = {lab: gid for gid, lab in enumerate(sorted(first, key=first.__getitem__))}
+    groups = np.array([order[lab] for lab in labels], dtype=np.int64)
     out = df.drop(columns=["id"]).copy()
     for gid in np.unique(groups):
         rows = np.flatnonzero(groups == gid)

@@ -21,9 +21,7 @@ from __future__ import annotations
 from anonstudio.core.data import kind_of
 from anonstudio.core.io._project_schema import FORMAT, VERSION, ProjectError
 from anonstudio.core.workspace._files import (
-    FASTA_EXT,
     PROJECT_SUFFIX,
-    TABLE_EXT,
     autosave_path,
     guess_kind,
     input_spec,
@@ -45,8 +43,8 @@ from anonstudio.core.workspace._running import RunRequest, copy_for_run, run_req
 from anonstudio.core.workspace._workspace import CHANGES, Listener, ReleaseOptions, Workspace
 
 __all__ = [
-    "CHANGES", "FASTA_EXT", "FORMAT", "VERSION", "Listener", "PROFILE_CHUNK", "PROJECT_SUFFIX", "ProjectError", "ReleaseOptions",
-    "RunRequest", "TABLE_EXT", "Workspace", "autosave_path", "copy_for_run", "guess_kind", "input_spec", "job_dict",
+    "CHANGES", "FORMAT", "VERSION", "Listener", "PROFILE_CHUNK", "PROJECT_SUFFIX", "ProjectError", "ReleaseOptions",
+    "RunRequest", "Workspace", "autosave_path", "copy_for_run", "guess_kind", "input_spec", "job_dict",
     "kind_of", "outside_files", "outside_paths", "profile_columns", "project_dict", "read_data", "read_hierarchy_file",
     "read_project", "reading", "run_request", "save_job", "sweep_point", "workspace_from_job",
     "write_hierarchy_file", "write_project",

@@ -37,24 +37,16 @@ from anonstudio.core.io._project_schema import FORMAT, VERSION, ProjectError, lo
 from anonstudio.core.workspace._profiles import profile_columns
 from anonstudio.core.workspace._workspace import ReleaseOptions, Workspace
 
-PROJECT_SUFFIX = ".anonstudio.json"
-FASTA_EXT = {".fasta", ".fa", ".faa", ".fna", ".fas"}
-TABLE_EXT = {".csv", ".tsv", ".txt", ".parquet", ".pq"}
+PROJECT_SUFFIX = io.formats.get("project").suffix
 
 
 # ---------------------------------------------------------------------------------------------------------
 # data
 def guess_kind(path: str | Path) -> str:
     """What a file given to ``anonstudio gui FILE`` is: ``project``, ``job``, ``fasta`` or ``table``."""
-    p = Path(path)
-    name = p.name.lower()
-    if name.endswith(".json"):
-        return "project"
-    if p.suffix.lower() == ".toml":
-        return "job"
-    if p.suffix.lower() in FASTA_EXT:
-        return "fasta"
-    return "table"
+    fmt = io.formats.format_for(path)
+    kind = fmt.kinds[0] if fmt is not None else "table"
+    return kind if kind in ("project", "job", "fasta") else "table"
 
 
 def read_data(path: str | Path, kind: str, options: dict[str, Any] | None = None) -> Table | EventLog | SequenceSet:
@@ -467,17 +459,17 @@ def job_dict(state: Workspace, job_path: str | Path, *, output_path: str | Path 
         elif isinstance(src, str) and Path(src).exists():
             hierarchies[attr] = _rel(Path(src), base)
         elif attr in state.hierarchies:
-            target = base / f"{job_path.stem}-hierarchies" / f"{_safe(attr)}.csv"
+            target = base / f"{job_path.stem}-hierarchies" / f"{_safe(attr)}{io.formats.get('arx-hierarchy').suffix}"
             write_hierarchy_file(state.hierarchies[attr], target)
             hierarchies[attr] = _rel(target, base)
-    ext = state.data_path.suffix if state.kind != "fasta" else ".fasta"
+    ext = io.formats.export_format(state.kind or "table", chosen=state.output_path, input_path=state.data_path).suffix
     report: Path | None
     if output_path is not None:
         out, report = Path(output_path), Path(output_path).with_name(f"{Path(output_path).stem}.report.json")
     elif state.output_path is not None:
         out, report = state.output_path, state.report_path
     else:
-        out = base / f"{job_path.stem}-output{ext or '.csv'}"
+        out = base / f"{job_path.stem}-output{ext}"
         report = out.with_name(f"{out.stem}.report.json")
     job: dict[str, Any] = {"input": inp}
     if hierarchies:

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 from anonstudio.core.data import is_number
 from anonstudio.core.errors import AnonStudioError
 from anonstudio.core.hierarchy import DATE_PARTS, Hierarchy
+from anonstudio.core.io import formats
 from anonstudio.gui.models import HierarchyItemModel
 from anonstudio.gui.panes._common import ERROR_STYLE
 from anonstudio.core.workspace import Workspace
@@ -871,12 +872,15 @@ class HierarchyEditor(QWidget):
         return True
 
     def import_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, f"Import hierarchy for '{self.attribute}'", "", "ARX hierarchy (*.csv);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, f"Import hierarchy for '{self.attribute}'", "",
+                                              formats.dialog_filter("hierarchy"))
         if path:
             self.import_file(path)
 
     def export_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, f"Export hierarchy of '{self.attribute}'", f"{self.attribute}.csv", "ARX hierarchy (*.csv)")
+        start = f"{self.attribute}{formats.get('arx-hierarchy').suffix}"
+        path, _ = QFileDialog.getSaveFileName(self, f"Export hierarchy of '{self.attribute}'", start,
+                                              formats.dialog_filter("hierarchy", all_files=False))
         if path:
             self.export_file(path)
 

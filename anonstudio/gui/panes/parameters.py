@@ -48,6 +48,17 @@ def parse_weights(text: str, choices: tuple[str, ...]) -> Any:
     return out
 
 
+def file_filter(declared: str) -> str:
+    """The file dialog's filter for a parameter's ``filter``: ``formats:<kind>`` names every registered format of
+    that kind (:func:`anonstudio.core.io.formats.dialog_filter`), anything else is a filter string as it is."""
+    if declared.startswith("formats:"):
+        from anonstudio.core.io import formats
+
+        kind = declared.split(":", 1)[1]
+        return formats.dialog_filter(kind, label=f"{kind.capitalize()}s")
+    return declared or "All files (*)"
+
+
 def format_weights(value: Any) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in value.items())
@@ -231,7 +242,7 @@ class _Field:
             path = QtWidgets.QFileDialog.getExistingDirectory(self.frame, self.param.help or self.param.name, start)
         else:
             path, _ = QtWidgets.QFileDialog.getOpenFileName(self.frame, self.param.help or self.param.name, start,
-                                                            self.param.filter or "All files (*)")
+                                                            file_filter(self.param.filter))
         if path:
             self.editor.setText(path)
 

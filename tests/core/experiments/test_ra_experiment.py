@@ -92,3 +92,13 @@ def test_experiment_bad_options_exit_2(tmp_path, capsys):
     assert "bias_runs" in capsys.readouterr().err
     assert main(["experiment", "ra-adult", "--out", str(tmp_path / "o"), "--data", str(tmp_path / "none")]) == 2
     assert "none" in capsys.readouterr().err
+
+
+def test_without_the_experiments_extra_the_experiment_stops_naming_it(tmp_path, monkeypatch, capsys):
+    """mlxtend is an optional extra (issue 44 item 8): without it ra-adult stops before any work, exit 2."""
+    monkeypatch.setitem(__import__("sys").modules, "mlxtend", None)  # import mlxtend now raises ImportError
+    code = main(["experiment", "ra-adult", "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "experiment 'ra-adult' needs mlxtend" in err and "pip install 'anonstudio[experiments]'" in err
+    assert not (tmp_path / "out").exists()

@@ -110,13 +110,13 @@ def test_a_genuine_release_verifies_byte_for_byte_and_one_changed_byte_fails(tmp
 
 def test_the_run_gate_refuses_what_would_be_written_unlike_what_was_verified(tmp_path, monkeypatch):
     """The gate re-reads the staged files: a writer that departed from the canonical form publishes nothing."""
-    from anonstudio.core.io import _canonical
+    from anonstudio.core.io import _table
 
     job = _job(tmp_path)
-    real = _canonical.table_bytes
+    real = _table.table_bytes
 
-    def crlf(frame, **kw):  # a writer gone wrong: CRLF line ends
-        return real(frame, **kw).replace(b"\n", b"\r\n")
+    def crlf(frame, path, **kw):  # a writer gone wrong: CRLF line ends
+        return real(frame, path, **kw).replace(b"\n", b"\r\n")
 
     monkeypatch.setattr("anonstudio.core.io._table.table_bytes", crlf)
     from anonstudio.core.errors import PrivacyError

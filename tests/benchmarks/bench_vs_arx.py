@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -60,7 +61,8 @@ from anonstudio.core.errors import AnonStudioError  # noqa: E402
 from anonstudio.core.privacy import verify_output  # noqa: E402
 from tests.core._adult import load_hierarchy  # noqa: E402
 
-SHARED = (ROOT / ".." / "shared").resolve()
+#: ../shared beside the checkout; $ANONSTUDIO_SHARED for a git worktree kept elsewhere
+SHARED = Path(os.environ.get("ANONSTUDIO_SHARED") or (ROOT / ".." / "shared")).resolve()
 DATA = SHARED / "data" / "adult"
 ARX = SHARED / "reference" / "arx"
 QIS = {5: ["age", "workclass", "sex", "education", "occupation"],

@@ -201,12 +201,22 @@ def _install_cache_locator() -> bool:
         _warn_cache(anonstudio.kernel_cache_notice)
 
     class AnonstudioCacheLocator(base):  # type: ignore[misc, valid-type]
-        """anonstudio's kernels in :func:`cache_folder`, else a temporary folder of this process."""
+        """anonstudio's kernels in :func:`cache_folder`, else a temporary folder of this process; the subfolder
+        is named by the kernel file's content, not its path (:func:`cache_subpath`), and seeded from the
+        package's shipped cache (:func:`seed_from_shipped`)."""
 
         def __init__(self, py_func, py_file, folder=None):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
             self._cache_path = _os.path.join(folder or cache_folder(), self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def get_suitable_cache_subpath(cls, py_file):
+            return cache_subpath(py_file)
+
+        def ensure_cache_path(self):
+            super().ensure_cache_path()
+            seed_from_shipped(self._cache_path)
 
         @classmethod
         def from_function(cls, py_func, py_file):
@@ -240,3 +250,67 @@ def _fallback_folder() -> str:
         _CACHE["fallback"] = tempfile.mkdtemp(prefix="anonstudio-numba-")
         atexit.register(shutil.rmtree, _CACHE["fallback"], ignore_errors=True)
     return _CACHE["fallback"]
+
+
+def cache_subpath(py_file: str) -> str:
+    """The cache subfolder of kernel file ``py_file``: ``kernels_`` and a digest of the file's bytes.
+
+    numba names the subfolder by a digest of the source file's *folder path*, so a cache built in one place
+    (the build machine's checkout) is never found by an install in another; the entries themselves are already
+    keyed by the file's content (numba 0.68's source stamp is its SHA-256) and the machine (the CPU name and
+    features numba compiled for). Named by content, a cache built at packaging time is found by every install of
+    the same kernel sources, and two versions sharing one user cache folder keep separate subfolders."""
+    st = _os.stat(py_file)
+    return "kernels_" + _content_digest(_os.path.realpath(py_file), st.st_mtime_ns, st.st_size)
+
+
+_DIGESTS: dict = {}
+
+
+def _content_digest(path: str, mtime_ns: int, size: int) -> str:
+    key = (path, mtime_ns, size)
+    if key not in _DIGESTS:
+        import hashlib
+
+        with open(path, "rb") as f:
+            _DIGESTS[key] = hashlib.sha1(f.read()).hexdigest()[:20]
+    return _DIGESTS[key]
+
+
+def shipped_cache_folder() -> str:
+    """The kernel cache built at packaging time (``packaging/build-kernel-cache``) and shipped in the wheel and the
+    bundle: ``anonstudio/resources/kernel_cache``; absent in a checkout until that script runs."""
+    return _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))),
+                         "resources", "kernel_cache")
+
+
+_SEEDED: set = set()
+
+
+def seed_from_shipped(cache_path: str) -> None:
+    """Copy the shipped cache's files for one kernel file's subfolder into ``cache_path`` (the user's cache), once
+    per process and only the files the user's cache lacks; each file is written under a temporary name and renamed,
+    so a concurrent process never reads half a file. numba then loads those kernels instead of compiling them when
+    they were built for this machine's kind of CPU (its index is keyed by CPU name and features); for any other CPU
+    it compiles as before and adds its own entries to the index."""
+    if cache_path in _SEEDED:
+        return
+    _SEEDED.add(cache_path)
+    source = _os.path.join(shipped_cache_folder(), _os.path.basename(cache_path))
+    if not _os.path.isdir(source) or _os.path.realpath(source) == _os.path.realpath(cache_path):
+        return
+    import shutil
+
+    for name in sorted(_os.listdir(source)):
+        target = _os.path.join(cache_path, name)
+        if _os.path.exists(target) or not name.endswith((".nbi", ".nbc")):
+            continue
+        part = f"{target}.{_os.getpid()}.part"
+        try:
+            shutil.copyfile(_os.path.join(source, name), part)
+            _os.replace(part, target)
+        except OSError:  # a read-only or full cache folder: numba compiles as it would have
+            try:
+                _os.unlink(part)
+            except OSError:
+                pass

@@ -95,6 +95,22 @@ def test_the_exponential_mechanism_picks_by_the_softmax_of_the_scores():
     assert counts[0] > counts[1] > counts[2] > counts[3]
 
 
+def test_the_release_is_a_draw_of_the_selection_budget_and_a_large_one_releases_the_best_transformation():
+    """The release is one more exponential-mechanism draw, with 90 % of ε_search, over every transformation the walk
+    saw (issue 41 item 7): the report says how ε_search was split, and with a budget large enough every seed
+    releases the transformation of best score — here the leaves of both attributes, whose classes (about 215
+    sampled records each) all hold k, so nothing is lost (score 0)."""
+    table, hs = _table(20_000)
+    for r in range(5):
+        result = SafePub(epsilon=4.0, epsilon_search=2.0, delta=1e-3, steps=20, seed=SEED + r).run(table, hs)
+        search = result.metrics["search"]
+        assert result.metrics["k"] < 150
+        assert search["epsilon_select"] == pytest.approx(1.8)
+        assert search["epsilon_per_step"] == pytest.approx(0.2 / 20)
+        assert result.metrics["transformation"] == {"age": 0, "sex": 0}
+        assert search["score"] == 0.0
+
+
 def test_parameters_a_user_gets_wrong_are_refused_by_name():
     with pytest.raises(ParameterError, match="'epsilon' must be"):
         SafePub(epsilon=0.0)

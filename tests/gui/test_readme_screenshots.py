@@ -7,13 +7,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.gui.readme_screenshots import README_DIR, ROOT, SOURCES
+from tests.gui.readme_screenshots import README_DIR, ROOT, SIZES_TEST, SOURCES
+
+#: a window-size picture's docs name (kind, window size, view), as readme_screenshots.sizes_images writes it
+SIZES_NAME = re.compile(r"sizes-(table|events|fasta|ra|anatomy)-\d+x\d+-[a-z-]+\.png")
 
 
 def test_every_readme_image_is_a_copy_of_a_suite_screenshot():
     pages = [page.read_text(encoding="utf-8") for page in sorted((ROOT / "docs").glob("*.md"))]
     shown = [name for text in pages for name in re.findall(r"!\[[^\]]*\]\(screenshots/([^)]+)\)", text)]
-    assert shown and sorted(set(shown)) == sorted(SOURCES), "docs images and readme_screenshots.SOURCES differ"
+    # the window-size pictures (docs/screenshots/sizes-*.png) are copied by readme_screenshots.py --sizes
+    sizes = {name for name in shown if SIZES_NAME.fullmatch(name)}
+    assert shown and sorted(set(shown) - sizes) == sorted(SOURCES), "docs images and readme_screenshots.SOURCES differ"
+    for image in sizes:
+        assert (README_DIR / image).is_file(), f"docs/screenshots/{image} missing: run readme_screenshots.py --sizes"
+    sizes_test = (ROOT / SIZES_TEST).read_text(encoding="utf-8")
+    assert not sizes or 'f"layout_{name}_{w}x{h}_' in sizes_test, f"{SIZES_TEST} no longer saves the window sizes"
     for image, (source, test) in SOURCES.items():
         assert (README_DIR / image).is_file(), f"docs/screenshots/{image} missing: run tests/gui/readme_screenshots.py"
         text = (ROOT / test).read_text(encoding="utf-8")

@@ -162,6 +162,7 @@ CHECKED = {
     "near_copy_length": "the near-copy rule's window (symbols)",
     "near_copy_strings": "pseudo-strings with a near-copy of a stretch held by 1..k-1 inputs (must be 0)",
     "near_copy_windows": "windows of those pseudo-strings that are near-copies",
+    "renamed_copies": "pseudo-strings that are an input with its symbols renamed (must be 0)",
 }
 
 #: where one of the verifier's figures means something else under a model (keyed by the model's name)

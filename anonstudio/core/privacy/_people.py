@@ -61,7 +61,12 @@ def person_key(text: str) -> str:
     hand and by several systems, and ids told apart only by such spellings would count one person's visits as
     several people (a hunt passed k = 5 with one person's 8 visits so). Only merges ids: the people a class
     counts can only go down (the privacy-conservative direction). An empty key is a missing id."""
-    key = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()
+    if text.isascii():  # the common case, fast: NFKC leaves ASCII as it is, and ASCII's invisibles are spaces
+        key = "".join(text.split()).lower()
+        if key.isdigit():
+            return key.lstrip("0") or "0"
+    else:
+        key = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()
     if _NUMBER.fullmatch(key):
         with decimal.localcontext() as ctx:
             ctx.prec = len(key) + 2
@@ -82,7 +87,7 @@ def coded_people(series: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
     merged, keys = pd.factorize(pd.Series([person_key(t) for t in texts], dtype=object))
     codes = np.asarray(merged, dtype=np.int64)[cells.codes] if len(texts) else np.asarray(cells.codes, np.int64)
     used = np.unique(cells.codes) if len(cells.codes) else np.zeros(0, dtype=np.int64)
-    raw = int(sum(1 for c in used if texts[int(c)] != ""))
+    raw = len(used) - int(np.isin(np.flatnonzero(np.asarray(cells.texts, dtype=object) == ""), used).any())
     return codes, np.asarray(keys, dtype=object), raw
 
 

@@ -46,6 +46,14 @@ CASES = {
     "hierarchy-labels-alike-by-nfkc": _age(
         lambda lo, hi, age: f"{lo}-{hi}" if age % 2 else f"{lo}-{hi}".translate(str.maketrans("0123456789",
                                                                                               "０１２３４５６７８９"))),
+    # hunt 2 (E_labels): characters no confusables subset lists; a label with characters outside ASCII is read with
+    # each run of them as a wildcard, and refused when it can read as another label of its level
+    "hierarchy-labels-alike-by-a-two-with-stroke": _age(
+        lambda lo, hi, age: f"{lo}-{hi}" if age % 2 or lo != 20 else f"\u01bb{lo % 10}-{hi}"),
+    "hierarchy-labels-alike-by-a-lao-zero": _age(
+        lambda lo, hi, age: f"{lo}-{hi}" if age % 2 or lo != 20 else f"2\u0ed0-{hi}"),
+    "hierarchy-labels-alike-by-a-script-g": _age(
+        lambda lo, hi, age: f"{lo}-{hi}" if age % 2 or lo != 25 else f"{lo}-2\u0261"),
 }
 
 
@@ -68,15 +76,20 @@ def main() -> None:
     (folder / "h" / "sex.csv").write_text("M;Male;*\nm;\u041cale;*\nFemale;Female;*\n", encoding="utf-8")
     (folder / "job.toml").write_text((HERE / "hierarchy-label-with-a-variation-selector" / "job.toml").read_text())
     # a job's own grouping: the builder's labels are checked as a file's are
-    folder = HERE / "job-grouping-label-with-a-variation-selector"
+    _job_grouping("job-grouping-label-with-a-variation-selector", '{ "person\ufe0f" = ["Male", "Female"] }')
+    # hunt 2 (H_group_labels): groups 'any' and 'ɑny' (U+0251 LATIN SMALL LETTER ALPHA) published sex exactly
+    _job_grouping("job-grouping-labels-alike-by-a-latin-alpha", '{ "any" = ["Male"], "\u0251ny" = ["Female"] }')
+
+
+def _job_grouping(name: str, level: str) -> None:
+    """A case whose job groups sex with one level ``level`` (a TOML inline table) of its own."""
+    folder = HERE / name
     folder.mkdir(exist_ok=True)
     (folder / "t.csv").write_text(_table(), encoding="utf-8")
     (folder / "job.toml").write_text(
         '[input]\npath = "t.csv"\nquasi_identifiers = ["sex", "age"]\nsensitive = ["disease"]\n'
-        '[hierarchies]\nage = { intervals = [5, 10] }\n'
-        'sex = { groups = [{ "person\ufe0f" = ["Male", "Female"] }] }\n'
+        f'[hierarchies]\nage = {{ intervals = [5, 10] }}\nsex = {{ groups = [{level}] }}\n'
         '[algorithm]\nname = "mondrian"\nk = 2\n[output]\npath = "out.csv"\n', encoding="utf-8")
-
 
 if __name__ == "__main__":
     main()

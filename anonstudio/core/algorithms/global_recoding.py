@@ -532,9 +532,16 @@ class GlobalRecoding(GeneralizingMethod):
             res = lattice.evaluate(int(np.ravel_multi_index(tuple(np.array(chosen) - low), spans)))
             if not res["acceptable"]:
                 named = ", ".join(f"{q} = {v}" for q, v in zip(qis, chosen))
+                why = f"it would suppress {res['suppressed']}"
+                if res["suppressed"] <= allowed and not res["block_ok"]:
+                    # within the budget, but the suppressed records' own block fails the models (hunt 2 C): the
+                    # '*' rows publish the sensitive values of everyone suppressed, so they must be diverse too
+                    block = what.split(" and ", 1)[1] if " and " in what else what.split(", ", 1)[-1]
+                    why = (f"its {res['suppressed']} suppressed records fit the budget, but the block of suppressed "
+                           f"rows would itself fail {block} (the '*' rows still show the suppressed people's "
+                           "sensitive values): name a coarser transformation, or leave it out to search")
                 raise PrivacyError(f"the transformation named ({named}) does not meet {what} with at most {allowed} "
-                                   f"records ({share:.1%}) suppressed: it would suppress {res['suppressed']}",
-                                   file=data.source)
+                                   f"records ({share:.1%}) suppressed: {why}", file=data.source)
             chosen_value = float(res["value"])
         found = search_lattice(lattice, progress)
         if found is None:

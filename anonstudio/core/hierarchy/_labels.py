@@ -24,6 +24,7 @@ of its hierarchy's labels, so a release cannot carry a label this module refuses
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -151,3 +152,78 @@ def first_difference(a: str, b: str) -> str:
             return char_name(y if x.isascii() and not y.isascii() else x)
     longer = a if len(a) > len(b) else b
     return char_name(longer[min(len(a), len(b))]) if len(a) != len(b) else "no character"
+
+
+#: a label's reading: its ASCII characters, and ``None`` for each maximal run of other characters (a wildcard)
+Reading = tuple["str | None", ...]
+
+
+def wildcard_reading(label: str) -> Reading | None:
+    """``label`` with each maximal run of non-ASCII characters as one wildcard (``None``), or ``None`` when the
+    label is all ASCII or holds no ASCII letter or digit (a CJK or Greek label is judged by the other rules only).
+
+    A whitelist where :func:`skeleton` is a blacklist: a reader can only be sure of a label's ASCII characters,
+    as any character outside ASCII may look like some ASCII one (``ƻ`` U+01BB like ``2``, ``໐`` U+0ED0 like
+    ``0``, ``ɡ`` U+0261 like ``9``, ``ɑ`` U+0251 like ``a``: no confusables subset lists them all)."""
+    if label.isascii() or not any(ch.isascii() and ch.isalnum() for ch in label):
+        return None
+    out: list[str | None] = []
+    for ch in label:
+        if ch.isascii():
+            out.append(ch)
+        elif not out or out[-1] is not None:
+            out.append(None)
+    return tuple(out)
+
+
+def may_read_alike(a: Reading, b: Reading) -> bool:
+    """Whether some ASCII text reads as both ``a`` and ``b`` (:func:`wildcard_reading`; an all-ASCII label is the
+    tuple of its characters): each wildcard stands for one or more ASCII characters of the other label. A wildcard
+    is never matched against the other's wildcard: two runs of non-ASCII characters at one place are told apart
+    by the other rules (:func:`skeleton`, NFKC, the ASCII letters and digits they spell), not guessed alike."""
+    if (a[0] is None and b[0] is None) or (a[-1] is None and b[-1] is None) or not _ends_agree(a, b):
+        return False  # a wildcard never stands for the other's wildcard
+    memo: dict[tuple[int, int], bool] = {}
+
+    def rest(i: int, j: int) -> bool:
+        if (i, j) in memo:
+            return memo[(i, j)]
+        if i == len(a) or j == len(b):
+            found = i == len(a) and j == len(b)
+        elif a[i] is None:
+            found = any(rest(i + 1, e) for e in range(j + 1, _literal_end(b, j) + 1))
+        elif b[j] is None:
+            found = any(rest(e, j + 1) for e in range(i + 1, _literal_end(a, i) + 1))
+        else:
+            found = a[i] == b[j] and rest(i + 1, j + 1)
+        memo[(i, j)] = found
+        return found
+
+    return rest(0, 0)
+
+
+def _literal_end(reading: Reading, start: int) -> int:
+    """The end of the run of ASCII characters of ``reading`` from ``start`` (a wildcard stands for those only)."""
+    end = start
+    while end < len(reading) and reading[end] is not None:
+        end += 1
+    return end
+
+
+def _ends_agree(a: Reading, b: Reading) -> bool:
+    """A quick necessary condition of :func:`may_read_alike`: the ASCII characters before the first wildcard of
+    each agree, and those after the last one (a level of thousands of place names is compared pair by pair)."""
+    for x, y in ((a, b), (a[::-1], b[::-1])):
+        for p, q in zip(x, y):
+            if p is None or q is None:
+                break
+            if p != q:
+                return False
+    return True
+
+
+def reading_pattern(reading: Reading) -> re.Pattern[str]:
+    """A regular expression finding a line (of labels joined by newlines) that ``reading`` may read as: each
+    wildcard one or more characters of the line."""
+    parts = "".join("[^\\n]+" if ch is None else re.escape(ch) for ch in reading)
+    return re.compile(f"^{parts}$", re.MULTILINE)

@@ -21,7 +21,14 @@ import unicodedata
 import numpy as np
 
 from anonstudio.core.errors import HierarchyError
-from anonstudio.core.hierarchy._labels import first_difference, skeleton, unsafe_character
+from anonstudio.core.hierarchy._labels import (
+    first_difference,
+    may_read_alike,
+    reading_pattern,
+    skeleton,
+    unsafe_character,
+    wildcard_reading,
+)
 
 
 def _short_value(value: str, limit: int = 40) -> str:
@@ -191,10 +198,12 @@ class Hierarchy:
         seen: dict[tuple[int, str], int] = {}
         ascii_spelled: dict[tuple[int, str], int] = {}
         wide_spelled: dict[tuple[int, str], int] = {}
+        judged: dict[int, list[int]] = {}
         for node, label in enumerate(self.node_labels):
             level = self.node_level_list[node]
             if level == 0 or (held[node] == 1 and self.leaves[int(row_of[node])] == label):
                 continue
+            judged.setdefault(level, []).append(node)
             # an ASCII label is its own NFKC form, and labels of one level are distinct: only its skeleton can meet;
             # case variants ('ADULT', 'Adult') are two classes a reader takes for one
             keys = [skeleton(label), "fold:" + skeleton(label).casefold()]
@@ -228,6 +237,44 @@ class Hierarchy:
                     f"{line_of[node]}) of level {level} look alike (they differ at {first_difference(label, first)}; "
                     "Unicode TS #39 confusables, NFKC, case, or the same ASCII letters and digits): a reader could not tell "
                     "their classes apart",
+                    file=self.source, line=line_of[node] if self._from_file else None, column=self.attribute)
+        for level, nodes in judged.items():
+            self._check_wildcard_labels(level, nodes)
+
+    def _check_wildcard_labels(self, level: int, nodes: list[int]) -> None:
+        """Among the labels of one level, a label with characters outside ASCII must not read as another: each
+        maximal run of them is a wildcard for any ASCII text (:func:`~._labels.wildcard_reading`), and a label whose
+        wildcards can stand for another label's ASCII characters is refused (``ƻ0-29``, ``2໐-29``, ``20-2ɡ``
+        beside ``20-29``; groups ``ɑny`` beside ``any``: a second hunt split one interval by exact age, and
+        published sex under "any", with look-alikes no confusables subset lists). A whitelist: only ASCII is
+        trusted to read as itself. ``Zürich`` beside ``Zug`` passes; ``Zürich`` beside ``Zurich`` does not."""
+        readings = {node: wildcard_reading(self.node_labels[node]) for node in nodes}
+        if not any(r is not None for r in readings.values()):
+            return
+        plain = [node for node in nodes if readings[node] is None]
+        # every label without wildcards at once: one search of their lines per label with wildcards
+        lines = "\n".join(self.node_labels[node] for node in plain)
+        starts = np.cumsum([0] + [len(self.node_labels[node]) + 1 for node in plain])
+        wild = [node for node in nodes if readings[node] is not None]
+        for i, node in enumerate(wild):
+            reading = readings[node]
+            assert reading is not None
+            found = reading_pattern(reading).search(lines)
+            others = [plain[int(np.searchsorted(starts, found.start(), side="right")) - 1]] if found else []
+            others += [o for o in wild[i + 1:] if may_read_alike(reading, readings[o])]  # type: ignore[arg-type]
+            if others:
+                other = others[0]
+                label, first = self.node_labels[other], self.node_labels[node]
+                line_of = {n: self.lines[int(np.flatnonzero(self._ancestor[:, level] == n)[0])]
+                           for n in (other, node)}
+                where = "line" if self._from_file else "hierarchy row"
+                raise HierarchyError(
+                    f"labels {_shown_label(label)} ({where} {line_of[other]}) and {_shown_label(first)} ({where} "
+                    f"{line_of[node]}) of level {level} may look alike: {_shown_label(first)} holds characters "
+                    f"outside ASCII ({first_difference(first, label)} first) where {_shown_label(label)} has "
+                    "ASCII ones, and any such character may read as an ASCII one, so a reader could not tell "
+                    "their classes apart (write the labels of one level in ASCII, or make them differ in their "
+                    "ASCII letters and digits)",
                     file=self.source, line=line_of[node] if self._from_file else None, column=self.attribute)
 
     def _check_one_meaning_per_label(self) -> None:

@@ -270,16 +270,18 @@ def table_risk(table: Any, quasi_identifiers: list[str], *, sensitive: list[str]
 
 
 def _person_codes(frame: pd.DataFrame, person: str, source: Any, line_of=None) -> np.ndarray:
-    """Each record's person code; a record without an id is refused, naming its line."""
-    cells = coded_cells(frame[person], "")
-    blank = np.array([not str(t).strip() for t in cells.texts], dtype=bool)
-    bad = np.flatnonzero(blank[cells.codes]) if len(cells.texts) else np.zeros(0, dtype=np.int64)
+    """Each record's person code, ids compared as the verifier compares them (:func:`~anonstudio.core.privacy.
+    _people.person_key`); a record without an id is refused, naming its line."""
+    from anonstudio.core.privacy._people import coded_people
+
+    codes, keys, _ = coded_people(frame[person])
+    bad = np.flatnonzero(keys[codes] == "") if len(keys) else np.zeros(0, dtype=np.int64)
     if len(bad):
         row = int(bad[0])
         where = {"line": line_of(row)} if line_of is not None else {"record": row + 1}
         raise InputError(f"the person column '{person}' has no id in {len(bad):,} record(s), the first here",
                          file=source, column=person, **where)
-    return np.asarray(cells.codes, dtype=np.int64)
+    return codes
 
 
 def _population_entry(size: int, origin: str, records: int) -> dict:

@@ -3,7 +3,8 @@
 Health data hold several records of one person (visits, prescriptions, claims). A class of k *records* may then be
 one person's k visits, and whoever knows that person's quasi-identifiers knows the class's sensitive values are
 theirs. With a person column, every model counts **distinct people** (the column's ids, compared as text; the
-column is identifying and never published):
+column is identifying and never published; ids are compared
+by :func:`person_key`, so ``P999``, ``p999`` and ``' P999'`` are one person):
 
 - **k-anonymity** (and every model that judges class sizes: k-map, average risk, sample and population
   uniqueness, (α,k)-anonymity's k): a class's size is the number of distinct people with at least one record in
@@ -32,6 +33,9 @@ The functions here count; the verifiers (:mod:`._tables`, :mod:`._judge`), the m
 
 from __future__ import annotations
 
+import decimal
+import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,19 +47,61 @@ if TYPE_CHECKING:
     from anonstudio.core.data import Table
 
 
+#: characters a person's id may hold that show nothing: every whitespace (``\\s`` reads Unicode's, NBSP among them)
+#: and the format characters (zero-width space and joiners, soft hyphen, directional marks, byte-order mark)
+_INVISIBLE = re.compile("[\\s\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]+")
+#: a number spelled without letters (after NFKC, which turns full-width digits into ASCII ones)
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
+
+
+def person_key(text: str) -> str:
+    """The spelling a person's id is compared by: Unicode NFKC, every whitespace and invisible character removed,
+    case folded, and a number in canonical decimal form (``0999``, ``+999``, ``999.0`` are ``999``). ``P999``,
+    ``p999``, ``' P999'`` and ``P999`` followed by a no-break space are one person: a person column is filled by
+    hand and by several systems, and ids told apart only by such spellings would count one person's visits as
+    several people (a hunt passed k = 5 with one person's 8 visits so). Only merges ids: the people a class
+    counts can only go down (the privacy-conservative direction). An empty key is a missing id."""
+    if text.isascii():  # the common case, fast: NFKC leaves ASCII as it is, and ASCII's invisibles are spaces
+        key = "".join(text.split()).lower()
+        if key.isdigit():
+            return key.lstrip("0") or "0"
+    else:
+        key = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()
+    if _NUMBER.fullmatch(key):
+        with decimal.localcontext() as ctx:
+            ctx.prec = len(key) + 2
+            number = decimal.Decimal(key)
+            if number == 0:
+                return "0"
+            key = format(number.normalize(), "f")
+    return key
+
+
+def coded_people(series: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(codes, keys, raw)``: each record's person as a code into ``keys`` (the distinct :func:`person_key` of
+    the ids; ``""``: no id) and the number of distinct ids as the file spells them (missing ones left out)."""
+    from anonstudio.core.data import coded_cells
+
+    cells = coded_cells(series, "")
+    texts = [str(t) for t in cells.texts]
+    merged, keys = pd.factorize(pd.Series([person_key(t) for t in texts], dtype=object))
+    codes = np.asarray(merged, dtype=np.int64)[cells.codes] if len(texts) else np.asarray(cells.codes, np.int64)
+    used = np.unique(cells.codes) if len(cells.codes) else np.zeros(0, dtype=np.int64)
+    raw = len(used) - int(np.isin(np.flatnonzero(np.asarray(cells.texts, dtype=object) == ""), used).any())
+    return codes, np.asarray(keys, dtype=object), raw
+
+
 def check_person_column(table: Table) -> None:
     """Refuse (exit 2) a person column with a missing id, naming the first line: a record of no one cannot be
-    counted among a class's people (it would be one person, or every one, and either reading may overstate k)."""
+    counted among a class's people (it would be one person, or every one, and either reading may overstate k).
+    An id of spaces or invisible characters only (:func:`person_key`) is missing too."""
     if table.person is None:
         return
     if table.person not in table.df.columns:
         raise InputError(f"input.person names '{table.person}', which is not a column of the file", file=table.source,
                          column=table.person)
-    from anonstudio.core.data import coded_cells
-
-    cells = coded_cells(table.df[table.person], "")
-    blank = np.array([not str(t).strip() for t in cells.texts], dtype=bool)
-    bad = np.flatnonzero(blank[cells.codes]) if len(cells.texts) else np.zeros(0, dtype=np.int64)
+    codes, keys, _ = coded_people(table.df[table.person])
+    bad = np.flatnonzero(keys[codes] == "") if len(keys) else np.zeros(0, dtype=np.int64)
     if len(bad):
         row = int(bad[0])
         raise InputError(f"the person column '{table.person}' has no id in {len(bad):,} record(s), the first here: "
@@ -65,14 +111,34 @@ def check_person_column(table: Table) -> None:
 
 
 def person_codes(table: Table, rows: np.ndarray | None = None) -> np.ndarray:
-    """Each record's person as a code ``0..P-1`` (ids compared as the file spells them; ``rows``: those only)."""
-    from anonstudio.core.data import coded_cells
-
+    """Each record's person as a code ``0..P-1`` (ids compared by :func:`person_key`; ``rows``: those only). The
+    methods' enforcement and the verifiers both count people by these codes."""
     if table.person is None:
         raise ValueError("the table names no person column")
-    cells = coded_cells(table.df[table.person], "")
-    codes = np.asarray(cells.codes, dtype=np.int64)
+    codes = coded_people(table.df[table.person])[0]
     return codes if rows is None else codes[rows]
+
+
+def spelling_warnings(table: Table) -> list[str]:
+    """With a person column: how many ids spelled differently (:func:`person_key`) were counted as one person. The
+    ids themselves are not named (the column is identifying and the warning is written to the report)."""
+    if table.person is None or table.person not in table.df.columns or not len(table.df):
+        return []
+    codes, keys, raw = coded_people(table.df[table.person])
+    people = int(np.count_nonzero(keys[np.unique(codes)] != "")) if len(keys) else 0
+    if raw <= people:
+        return []
+    from anonstudio.core.data import coded_cells
+
+    cells = coded_cells(table.df[table.person], "")
+    pairs = pd.DataFrame({"raw": cells.codes, "key": codes}).drop_duplicates()
+    spellings = pairs.groupby("key").size()
+    shared = spellings[spellings > 1]
+    ids, merged = int(shared.sum()), len(shared)
+    return [f"person ids spelled differently were counted as one person: {ids:,} distinct ids of the person column "
+            f"'{table.person}' differ only in case, spaces, invisible characters or the spelling of a number and "
+            f"were counted as {merged:,} {'person' if merged == 1 else 'people'} (ids are compared after Unicode "
+            "NFKC, with whitespace removed, case folded and numbers in canonical form)"]
 
 
 def distinct_people(classes: np.ndarray, people: np.ndarray, n_classes: int | None = None) -> np.ndarray:
@@ -203,7 +269,9 @@ def person_warnings(table: Table) -> list[str]:
     identifying column naming a person that repeats its ids, or whole records repeated beyond
     :data:`REPEATED_RECORDS_SHARE`. Each warning names the share; the release verdict is then "NOT safe to publish"
     (:mod:`anonstudio.core.release_verdict`)."""
-    if table.person is not None or not len(table.df):
+    if table.person is not None:
+        return spelling_warnings(table)
+    if not len(table.df):
         return []
     out = []
     for c in table.identifying:

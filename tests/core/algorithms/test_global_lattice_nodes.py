@@ -125,3 +125,32 @@ def test_distributions_and_levels_count_what_the_release_holds():
         assert f"{q}: level {v} of {outcome.hierarchies[q].height}" in line
     mondrian = jobs.anonymize(outcome.data, outcome.hierarchies, get("mondrian")(k=3))
     assert views.generalization_levels(mondrian).startswith("mixed levels — ")
+
+
+def test_a_named_transformation_whose_suppressed_block_is_not_diverse_says_so():
+    """Hunt 2 (C_transformation): 8 suppressed records within a budget of 20, all of one person with HIV; the '*'
+    rows would show that everyone suppressed has HIV, so the transformation is refused, and the message says it is
+    the block, not the budget."""
+    import random
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from anonstudio.core.data import Table
+    from anonstudio.core.hierarchy import grouping, intervals
+
+    rng = random.Random(1)
+    rows = [{"pid": f"P{i:03d}", "age": rng.choice(range(30, 50)), "sex": rng.choice("MF"),
+             "diagnosis": rng.choice(["flu", "asthma", "diabetes", "copd", "migraine"])} for i in range(200)]
+    rows += [{"pid": "P999", "age": 97, "sex": "F", "diagnosis": "HIV"}] * 8
+    frame = pd.DataFrame(rows)
+    table = replace(Table(frame).with_roles(["age", "sex"], sensitive=["diagnosis"], identifying=["pid"]),
+                    person="pid")
+    hs = {"age": intervals("age", frame["age"], [5, 10, 20]), "sex": grouping("sex", [{"any": ["M", "F"]}])}
+    named = get("global")(k=5, l=2, l_kind="distinct", transformation={"age": 1, "sex": 0})
+    with pytest.raises(PrivacyError, match=r"its 8 suppressed records fit the budget, but the block of suppressed rows "
+                                           r"would itself fail distinct l-diversity with l = 2") as caught:
+        jobs.anonymize(table, hs, named)
+    assert caught.value.exit_code == 1
+    # k alone: the same 8 records are suppressed and the release passes
+    assert jobs.anonymize(table, hs, get("global")(k=5, transformation={"age": 1, "sex": 0})).verification.passed

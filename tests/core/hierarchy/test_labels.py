@@ -74,3 +74,39 @@ def test_labels_spelling_the_same_letters_and_digits_or_differing_in_case_are_re
 
 def test_ascii_labels_with_the_same_digits_are_different_labels():
     Hierarchy("age", [["19", "<20", "*"], ["25", ">20", "*"], ["20", "=20", "*"]])
+
+
+@pytest.mark.parametrize("a, b, named", [
+    ("20-29", "\u01bb0-29", "U+01BB LATIN LETTER TWO WITH STROKE"), ("20-29", "2\u0ed0-29", "U+0ED0 LAO DIGIT ZERO"),
+    ("20-29", "20-\u01bb9", "U+01BB LATIN LETTER TWO WITH STROKE"),
+    ("20-29", "20-2\u0261", "U+0261 LATIN SMALL LETTER SCRIPT G"), ("any", "\u0251ny", "U+0251 LATIN SMALL LETTER ALPHA"),
+    ("Zurich", "Z\u00fcrich", "U+00FC LATIN SMALL LETTER U WITH DIAERESIS"),
+])
+def test_a_label_whose_characters_outside_ascii_can_read_as_another_label_is_refused(a, b, named):
+    """Hunt 2 (E_labels, H_group_labels): look-alikes no confusables subset lists split one interval by exact age,
+    and published sex under "any"/"ɑny". Each run of characters outside ASCII is read as any text."""
+    expected = (rf"h.csv:2, column 'x': labels '{re.escape(a)}' \(line 1\) and .* \(line 2\) of level 1 may look "
+                rf"alike: .*{re.escape(named)}")
+    with pytest.raises(HierarchyError, match=expected) as caught:
+        Hierarchy("x", [["1", a, "*"], ["2", b, "*"]], source="h.csv", lines=[1, 2])
+    assert caught.value.exit_code == 2
+    with pytest.raises(HierarchyError, match="may look alike"):
+        grouping("sex", [{a: ["M"], b: ["F"]}], source="job.toml")
+
+
+def test_labels_with_wildcards_on_both_sides_that_can_read_alike_are_refused():
+    """No plain '20-29' needed: 'ƻ0-29' and '20-ƻ9' both read as '20-29'."""
+    with pytest.raises(HierarchyError, match="look alike"):
+        Hierarchy("age", [["20", "\u01bb0-29", "*"], ["21", "20-\u01bb9", "*"]])
+
+
+@pytest.mark.parametrize("labels", [
+    ("Zürich", "Zug", "Bern", "Genève", "Neuchâtel", "Graubünden"),
+    ("München", "Münster", "Köln", "Düsseldorf", "Lübeck"),
+    ("Île-de-France", "Provence-Alpes-Côte d'Azur", "Auvergne-Rhône-Alpes", "Bretagne"),
+    ("東京", "大阪", "京都"), ("第1区", "第2区", "第3区"), ("서울", "부산"), ("Ελλάδα", "Россия", "Greece"),
+])
+def test_legitimate_labels_outside_ascii_pass(labels):
+    rows = [[str(i), label, "*"] for i, label in enumerate(labels)]
+    assert [h.height for h in [Hierarchy("place", rows)]] == [2]
+    grouping("place", [{label: [str(i)] for i, label in enumerate(labels)}])

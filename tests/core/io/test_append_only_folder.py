@@ -24,11 +24,11 @@ JOB = """[input]
 path = "people.csv"
 quasi_identifiers = ["age"]
 [algorithm]
-name = "mondrian"
-k = 5
+name = "mst"
+k = 3
 [output]
-path = "out/o.csv"
-report = "out/o.json"
+path = "out/release.csv"
+report = "out/release.json"
 """
 
 

@@ -229,8 +229,10 @@ def environment_error(exc: BaseException) -> ResourceError | None:
     while exc is not None and seen < 8:
         text = str(exc)
         mapped = "failed to map segment" in text or "Cannot allocate memory" in text  # a library that did not fit
+        # pandas' C parser says "Error tokenizing data. C error: out of memory" in a ParserError (a ValueError)
+        parser_oom = isinstance(exc, (ValueError, RuntimeError)) and "C error: out of memory" in text
         if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and (exc.errno == errno.ENOMEM or mapped)) or (
-                isinstance(exc, ImportError) and mapped):
+                isinstance(exc, ImportError) and mapped) or parser_oom:
             left, what = memory_available()
             have = f"{_size(left)} available ({what})" if left is not None else "less available"
             needed = _requested_bytes(exc) if isinstance(exc, MemoryError) else None

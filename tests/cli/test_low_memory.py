@@ -114,3 +114,18 @@ def test_the_message_names_what_needed_the_memory(module, function, words):
 def test_memory_outside_the_engine_is_the_run_s():
     assert failed_step(_raised_in("somewhere.else")) is None
     assert "not enough memory for this run" in environment_error(_raised_in("somewhere.else")).message
+
+
+def test_pandas_running_out_of_memory_while_parsing_is_a_memory_message():
+    """Issue 44 item 10: at 1.5 GB pandas' C parser said "out of memory" in a ParserError: exit 3."""
+    import pandas as pd
+
+    scope: dict = {"__name__": "anonstudio.core.io._table"}
+    exec("def parse():\n    raise __import__('pandas').errors.ParserError("
+         "'Error tokenizing data. C error: out of memory')\n", scope)
+    try:
+        scope["parse"]()
+    except pd.errors.ParserError as exc:
+        problem = environment_error(exc)
+    assert problem is not None and problem.exit_code == 2
+    assert "not enough memory for reading the input" in problem.message

@@ -181,6 +181,43 @@ def _requested_bytes(exc: MemoryError) -> int | None:
     return None
 
 
+#: the phases of a run, by the module (and, in the pipeline, the function) that was running: the outermost match
+#: along the stack names what needed the memory
+_PHASES: tuple[tuple[str, str, str], ...] = (
+    ("anonstudio.core.publication", "", "publishing the release"),
+    ("anonstudio.core.io._atomic", "", "publishing the release"),
+    ("anonstudio.core.jobs._pipeline", "load_data", "reading the input"),
+    ("anonstudio.core.jobs._pipeline", "load_hierarchies", "building the hierarchies"),
+    ("anonstudio.core.jobs._pipeline", "build_hierarchy_spec", "building the hierarchies"),
+    ("anonstudio.core.jobs._pipeline", "verify_job", "the verification"),
+    ("anonstudio.core.privacy", "", "the verification"),
+    ("anonstudio.core.risk", "", "the risk analysis"),
+    ("anonstudio.core.metrics", "", "the quality measures"),
+    ("anonstudio.core.views", "", "the result views"),
+    ("anonstudio.core.algorithms", "", "the method's run"),
+    ("anonstudio.core.kernels", "", "the method's run"),
+    ("anonstudio.core.hierarchy", "", "building the hierarchies"),
+    ("anonstudio.core.io", "", "reading the input"),
+    ("anonstudio.core.generate", "", "generating the data"),
+    ("anonstudio.core.experiments", "", "the experiment"),
+)
+
+
+def failed_step(exc: BaseException) -> str | None:
+    """What the run was doing when ``exc`` was raised ("reading the input", "the method's run", "the
+    verification", "publishing the release" …), from the outermost frame of the engine's phases on its
+    traceback; ``None`` when no phase is on it."""
+    tb = exc.__traceback__
+    while tb is not None:
+        module = str(tb.tb_frame.f_globals.get("__name__", ""))
+        function = tb.tb_frame.f_code.co_name
+        for prefix, name, phase in _PHASES:
+            if (module == prefix or module.startswith(prefix + ".")) and (not name or name == function):
+                return phase
+        tb = tb.tb_next
+    return None
+
+
 def environment_error(exc: BaseException) -> ResourceError | None:
     """One sentence for running out of memory, open files or threads (anywhere in ``exc``'s chain of causes),
     or ``None`` when ``exc`` is something else. Memory: "needs about N GB, M GB available" when the failed
@@ -188,11 +225,14 @@ def environment_error(exc: BaseException) -> ResourceError | None:
     import errno
 
     seen = 0
+    step = failed_step(exc)
     while exc is not None and seen < 8:
         text = str(exc)
         mapped = "failed to map segment" in text or "Cannot allocate memory" in text  # a library that did not fit
+        # pandas' C parser says "Error tokenizing data. C error: out of memory" in a ParserError (a ValueError)
+        parser_oom = isinstance(exc, (ValueError, RuntimeError)) and "C error: out of memory" in text
         if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and (exc.errno == errno.ENOMEM or mapped)) or (
-                isinstance(exc, ImportError) and mapped):
+                isinstance(exc, ImportError) and mapped) or parser_oom:
             left, what = memory_available()
             have = f"{_size(left)} available ({what})" if left is not None else "less available"
             needed = _requested_bytes(exc) if isinstance(exc, MemoryError) else None
@@ -202,10 +242,11 @@ def environment_error(exc: BaseException) -> ResourceError | None:
             if mapped:
                 library = text.split(":")[0].rsplit("/", 1)[-1] or "a library"
                 return ResourceError(f"not enough memory to load {library}: {have}; raise the limit or free memory")
+            during = f" for {step}" if step else " for this run"
             if needed:
-                return ResourceError(f"not enough memory: this step needs about {_size(needed)}, {have}; use "
-                                     "a smaller input or a machine with more memory")
-            return ResourceError(f"not enough memory for this run ({have} when it ran out): use a smaller input, "
+                return ResourceError(f"not enough memory{during}: it needs about {_size(needed)}, {have}; "
+                                     "use a smaller input or a machine with more memory")
+            return ResourceError(f"not enough memory{during} ({have} when it ran out): use a smaller input, "
                                  "raise the limit or free memory")
         if isinstance(exc, RuntimeError) and "can't start new thread" in text:
             left, what = memory_available()

@@ -4,7 +4,8 @@ Environment: ``ANONSTUDIO_EXIT_AFTER_SHOW=1`` makes the workbench print ``shown 
 from the process's start to the window being shown and painted, and with ``--demo`` the demo opened)
 and quit at once with exit code 0; ``tests/benchmarks/bench_gui_startup.py`` uses it. A number of seconds
 instead of ``1`` (e.g. ``ANONSTUDIO_EXIT_AFTER_SHOW=2.5``) keeps the window up that long before quitting,
-with the event loop running (the packaging smoke tests use it).
+with the event loop running (the packaging smoke tests use it). ``ANONSTUDIO_SAY_DIALOGS=1`` prints
+``dialog shown: <title>`` each time a dialog opens (the signal tests wait for it).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 _IMPORTED = time.time()
 EXIT_AFTER_SHOW = "ANONSTUDIO_EXIT_AFTER_SHOW"
+SAY_DIALOGS = "ANONSTUDIO_SAY_DIALOGS"
 
 
 def seconds_since_process_start() -> float:
@@ -74,7 +76,14 @@ class StopSignals:
     at once. Ctrl+C (SIGINT) closes the window as Quit does — it asks only if something is unsaved; SIGTERM and
     SIGHUP (``timeout``, a logout, ``kill``) cannot wait for an answer: unsaved work is autosaved beside the
     project (or in the application's data folder) and the window closes without asking. The process then
-    exits with 128 + the signal's number."""
+    exits with 128 + the signal's number.
+
+    A signal also reaches a window busy in a nested event loop — a modal dialog (an error on opening a truncated
+    project), a question — which ignored it before (issue 44 item 10): the socket notifier fires in any event
+    loop of the GUI thread; the open dialogs are dismissed (rejected, as Escape does), the window closes (its
+    runners are cancelled and waited for) and every event loop is left. A signal that arrives before the main
+    event loop has started (a dialog shown while the file named on the command line opens) makes :func:`main`
+    return without starting it."""
 
     def __init__(self, app, window) -> None:
         import signal
@@ -101,18 +110,40 @@ class StopSignals:
         import signal
 
         with contextlib.suppress(OSError):
-            while self._read.recv(512):
-                pass
+            while True:
+                got = self._read.recv(512)
+                if not got:
+                    break
+                for number in got:  # the C-level handler writes each signal's number (the Python one may lag)
+                    if number not in self._pending:
+                        self._pending.append(number)
         while self._pending:
             number = self._pending.pop(0)
+            if number not in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                continue
             if number != signal.SIGINT:  # nobody will answer a question: keep the work, then close
                 with contextlib.suppress(Exception):
                     if self.window.state.dirty:
                         self.window.autosave()
                 self.window.state.dirty = False
+            self._dismiss_dialogs()
             if self.window.close():
                 self.received = number
-                self.app.quit()
+                self.app.closeAllWindows()  # the guide, the experiments window
+                self.app.exit(0)  # every running event loop, the dialogs' nested ones too
+
+    def _dismiss_dialogs(self) -> None:
+        """Reject every open modal dialog (innermost first), so each nested event loop returns as on Escape."""
+        from PySide6.QtWidgets import QApplication, QDialog
+
+        for _ in range(32):  # a dialog's closing may open none, but never loop on one that refuses
+            widget = QApplication.activeModalWidget()
+            if widget is None:
+                return
+            if isinstance(widget, QDialog):
+                widget.done(int(QDialog.DialogCode.Rejected))
+            widget.close()
+            widget.hide()  # a dialog that ignores its close event still leaves the modal stack
 
     def uninstall(self) -> None:
         """The event loop has returned: the process's earlier handlers and wake-up fd back, the socket closed (a
@@ -147,6 +178,8 @@ def main(file: str | Path | None = None, demo: bool = False) -> int:
     window = MainWindow()
     window.install_excepthook()  # an exception escaping a slot: a sentence, details, the error log — never raw
     stops = StopSignals(app, window)
+    if os.environ.get(SAY_DIALOGS):
+        app.installEventFilter(_dialog_reporter(app))
     window.show()
     if demo:
         window.open_demo()
@@ -172,10 +205,25 @@ def main(file: str | Path | None = None, demo: bool = False) -> int:
         QTimer.singleShot(0, report_shown)
         QTimer.singleShot(int(linger * 1000), quit_now)
     try:
-        code = int(app.exec())
+        # a stop signal taken in a dialog before the loop started (the file given on the command line) ends here
+        code = int(app.exec()) if stops.received is None else 0
     finally:
         stops.uninstall()
     return stops.exit_code(code)
+
+
+def _dialog_reporter(app):
+    """An event filter printing ``dialog shown: <title>`` when a dialog is shown (``ANONSTUDIO_SAY_DIALOGS``)."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QDialog
+
+    class Reporter(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.Show and isinstance(watched, QDialog):
+                print(f"dialog shown: {watched.windowTitle()}", flush=True)
+            return False
+
+    return Reporter(app)
 
 
 if __name__ == "__main__":

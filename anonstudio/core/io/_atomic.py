@@ -30,6 +30,9 @@ https://www.sqlite.org/atomiccommit.html):
    staging files exist, so none of them belongs to a live run. Without the lock (a file system without
    ``flock``) only files whose pid is no longer running are removed.
 
+A folder whose files cannot be removed or renamed (append-only, immutable) is refused before anything is
+written there (:mod:`._folder_flags`): each run would otherwise leave a staging file behind.
+
 Write errors a user can cause (a read-only folder, a full disk, a name too long) become one
 :class:`~anonstudio.core.errors.OutputError` naming the file.
 """
@@ -49,6 +52,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from anonstudio.core.errors import AnonStudioError, OutputError
+from anonstudio.core.io._folder_flags import refuse_undeletable
 from anonstudio.core.progress import raise_deferred_stop, stop_pending, stops_deferred
 
 try:
@@ -319,6 +323,7 @@ def atomic_write(path: str | Path, mode: str = "w", *, encoding: str | None = "u
         raise _output_error(exc, path) from None
     except ValueError:  # a NUL character in the name
         raise OutputError("cannot write: the file name contains a NUL character", file=path) from None
+    refuse_undeletable(path.parent)  # an append-only folder would keep every staging file: refused, nothing written
     with _shared_lock(path.parent):
         remove_stale_parts(path.parent)
         tmp = path.parent / staging_name(path.name)
@@ -541,6 +546,7 @@ class Publication:
                     raise _output_error(exc, folder) from None
                 except ValueError:
                     raise OutputError("cannot write: the folder name contains a NUL character", file=folder) from None
+                refuse_undeletable(folder)  # staging files there could not be removed: refused before any is made
             fd = _lock_folder(folder, exclusive=True, wait=self._wait)
             self._locks[key] = fd
             with _GUARD:

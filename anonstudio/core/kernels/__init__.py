@@ -54,6 +54,24 @@ def application_process() -> None:
     keep a core busy between two parallel loops: on the two cores shared with other work that made a condensation
     run 1.5x slower (issue 17). A notebook importing anonstudio keeps its own setting."""
     _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if _address_space_limited():
+        # OpenBLAS (numpy's BLAS) reserves a buffer per thread when numpy loads; under ``ulimit -v`` one of them
+        # failed and OpenBLAS ended the process (exit 1, "OpenBLAS error: Memory allocation still failed …", issue
+        # 44 item 10). anonstudio's work is not BLAS-bound: one thread, unless the user says otherwise.
+        for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            _os.environ.setdefault(name, "1")
+
+
+def _address_space_limited() -> bool:
+    """Whether this process runs under an address-space limit (``ulimit -v``, ``RLIMIT_AS``)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return False
+    try:
+        return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
+    except (OSError, ValueError):
+        return False
 
 
 def parallel_runtime() -> None:

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anonstudio.core.params import ParamSet, label_of
+from anonstudio.core.params import Param, ParamSet, label_of
 from anonstudio.core.progress import ProgressCallback
 
 if TYPE_CHECKING:  # annotations only: importing the registry stays light (no numpy/pandas for --help)
@@ -165,9 +165,16 @@ class Algorithm(ABC):
         form shows."""
         from dataclasses import replace
 
-        # a method with secret draws shows no seed: its draws come from the release key (issue 39)
-        return ParamSet(tuple(replace(p, title=cls.label(p.name))
-                              for p in (*cls.parameters, *cls.pipeline_parameters)
+        # a method with secret draws shows no seed: its draws come from the release key (issue 39); one whose draws
+        # come from the key unless a seed is written (keyed_draws: condensation) shows its seed empty
+        def shown(p: Param) -> Param:
+            if getattr(cls, "keyed_draws", False) and p.name == "seed":
+                return replace(p, title=cls.label(p.name), default=None,
+                               help=p.help + " — leave it empty: the draws then come from your release key (a seed "
+                                             "written in the job makes the release NOT safe to publish)")
+            return replace(p, title=cls.label(p.name))
+
+        return ParamSet(tuple(shown(p) for p in (*cls.parameters, *cls.pipeline_parameters)
                               if not (cls.secret_draws and p.name == "seed")))
 
     #: the seed derived from the release key for this release (:meth:`use_key`), ``None`` until a job run sets it

@@ -183,8 +183,12 @@ def test_other_seeds_give_other_outputs(cls):
     data, hier = _sample(cls)
     outputs = [_make(cls, seed=seed).run(data, hier) for seed in (11, 12, 13, 14)]
     first = outputs[0]
-    assert any(not (_output_frame(o.output).equals(_output_frame(first.output)) and np.array_equal(o.groups, first.groups))
-               for o in outputs[1:])
+
+    def same(o) -> bool:  # safepub's sample of 120 records is suppressed whole: its draws show in the transformation
+        return (_output_frame(o.output).equals(_output_frame(first.output)) and np.array_equal(o.groups, first.groups)
+                and (o.metrics or {}).get("transformation") == (first.metrics or {}).get("transformation"))
+
+    assert any(not same(o) for o in outputs[1:])
 
 
 def test_every_method_either_draws_with_its_seed_or_declares_it_does_not():

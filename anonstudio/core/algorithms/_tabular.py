@@ -9,9 +9,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import gcd
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from anonstudio.core.algorithms._base import Algorithm, Result
@@ -250,8 +250,7 @@ def generalized_output(
     import numpy as np
     import pandas as pd
 
-    from anonstudio.core.data import Table
-    from anonstudio.core.data import AttrType
+    from anonstudio.core.data import AttrType, Table
     from anonstudio.core.data._table import type_of_values
     from anonstudio.core.progress import checkpoint
 

@@ -5,17 +5,10 @@ Reference: C. C. Aggarwal and P. S. Yu, "A framework for condensation-based anon
 Data Mining and Knowledge Discovery 16 (2008) 251–275 (extended version of "On anonymization of string data",
 SDM 2007). Section, figure and equation numbers below are the DMKD paper's.
 
-The pipeline, one function per step:
-
-- :func:`homogenize_length` — Fig. 1 (greedy) or the dynamic programme §4.5 suggests (``"optimal"``);
-- :func:`convert_length` — ConvertLength, §3 / Fig. 2 (sparse templates);
-- :func:`create_groups` — CreateGroups, §4 / Fig. 3, distance of Eq. 3, §4.2 re-assignment test;
-- :func:`group_statistics` — ``Fs`` (Eq. 2), ``Sc`` (Eq. 1) and ``O_s`` (Eq. 4), sparse;
-- :func:`generation_templates` — the length pseudo-strings are generated at (group, segment or whole input);
-- :func:`generate_group` — generation, §4.3 (order 2) and §4.6 (order s).
-
-The steps are in :mod:`._condensation_steps`, the content rules in :mod:`._condensation_rules` and the §5.1
-k-NN experiment in :mod:`._condensation_knn`; their public names are importable from here.
+The pipeline is one function per step (HomogenizeLength Fig. 1 / §4.5, ConvertLength §3 / Fig. 2, CreateGroups §4 /
+Fig. 3 with Eq. 3, the statistics of Eqs. 1, 2 and 4, generation §4.3 / §4.6), listed in :mod:`._condensation_steps`;
+the content rules are in :mod:`._condensation_rules` and the §5.1 k-NN experiment in :mod:`._condensation_knn`. Their
+public names are importable from here.
 """
 
 from __future__ import annotations

@@ -5,302 +5,50 @@ or verification failed; 2 the user's input, job or environment is wrong (one lin
 line/record, key; not enough memory or open files; a traceback only with ``--debug``); 3 a defect of
 anonstudio; 128 + n stopped by signal n (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT, 138 SIGUSR1).
 Closed or full standard streams never change the exit code.
+
+This module is the process: the parser, :func:`main` and :func:`entry`; the commands are one module per group
+(:mod:`._release` run/verify/key, :mod:`._risk`, :mod:`._methods`, :mod:`._declared` generate/experiment,
+:mod:`._setup` demo/warmup/desktop-entry), stop signals in :mod:`._signals`.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import os
-import contextlib
 import signal
-import threading
-import json
 import sys
-import time
+import threading
 import traceback
 from pathlib import Path
 
 from anonstudio import __version__
+from anonstudio.cli._common import _silence_stdout
+from anonstudio.cli._declared import _add_experiment, _add_generate, cmd_experiment, cmd_generate
+from anonstudio.cli._methods import _run_epilog, cmd_methods, methods_text
+from anonstudio.cli._release import cmd_key, cmd_run, cmd_verify
+from anonstudio.cli._risk import cmd_risk
+from anonstudio.cli._setup import cmd_demo, cmd_desktop_entry, cmd_warmup
+from anonstudio.cli._signals import (
+    _RECEIVED,
+    STOP_SIGNALS,
+    Terminated,
+    _exit_code_of,
+    _interrupted,
+    _on_signal,
+    _stop,
+    _stopped_text,
+)
 from anonstudio.core.errors import AnonStudioError, environment_error
-from anonstudio.core.params import Param, ParamSet
-from anonstudio.core.progress import Cancelled, defer_stop
+from anonstudio.core.progress import Cancelled
 
-
-
-def _add_params(parser: argparse.ArgumentParser, params: ParamSet) -> None:
-    """One ``--option`` per declared parameter; values are validated by the declaration, not argparse."""
-    for p in params:
-        flag = "--" + p.name.replace("_", "-")
-        help_ = p.help + (f" [{p.describe_range()}]" if p.describe_range() else "") + (
-            f" (default: {p.default})" if p.default is not None else ""
-        )
-        if p.kind == "bool":
-            parser.add_argument(flag, dest=p.name, action=argparse.BooleanOptionalAction, default=None, help=help_)
-        else:
-            parser.add_argument(flag, dest=p.name, default=None, help=help_, metavar=p.kind.upper())
-        for choice in p.shortcuts:
-            parser.add_argument("--" + choice.replace("_", "-"), dest=p.name, action="store_const", const=choice,
-                                help=f"the same as {flag} {choice}")
-
-
-def _collect(args: argparse.Namespace, params: ParamSet) -> dict:
-    values = {}
-    for p in params:
-        v = getattr(args, p.name, None)
-        if v is not None:
-            values[p.name] = _coerce(p, v)
-    return params.validate(values)
-
-
-def _coerce(p: Param, v):
-    if isinstance(v, str) and p.kind in ("int", "float"):
-        try:
-            return int(v) if p.kind == "int" and v.lstrip("-").isdigit() else float(v)
-        except ValueError:
-            return v
-    if isinstance(v, str) and p.kind == "str_list":
-        return [x.strip() for x in v.split(",") if x.strip()]
-    return v
-
-
-class _Progress:
-    """Prints the engine's progress messages to stderr, at most a few times a second."""
-
-    def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet
-        self.last = 0.0
-        self.tty = sys.stderr.isatty()
-
-    def __call__(self, fraction: float, message: str) -> None:
-        _raise_if_signalled()  # a safe point: a signal swallowed inside a library call is honoured here
-        if self.quiet:
-            return
-        now = time.monotonic()
-        if now - self.last < 0.25 and fraction < 1.0:
-            return
-        self.last = now
-        if self.tty:
-            sys.stderr.write(f"\r{fraction * 100:5.1f}%  {message[:70]:<70}")
-            if fraction >= 1.0:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    """Run the job through the one run entry (:func:`anonstudio.core.jobs.run`: the input read once, the hierarchies
-    completed once) and publish it (:func:`anonstudio.core.jobs.publish_job`)."""
-    from anonstudio.core.jobs import load_job, publish_job, run
-    from anonstudio.core.progress import report, subrange
-    from anonstudio.core.publication import publication_warnings
-    from anonstudio.core.release_verdict import release_verdict
-    from anonstudio.core.views import run_lines
-
-    progress = _Progress(args.quiet)
-    report(progress, 0.0, f"reading {Path(args.job).name}")
-    job = load_job(args.job, args.set)
-    outcome = run(job, subrange(progress, 0.05, 0.95))
-    publish_job(outcome, job)
-    report(progress, 1.0, f"wrote {job.output_path.name}")
-    rep = outcome.report
-    for line in run_lines(rep):
-        _say(line)
-    for note in rep.get("notes", []):
-        print(f"anonstudio: note: {note}", file=sys.stderr)
-    for warning in rep.get("warnings", []):
-        print(f"anonstudio: warning: {warning}", file=sys.stderr)
-    verdict = release_verdict(rep, publication_warnings(rep, outcome.result.output, shuffle_rows=job.shuffle_rows,
-                                                        shuffle_seed=job.shuffle_seed))
-    if verdict.model_holds and not verdict.safe_to_publish:
-        print(f"anonstudio: verdict: {verdict.headline()}", file=sys.stderr)
-    _say(f"output: {job.output_path}")
-    if job.report_path:
-        _say(f"report: {job.report_path}")
-    return 0
-
-
-def cmd_verify(args: argparse.Namespace) -> int:
-    from anonstudio.core.jobs import load_job, verify_job
-
-    job = load_job(args.job, args.set)
-    from anonstudio.core.secret_draws import draws_from_key
-
-    verification = verify_job(job, rederive=not args.model_only)
-    if args.model_only and not args.json:
-        _say("note: --model-only: the release was not re-derived; choices a forger made inside what the model "
-             "allows (class make-up, draws, order) go unseen"
-             + ("" if verification.details.get("key") else
-                " (the release key the draws came from is not on this machine)"
-                if draws_from_key(job.algorithm_class(), job.params) and job.params.get("seed") is None else ""))
-    for note in verification.details.get("recovered", []):
-        print(f"anonstudio: note: {note}", file=sys.stderr)
-    if job.report_path is not None and job.report_path.exists():
-        print(f"anonstudio: note: the report {job.report_path.name} is not checked: it is the run's record for you "
-              "(settings, figures computed from the input), not part of the release — publish the data files only",
-              file=sys.stderr)
-    if args.json:
-        _say(json.dumps(verification.as_dict(), indent=2))
-    else:
-        _say(f"{job.output_path}: {'passed' if verification.passed else 'FAILED'} ({verification.model}) "
-             f"{verification.summary()}")
-        for problem in verification.problems[1:] if not verification.passed else []:
-            _say(f"  also: {problem}")
-    return 0 if verification.passed else 1
-
-
-def cmd_key(args: argparse.Namespace) -> int:
-    """Show the release key's file and fingerprint; ``--create`` makes it, ``--rotate`` replaces it (the old one
-    kept beside it). The key itself is never printed."""
-    from anonstudio.core.keys import create_key, default_key_path, load_key, rotate_key
-
-    where = Path(args.file) if args.file is not None else default_key_path()
-    kept = None
-    if args.rotate:
-        key, kept = rotate_key(where)
-    elif args.create:
-        key = create_key(where)
-    else:
-        found = load_key(where)
-        if found is None:
-            _say(f"no release key at {where} yet: 'anonstudio run' makes it on first use, or 'anonstudio key "
-                 "--create' now")
-            return 0
-        key = found
-    if args.json:
-        _say(json.dumps({"path": str(key.path), "fingerprint": key.fingerprint,
-                         **({"previous": str(kept)} if kept is not None else {})}, indent=2))
-        return 0
-    _say(f"release key: {key.path}")
-    _say(f"fingerprint: {key.fingerprint}")
-    if kept is not None:
-        _say(f"the previous key is kept at {kept}: releases drawn from it are re-derived with it (output.key_file)")
-    return 0
-
-
-def _number(text: str | None, option: str, kind: type):
-    """A command-line number, or a one-line error naming the option."""
-    from anonstudio.core.errors import ParameterError
-
-    if text is None:
-        return None
-    try:
-        value = kind(text)
-    except ValueError:
-        raise ParameterError(f"{option} takes {'a whole number' if kind is int else 'a number'}, not '{text}'",
-                             key=option) from None
-    return value
-
-
-def _names(text: str | None) -> list[str]:
-    return [x.strip() for x in (text or "").split(",") if x.strip()]
-
-
-def cmd_risk(args: argparse.Namespace) -> int:
-    from anonstudio.core.errors import ParameterError
-    from anonstudio.core.io import read_table
-    from anonstudio.core.metrics import risk_lines, table_risk
-
-    qis = _names(args.qi)
-    if not qis:
-        raise ParameterError("give the quasi-identifiers: --qi a,b,c", key="--qi")
-    population = _number(args.population, "--population", int)
-    fraction = _number(args.sampling_fraction, "--sampling-fraction", float)
-    threshold = _number(args.threshold, "--threshold", float)
-    table = read_table(args.table)
-    population_table = read_table(args.population_table) if args.population_table else None
-    if args.person_table is not None:
-        if not args.person:
-            raise ParameterError("--person-table needs --person COLUMN (the person column it holds)",
-                                 key="--person-table")
-        table = _with_person_column(table, read_table(args.person_table), args.person)
-    figures = table_risk(table, qis, sensitive=_names(args.sensitive), identifying=_names(args.identifying),
-                         population=population, sampling_fraction=fraction,
-                         threshold=0.2 if threshold is None else threshold, population_table=population_table,
-                         equations=args.snb, person=args.person or None)
-    if args.json:
-        _say(json.dumps(figures, indent=2))
-    else:
-        _say(f"{args.table}:")
-        for line in risk_lines(figures):
-            _say(f"  {line}")
-    return 0
-
-
-def _with_person_column(table, source, person: str):
-    """``table`` with the person column of ``source`` (the input a release was made from, row for row)."""
-    from dataclasses import replace
-
-    from anonstudio.core.errors import InputError
-
-    if person not in source.df.columns:
-        raise InputError(f"no column '{person}' (--person) in the person table", file=source.source, column=person)
-    if len(source.df) != len(table.df):
-        raise InputError(f"the person table has {len(source.df):,} records, the table {len(table.df):,}: it must be "
-                         "the release's input, row for row", file=source.source)
-    if person in table.df.columns:
-        raise InputError(f"the table has a column '{person}' already: give --person without --person-table",
-                         file=table.source, column=person)
-    return replace(table, df=table.df.assign(**{person: source.df[person].to_numpy()}))
-
-
-def cmd_generate(args: argparse.Namespace) -> int:
-    from anonstudio.core.generate import GENERATORS
-
-    gen = GENERATORS[args.kind]
-    params = _collect(args, gen.parameters)
-    paths = gen.run(Path(args.out), **params)
-    for p in paths:
-        _say(p)
-    return 0
-
-
-def cmd_experiment(args: argparse.Namespace) -> int:
-    from anonstudio.core.experiments import EXPERIMENTS
-
-    from anonstudio.core.execution import Execution
-
-    exp = EXPERIMENTS[args.name]
-    params = _collect(args, exp.parameters)
-    settings = {"engine": args.engine, "workers": args.workers}
-    if args.scheduler:
-        settings["scheduler"] = args.scheduler
-    execution = Execution.from_dict(settings)
-    if execution.engine != "local" and not exp.distributable:
-        raise AnonStudioError(f"experiment '{args.name}' runs on the local engine only", column="engine")
-    if not exp.distributable:
-        paths = exp.run(Path(args.out), progress=_Progress(args.quiet), **params)
-    else:
-        with execution.session() as executor:
-            paths = exp.run(Path(args.out), progress=_Progress(args.quiet), executor=executor, **params)
-    for p in paths:
-        _say(p)
-    return 0
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    from anonstudio.core.demo import demo_jobs, prepare_demo
-    from anonstudio.core.jobs import load_job, run_job
-
-    out = Path(args.out).resolve()
-    prepare_demo(out)
-    failures = 0
-    for job_path in demo_jobs(out):
-        try:
-            job = load_job(job_path)
-            outcome = run_job(job, _Progress(args.quiet))
-        except AnonStudioError as exc:
-            if exc.exit_code == 2 and "not available yet" in str(exc):
-                _say(f"{job_path.name}: skipped ({exc.message})")
-                continue
-            print(f"{job_path.name}: FAILED: {exc}", file=sys.stderr)
-            failures += 1
-            continue
-        v = outcome.report["verification"]
-        _say(f"{job_path.name}: {outcome.report['algorithm']} → {job.output_path} "
-              f"({'verified' if v['passed'] else 'NOT verified'}: {v['model']})")
-    _say(f"demo results are in {out}")
-    return 1 if failures else 0
+#: what other modules import from here (the commands live one group a module: _release, _risk, _methods,
+#: _declared, _setup; what they share in _common; stop signals in _signals)
+__all__ = ["STOP_SIGNALS", "Terminated", "build_parser", "cmd_demo", "cmd_desktop_entry",
+           "cmd_experiment", "cmd_generate", "cmd_gui", "cmd_key", "cmd_methods", "cmd_risk", "cmd_run", "cmd_verify",
+           "cmd_warmup", "entry", "guard_standard_streams", "main", "methods_text", "prepare_process"]
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -309,122 +57,12 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return gui_main(file=args.file, demo=args.demo)
 
 
-def cmd_warmup(args: argparse.Namespace) -> int:
-
-    from anonstudio.core.warmup import warm_up
-
-    from anonstudio.core.kernels import cache_folder
-
-    _say(f"compiling the kernels into {cache_folder()}")
-    for m in warm_up(_Progress(args.quiet)):
-        _say(f"{m.method}: skipped ({m.skipped})" if m.skipped else f"{m.method} ({m.job}): {m.seconds:.2f} s")
-    return 0
-
-
-def methods_text() -> str:
-    """Every method of the registry in plain words: what it takes and writes, what it guarantees, its
-    parameters (with the pipeline's own keys for that kind of data)."""
-    import textwrap
-
-    from anonstudio.core.algorithms import CONTRACT_NAMES, available
-
-    lines = []
-    classes = available()
-    for cls in classes:
-        f = cls.facts()
-        lines.append(f"{f['name']} — {f['title']}")
-        lines += textwrap.wrap(f["description"], 96, initial_indent="  ", subsequent_indent="  ")
-        lines.append(f"  input: {f['input']}; output: {f['output']}; verified: {', '.join(f['privacy_models']) or '-'}")
-        lines.append(f"  engines ([execution] engine): {', '.join(f['engines'])}")
-        if f["metrics"]:
-            lines.append(f"  metrics: {', '.join(f['metrics'])}")
-        # a method with secret draws takes no seed from a job: its draws come from the release key
-        params = [p for p in cls.form_parameters()]
-        if cls.secret_draws:
-            lines.append("  draws: from your release key ('anonstudio key'); a job may not write a seed")
-        elif getattr(cls, "keyed_draws", False):
-            lines.append("  draws: from your release key ('anonstudio key') unless the job writes a seed (the release "
-                         "is then NOT safe to publish)")
-        for prm in params:
-            default = "required" if prm.required else f"default {prm.default!r}"
-            rng = f" {prm.describe_range()}" if prm.describe_range() else ""
-            lines += textwrap.wrap(f"{prm.name} ({prm.kind}{rng}; {default}): {prm.help}", 96,
-                                   initial_indent="    ", subsequent_indent="      ")
-        lines.append(f"  paper: {f['reference']}")
-        lines.append("")
-    missing = [n for n in CONTRACT_NAMES if n not in {c.name for c in classes}]
-    if missing:
-        lines.append(f"not available in this version: {', '.join(missing)}")
-    lines.append("every other method also takes seed (a deterministic method records that it has no effect)")
-    lines.append("every release is also verified byte for byte: its files must be the canonical form anonstudio writes "
-                 "of what was checked, with every token from a whitelist (docs: Guarantees and limits)")
-    return "\n".join(lines)
-
-
-def cmd_methods(args: argparse.Namespace) -> int:
-    if args.json:
-        from anonstudio.core.algorithms import available
-
-        _say(json.dumps([c.facts() for c in available()], indent=2, default=str))
-    else:
-        _say(methods_text())
-    return 0
-
-
-def cmd_desktop_entry(args: argparse.Namespace) -> int:
-    from anonstudio.cli import _desktop
-
-    paths = _desktop.uninstall(args.prefix) if args.uninstall else _desktop.install(args.prefix)
-    for p in paths:
-        _say(p)
-    if not paths:
-        _say("nothing to remove" if args.uninstall else "nothing written")
-    return 0
-
-
 def _command_of(argv: list[str] | None) -> str | None:
     """The subcommand named on the command line (the first word that is not an option), if any."""
     for word in argv or ():
         if not word.startswith("-"):
             return word
     return None
-
-
-def _add_generate(gp: argparse.ArgumentParser) -> None:
-    from anonstudio.core.generate import GENERATORS
-
-    gsub = gp.add_subparsers(dest="kind", required=True)
-    for name, gen in GENERATORS.items():
-        g = gsub.add_parser(name, help=gen.help)
-        g.add_argument("--out", required=True, help="file to write")
-        _add_params(g, gen.parameters)
-
-
-def _add_experiment(ep: argparse.ArgumentParser) -> None:
-    from anonstudio.core.experiments import EXPERIMENTS
-
-    esub = ep.add_subparsers(dest="name", required=True)
-    for name, exp in EXPERIMENTS.items():
-        e = esub.add_parser(name, help=exp.help)
-        e.add_argument("--out", required=True, help="folder for the CSV and PNG files")
-        e.add_argument("--quiet", action="store_true")
-        if exp.distributable:
-            e.add_argument("--engine", choices=("local", "dask"), default="local",
-                           help="run the sweep's points here (local) or as tasks on a Dask cluster")
-            e.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                           help="Dask scheduler, e.g. tcp://host:8786 (default: start a LocalCluster)")
-            e.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
-        else:
-            e.set_defaults(engine="local", scheduler=None, workers=2)
-        _add_params(e, exp.parameters)
-
-
-def _run_epilog() -> str:
-    # names from the registry without importing the methods (--help stays light); details: `anonstudio methods`
-    from anonstudio.core.algorithms import names
-
-    return ("methods ([algorithm] name): " + ", ".join(names()) +
-            "\n`anonstudio methods` says what each takes, writes and guarantees, with its parameters")
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -525,74 +163,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (or SIGHUP, SIGQUIT, SIGUSR1), raised in the main thread like Ctrl-C so that partial files are
-    removed on the way out."""
-
-
-#: the signals that stop a command with its clean-up (partial files removed, a publication's swap finished or
-#: rolled back): Ctrl-C, and what a service manager, a closed terminal or a user sends to end a process
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1")
-                     if hasattr(signal, name))
-
-#: the stop signal received during this command, if any
-_RECEIVED: dict[str, int | None] = {"signal": None}
-
-
-def _raise_stop(signum: int) -> None:
-    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
-
-
-def _on_signal(signum, frame) -> None:  # noqa: ARG001 (signal handler signature)
-    """A stop signal: remember it and raise. The exception can be swallowed when it lands in a library's
-    callback (numba compiling through ctypes prints "Exception ignored" and fails later with another error);
-    the remembered signal still decides the exit code, and the next progress report — a safe point — raises it
-    again. During a publication's swap (``progress.stops_deferred``) the stop is kept until the swap is done."""
-    _RECEIVED["signal"] = signum
-    if defer_stop(lambda: _raise_stop(signum)):
-        return
-    _raise_stop(signum)
-
-
-def _stop(code: int) -> int:
-    """Leave after a stop signal. Partial files were removed while the exception unwound; if the signal
-    interrupted numba's compiler, LLVM's state can crash the interpreter's own shutdown (a segfault after
-    "terminated"), so the process ends here, streams flushed, without that shutdown."""
-    if _RECEIVED["signal"] is None:
-        return code  # Cancelled from a progress callback (scripts, tests): an ordinary return
-    with contextlib.suppress(Exception):
-        sys.stdout.flush()
-        sys.stderr.flush()
-    os._exit(code)
-
-
-def _raise_if_signalled() -> None:
-    signum = _RECEIVED["signal"]
-    if signum is not None:
-        _raise_stop(signum)
-
-
-def _interrupted(exc: BaseException) -> bool:
-    """A KeyboardInterrupt, also when numba's dispatcher wrapped it into a SystemError."""
-    seen = 0
-    while exc is not None and seen < 8:
-        if isinstance(exc, KeyboardInterrupt):
-            return True
-        exc = exc.__cause__ or exc.__context__
-        seen += 1
-    return False
-
-
-def _exit_code_of(exc: BaseException) -> int:
-    if _RECEIVED["signal"] is not None:
-        return 128 + int(_RECEIVED["signal"])
-    while exc is not None:
-        if isinstance(exc, Terminated):
-            return 143
-        exc = exc.__cause__ or exc.__context__
-    return 130
-
-
 def _safe_message(exc: AnonStudioError) -> str:
     """One line: control characters escaped (a cell could hold terminal escapes), long values cut."""
     text = str(exc)
@@ -643,29 +213,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-
-
-def _stopped_text(exc: BaseException) -> str:
-    signum = _RECEIVED["signal"]
-    if signum is None or signum in (signal.SIGINT, signal.SIGTERM):
-        return "anonstudio: terminated" if isinstance(exc, Terminated) else "anonstudio: cancelled"
-    return f"anonstudio: terminated ({signal.Signals(signum).name})"
-
-
-def _say(*args, **kwargs) -> None:
-    """print() to standard output that survives a reader going away (``| head``): the command still
-    finishes and returns its own exit code (verify's 1 stays 1)."""
-    try:
-        print(*args, **kwargs)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
-
-
-def _silence_stdout() -> None:
-    with contextlib.suppress(OSError, ValueError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
 
 
 #: see :func:`entry`

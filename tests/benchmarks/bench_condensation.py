@@ -56,7 +56,7 @@ def fresh(fn):
     """``fn`` as a first run on its input: the inputs' fragment index (and the scans it keeps per string)
     lives as long as the input object, so a repeat on the same object would find the run's scans done."""
     def call():
-        sys.modules["anonstudio.core.privacy._strings"]._INDEXES.clear()
+        sys.modules["anonstudio.core.privacy._fragments"]._INDEXES.clear()
         return fn()
 
     return call

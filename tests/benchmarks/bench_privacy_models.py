@@ -299,7 +299,7 @@ def uniqueness_vs_arx(java: list[str], table: Table, hs: dict, folder: Path) -> 
                   f"{'pass' if whole['anonymous'] else 'FAIL'} ({per_class['outliers']} suppressed)  "
                   f"{'same verdict' if agree else 'DIFFERENT verdict'}")
     print(f"   {same} of {total} verdicts the same (ARX's SNB solves other equations and finds no solution here; "
-          "see core/risk.py)")
+          "see core/risk/_uniqueness.py)")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ generate table --rows 2000 --seed 7`` and ``--rows 10000 --seed 3``); Adult's Mo
 whose suppressed records both sides leave out; and three crafted class-size profiles (Pitman's maximum at α < 0,
 every record unique, no record unique).
 
-ARX's SNB (``ModelSNB``) departs from the model in two places (see ``core/risk.py``) and is "not available"
+ARX's SNB (``ModelSNB``) departs from the model in two places (see ``core/risk/``) and is "not available"
 on every case; our default SNB solves the model's equations. So the script compares ARX with our figures computed
 with ``equations="arx"`` (``anonstudio risk --snb arx``), which must agree to 1e-6, and prints where the default
 (``--snb model``) SNB and Dankar figures differ from ARX's and why.

@@ -102,7 +102,6 @@ class _Population:
         """Per row of ``nodes`` (``int[m, d]`` packed nodes, a class's cells), the population records whose every
         value lies under it."""
         import numpy as np
-
         import pandas as pd
 
         out = np.zeros(len(nodes), dtype=np.int64)

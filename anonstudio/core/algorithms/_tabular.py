@@ -5,205 +5,35 @@
 - :func:`encode_quasi_identifiers`: a :class:`Table`'s QI cells as packed leaf node ids; a value missing from
   its hierarchy is a :class:`HierarchyError` naming the data file, line and column.
 - :func:`generalized_output`: the output table (input layout) whose QI cells hold each class's LCA labels.
+
+The packing lives in :mod:`._packed` and the population table of δ-presence and k-map in :mod:`._population`;
+their names are importable from here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from math import gcd
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from anonstudio.core.algorithms._base import Algorithm, Result
-from anonstudio.core.errors import HierarchyError, ParameterError, PrivacyError
+from anonstudio.core.algorithms._packed import PackedHierarchies, encode_quasi_identifiers, pack_hierarchies
+from anonstudio.core.algorithms._population import check_sample_of, packed_population, population_leaves
+from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.params import Param, suppression_budget
 
 if TYPE_CHECKING:  # annotations only: declaring the method imports no numpy or pandas (issue 17)
     import numpy as np
 
     from anonstudio.core.data import Table
-    from anonstudio.core.hierarchy import Hierarchy
+
+__all__ = [
+    "SUPPRESSED", "GeneralizingMethod", "PackedHierarchies", "blanked_note", "check_k", "check_people",
+    "check_sample_of", "encode_quasi_identifiers", "generalized_output", "models_param", "pack_hierarchies",
+    "packed_population", "population_leaves", "records_at_root", "renumber_by_first_record", "table_metrics_for",
+    "tabular_result",
+]
 
 SUPPRESSED = "*"
-
-
-@dataclass
-class PackedHierarchies:
-    """The hierarchies of ``attributes`` in one packed node space.
-
-    Attributes
-    ----------
-    offsets:
-        ``int64[d + 1]``: packed id of attribute ``a``'s local node ``j`` is ``offsets[a] + j``.
-    node_anc:
-        ``int32[n_nodes, max_height + 1]``: ancestor of each node at each level at or above its own (the
-        attribute's root repeated above its height; -1 below the node's level).
-    node_level:
-        ``int64[n_nodes]``.
-    node_ncp:
-        ``float64[n_nodes]``: NCP of a cell generalized to the node: numeric attributes (every leaf a number)
-        ``(max - min) / (domain max - domain min)`` over the node's leaves (002 Eq. 5); categorical ones
-        0 for a leaf, else ``leaves(node) / leaves(root)`` (002 Eq. 6). The domain is the hierarchy's.
-    node_leaves:
-        ``int64[n_nodes]``: leaves under each node.
-    node_min, node_max:
-        ``float64[n_nodes]``: numeric range of each node's leaves (NaN for categorical attributes).
-    heights:
-        ``int64[d]``.
-    numeric:
-        ``bool[d]``: all leaves of the attribute's hierarchy are numbers.
-    labels:
-        Label of every packed node.
-    """
-
-    attributes: list[str]
-    hierarchies: list[Hierarchy]
-    offsets: np.ndarray
-    node_anc: np.ndarray
-    node_level: np.ndarray
-    node_ncp: np.ndarray
-    node_leaves: np.ndarray
-    node_min: np.ndarray
-    node_max: np.ndarray
-    heights: np.ndarray
-    numeric: np.ndarray
-    labels: np.ndarray
-
-    @property
-    def d(self) -> int:
-        return len(self.attributes)
-
-    def leaf_nodes(self, a: int) -> np.ndarray:
-        """Packed node id of each leaf (in the hierarchy's leaf order) of attribute ``a``."""
-        import numpy as np
-
-        return (self.hierarchies[a].arrays.ancestor[:, 0] + self.offsets[a]).astype(np.int32)
-
-    def hdist_level_weights(self) -> tuple[np.ndarray, int]:
-        """Integer CHD weights: ``w[a, level] = 2 * level * (L / H_a)`` with ``L`` the lcm of the heights.
-
-        ``HDist`` (002 Eq. 3) of two records is ``sum_a w[a, lca_level_a] / L``: both records climb from their
-        leaves (level 0) to the LCA at ``lca_level_a``, each step costing ``1 / H_a`` (Eqs 1-2). Integers keep
-        ties exact, so the tie-breaking of the spanning tree is deterministic.
-        """
-        import numpy as np
-
-        lcm = 1
-        for h in self.heights:
-            if h > 0:
-                lcm = lcm * int(h) // gcd(lcm, int(h))
-        top = self.node_anc.shape[1]
-        w = np.zeros((self.d, top), dtype=np.int64)
-        for a, h in enumerate(self.heights):
-            if h > 0:
-                for level in range(top):
-                    w[a, level] = 2 * min(level, int(h)) * (lcm // int(h))
-        return w, lcm
-
-
-def pack_hierarchies(attributes: list[str], hierarchies: dict[str, Hierarchy]) -> PackedHierarchies:
-    """Pack the hierarchies of ``attributes`` (each must be present) for the kernels."""
-    import numpy as np
-
-    if not attributes:
-        raise ParameterError("the table has no quasi-identifiers to generalize: name them in input.quasi_identifiers",
-                             column="quasi_identifiers")
-    hs = []
-    for attr in attributes:
-        if attr not in hierarchies:
-            raise HierarchyError(
-                f"quasi-identifier '{attr}' has no hierarchy: add one under [hierarchies]", column=attr
-            )
-        hs.append(hierarchies[attr])
-    top = max((h.height for h in hs), default=0) + 1
-    sizes = [h.n_nodes for h in hs]
-    offsets = np.zeros(len(hs) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum(sizes)
-    total = int(offsets[-1])
-    node_anc = np.full((total, top), -1, dtype=np.int32)
-    node_level = np.zeros(total, dtype=np.int64)
-    node_ncp = np.zeros(total, dtype=np.float64)
-    node_leaves = np.zeros(total, dtype=np.int64)
-    node_min = np.full(total, np.nan)
-    node_max = np.full(total, np.nan)
-    numeric = np.zeros(len(hs), dtype=bool)
-    labels: list[str] = []
-    for a, h in enumerate(hs):
-        arr = h.arrays
-        off = int(offsets[a])
-        anc = arr.ancestor.astype(np.int64) + off
-        for level in range(h.height + 1):
-            nodes = anc[:, level]
-            for up in range(level, top):
-                node_anc[nodes, up] = anc[:, min(up, h.height)]
-        node_level[off : off + h.n_nodes] = arr.node_level
-        leaves = arr.node_leaves
-        node_leaves[off : off + h.n_nodes] = leaves
-        root_leaves = len(h.leaves)
-        is_num = bool(np.all(np.isfinite(arr.node_min)))
-        numeric[a] = is_num
-        if is_num:
-            root = int(arr.ancestor[0, h.height])
-            span = arr.node_max[root] - arr.node_min[root]
-            ncp = (arr.node_max - arr.node_min) / span if span > 0 else np.zeros(h.n_nodes)
-            node_min[off : off + h.n_nodes] = arr.node_min
-            node_max[off : off + h.n_nodes] = arr.node_max
-        else:
-            ncp = np.where(leaves <= 1, 0.0, leaves / max(root_leaves, 1))
-        node_ncp[off : off + h.n_nodes] = ncp
-        labels.extend(h.node_labels)
-    return PackedHierarchies(
-        attributes=list(attributes),
-        hierarchies=hs,
-        offsets=offsets,
-        node_anc=node_anc,
-        node_level=node_level,
-        node_ncp=node_ncp,
-        node_leaves=node_leaves,
-        node_min=node_min,
-        node_max=node_max,
-        heights=np.array([h.height for h in hs], dtype=np.int64),
-        numeric=numeric,
-        labels=np.array(labels, dtype=object),
-    )
-
-
-def encode_quasi_identifiers(data: Table, packed: PackedHierarchies) -> tuple[np.ndarray, np.ndarray]:
-    """QI cells as packed leaf node ids.
-
-    Returns ``(leaf_nodes int32[n, d], missing bool[n])``; a record with a missing (NA) QI cell is marked
-    in ``missing`` (its codes are 0 and must not be used). A present value that is not a leaf of its
-    hierarchy raises :class:`HierarchyError` naming the data file, the line and the column.
-    """
-    import numpy as np
-
-    from anonstudio.core.data._chunks import factorize
-
-    n = data.n_rows
-    codes = np.zeros((n, packed.d), dtype=np.int32)
-    missing = np.zeros(n, dtype=bool)
-    for a, attr in enumerate(packed.attributes):
-        h = packed.hierarchies[a]
-        col = data.df[attr]
-        inv, uniques = factorize(col)  # in slices of rows, cancellable between them
-        leaf_of_unique = np.empty(len(uniques), dtype=np.int64)
-        for u, value in enumerate(uniques):
-            idx = h.leaf_index.get(str(value))
-            if idx is None:
-                row = int(np.flatnonzero(inv == u)[0])
-                hsrc = f" {h.source}" if h.source is not None else ""
-                raise HierarchyError(
-                    f"value '{value}' of '{attr}' is not in its hierarchy{hsrc}",
-                    file=data.source,
-                    line=data.line_of(row) if data.source is not None else None,
-                    record=None if data.source is not None else row + 1,
-                    column=attr,
-                )
-            leaf_of_unique[u] = h.arrays.ancestor[idx, 0] + packed.offsets[a]
-        na = inv < 0
-        missing |= na
-        codes[:, a] = np.where(na, 0, leaf_of_unique[np.maximum(inv, 0)] if len(uniques) else 0)
-    return codes, missing
 
 
 def check_k(k: int, n: int, data: Table, n_missing: int = 0) -> None:
@@ -250,8 +80,7 @@ def generalized_output(
     import numpy as np
     import pandas as pd
 
-    from anonstudio.core.data import Table
-    from anonstudio.core.data import AttrType
+    from anonstudio.core.data import AttrType, Table
     from anonstudio.core.data._table import type_of_values
     from anonstudio.core.progress import checkpoint
 
@@ -666,37 +495,6 @@ class GeneralizingMethod(Algorithm):
         return result
 
 
-def population_leaves(population, packed, data, *, key: str = "algorithm.models") -> np.ndarray:
-    """Each population record's leaf index in each quasi-identifier's hierarchy (``int64[P, d]``); a population
-    table without a quasi-identifier column, or holding a value a hierarchy lacks, is an error naming it."""
-    import numpy as np
-
-    from anonstudio.core.privacy._verification import as_coded, frame_of
-
-    if population is None:
-        raise ParameterError("δ-presence and k-map need a population table (the model's parameter 'population')",
-                             key=key)
-    frame = frame_of(population)
-    source = getattr(population, "source", None)
-    out = np.zeros((len(frame), len(packed.attributes)), dtype=np.int64)
-    for a, (q, h) in enumerate(zip(packed.attributes, packed.hierarchies)):
-        if q not in frame.columns:
-            raise ParameterError(f"the population table has no column '{q}' (a quasi-identifier)",
-                                 file=source, column=q, key=key)
-        cells = as_coded(frame[q])
-        index = {str(leaf): i for i, leaf in enumerate(h.leaves)}
-        lookup = np.array([index.get(str(t), -1) for t in cells.texts], dtype=np.int64)
-        leaves = lookup[cells.codes] if len(cells.codes) else np.zeros(0, dtype=np.int64)
-        if (leaves < 0).any():
-            row = int(np.flatnonzero(leaves < 0)[0])
-            raise HierarchyError(f"the population table's value {str(cells.texts[cells.codes[row]])!r} of '{q}' "
-                                 f"is not a leaf of its hierarchy", file=source, column=q,
-                                 **({"line": population.line_of(row)} if hasattr(population, "line_of")
-                                    else {"record": row + 1}))
-        out[:, a] = leaves
-    return out
-
-
 def records_at_root(packed: PackedHierarchies, sub: np.ndarray, labels: np.ndarray) -> int:
     """Records of the classes ``labels`` (per present record ``sub``; -1 none) whose cells are the root of every
     quasi-identifier — published fully suppressed, as the verifier counts them."""
@@ -710,44 +508,6 @@ def records_at_root(packed: PackedHierarchies, sub: np.ndarray, labels: np.ndarr
     nodes = class_lca(sub, labels, int(labels.max()) + 1, packed.node_anc, packed.node_level)
     roots = np.array([packed.node_anc[packed.offsets[a], -1] for a in range(packed.d)])
     return int(np.all(nodes == roots, axis=1)[labels[kept]].sum())
-
-
-def packed_population(packed: PackedHierarchies, population: np.ndarray) -> np.ndarray:
-    """The population's records (leaf index per quasi-identifier, :func:`population_leaves`) as packed leaf nodes."""
-    import numpy as np
-
-    if not len(population):
-        return np.zeros((0, packed.d), dtype=np.int64)
-    return np.stack([packed.leaf_nodes(a)[population[:, a]] for a in range(packed.d)], axis=1).astype(np.int64)
-
-
-def check_sample_of(data: Table, packed: PackedHierarchies, population: np.ndarray) -> None:
-    """Refuse a population table that is not the table's population: δ-presence (Nergiz et al., Def. 3: the
-    table is a subset of the population) and k-map count the people of a class in it, so every record of the table
-    must be there — each tuple of quasi-identifier values at least as often as in the table (records with a missing
-    quasi-identifier are published suppressed and not counted)."""
-    import numpy as np
-
-    from anonstudio.core.errors import InputError
-
-    leaves, missing = encode_quasi_identifiers(data, packed)
-    mine = np.flatnonzero(~missing)
-    theirs = packed_population(packed, population)
-    both = np.vstack([leaves[mine].astype(np.int64), theirs.astype(np.int64)])
-    if not len(both):
-        return
-    _, ids = np.unique(both, axis=0, return_inverse=True)
-    ids = ids.ravel()
-    in_table = np.bincount(ids[:len(mine)], minlength=int(ids.max()) + 1)
-    in_population = np.bincount(ids[len(mine):], minlength=int(ids.max()) + 1)
-    short = np.flatnonzero(in_table[ids[:len(mine)]] > in_population[ids[:len(mine)]])
-    if not len(short):
-        return
-    row, tuple_id = int(mine[short[0]]), int(ids[short[0]])
-    shown = ", ".join(f"{q}={data.df[q].iloc[row]}" for q in packed.attributes[:4])
-    times = [f"{n} time" + ("" if n == 1 else "s") for n in (int(in_table[tuple_id]), int(in_population[tuple_id]))]
-    raise InputError(f"the table is not a sample of the population table: {shown} occurs {times[0]} in the table "
-                     f"and {times[1]} in the population table", file=data.source, line=data.line_of(row))
 
 
 def table_metrics_for(algorithm, data: Table, result, hierarchies: dict, *, k: int | None = None) -> dict:

@@ -38,8 +38,13 @@ from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._lattice_search import LatticeSearch, fixed_node, search_lattice
-from anonstudio.core.algorithms._tabular import (GeneralizingMethod, models_param, generalized_output, blanked_note,
-                                                 renumber_by_first_record)
+from anonstudio.core.algorithms._tabular import (
+    GeneralizingMethod,
+    blanked_note,
+    generalized_output,
+    models_param,
+    renumber_by_first_record,
+)
 from anonstudio.core.errors import ParameterError, PrivacyError
 from anonstudio.core.models import LATTICE, Description, Enforced
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
@@ -484,8 +489,8 @@ class GlobalRecoding(GeneralizingMethod):
         import numpy as np
 
         from anonstudio.core.metrics._quality import MODELS
-        from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
         from anonstudio.core.models import partition_limits
+        from anonstudio.core.params import DEFAULT_MAX_SUPPRESSION
 
         packed, leaf_nodes, missing, idx = self.encoded(data, hierarchies)
         qis = packed.attributes

@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING
 
 from anonstudio.core.algorithms._base import Result
 from anonstudio.core.algorithms._model_repair import REPAIRED
-from anonstudio.core.models import REPAIR, Description
 from anonstudio.core.algorithms._tabular import GeneralizingMethod, models_param
+from anonstudio.core.models import REPAIR, Description
 from anonstudio.core.params import L_DIVERSITY, L_KIND, QUALITY, WEIGHTS, Param, ParamSet
 from anonstudio.core.progress import ProgressCallback, report
 

@@ -37,7 +37,7 @@ MAX_NEAR_COPY_LENGTH = 64
 CHUNKS = 64
 
 #: the indexes of the inputs alive, by ``(id of the input, gram length)``, at most :data:`INDEXES_KEPT` (see
-#: :func:`anonstudio.core.privacy._strings.remember`: an index holds no reference to its input)
+#: :func:`anonstudio.core.privacy._fragments.remember`: an index holds no reference to its input)
 _INDEXES: dict[tuple[int, int], tuple[Any, NearCopyIndex]] = {}
 INDEXES_KEPT = 2
 
@@ -94,7 +94,7 @@ class NearCopyIndex:
     @classmethod
     def of(cls, original: SequenceSet, length: int, identity: float) -> NearCopyIndex:
         """The index for windows of ``length`` at ``identity`` (its gram length follows from both)."""
-        from anonstudio.core.privacy._strings import remember
+        from anonstudio.core.privacy._fragments import remember
 
         q = cls.plan(original, length, identity)[0]
         key = (id(original), q)

@@ -1,9 +1,11 @@
 """Column profiles, computed once per data set: distinct values, missing cells, whether every value is a number,
 whether every record holds a different value — read by the workbench's panes, computed by the worker that read the
-data (:func:`profile_columns`)."""
+data (:func:`profile_columns`); and what a profile says of a column that looks like an identifier
+(:func:`looks_like_identifier`)."""
 
 from __future__ import annotations
 
+import re
 import weakref
 from typing import Any, TypeVar
 
@@ -64,3 +66,24 @@ def _profile(series: pd.Series) -> dict[str, Any]:
     numeric = bool(values) and all(is_number(v) for v in values)
     return {"values": values, "distinct": len(values), "missing": missing, "numeric": numeric,
             "all_distinct": n > 1 and missing <= 1 and len(values) + (missing > 0) == n}
+
+
+#: column names that name a person or a record: ``patient_id``, ``ID``, ``ssn``, ``e-mail`` …
+#: the rows a text column needs before "every value is distinct" proposes it identifying
+ID_MIN_ROWS = 20
+_ID_WORDS = ("id", "uuid", "guid", "ssn", "email", "mail", "phone", "telephone", "fullname", "surname",
+             "firstname", "lastname", "mrn", "passport", "iban")
+
+
+def looks_like_identifier(column: str, profile: dict[str, Any], n_rows: int) -> str | None:
+    """Why ``column`` looks like an identifier, or ``None``: its name holds one of :data:`_ID_WORDS` (``patient_id``,
+    ``PatientID``, ``e-mail`` …), or it is text with a different value in every one of at least
+    :data:`ID_MIN_ROWS` rows (in a handful of rows, distinct values say little; distinct numbers are often
+    measurements, so only the warning flags them)."""
+    words = [w.lower() for w in re.split(r"[^0-9a-zA-Z]+|(?<=[a-z])(?=[A-Z])", str(column)) if w]
+    if any(w in _ID_WORDS for w in words):
+        return f"its name ('{column}') names a person or a record"
+    distinct = profile.get("distinct", 0)
+    if n_rows >= ID_MIN_ROWS and not profile.get("numeric") and distinct == n_rows - profile.get("missing", 0):
+        return "every value is distinct"
+    return None

@@ -336,16 +336,16 @@ def test_no_segment_possible_is_a_privacy_error(tmp_path):
 
 def test_inverted_index_gives_the_same_groups_as_direct_distances(monkeypatch):
     # large alphabets use an inverted index of (position, symbol) cells; both paths compute Eq. 3
-    import anonstudio.core.algorithms.condensation as cmod
+    import anonstudio.core.algorithms._condensation_steps as steps
 
     rng = np.random.default_rng(8)
     tokens = [f"i{j}" for j in range(150)]
     strings = [list(rng.choice(tokens, int(rng.integers(15, 25)))) for _ in range(90)]
     data = SequenceSet.from_strings(strings)
-    assert len(data.alphabet) > cmod._INDEX_MIN_SYMBOLS
+    assert len(data.alphabet) > steps._INDEX_MIN_SYMBOLS
     tpl = convert_length(data, np.arange(90))
     with_index = create_groups(tpl, 6, len(data.alphabet), np.random.default_rng(4))
-    monkeypatch.setattr(cmod, "_INDEX_MIN_SYMBOLS", 10**9)
+    monkeypatch.setattr(steps, "_INDEX_MIN_SYMBOLS", 10**9)
     direct = create_groups(tpl, 6, len(data.alphabet), np.random.default_rng(4))
     assert np.array_equal(with_index.labels, direct.labels)
     assert with_index.objective == pytest.approx(direct.objective)

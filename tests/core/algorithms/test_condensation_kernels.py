@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import anonstudio.core.algorithms.condensation as cmod
+import anonstudio.core.algorithms._condensation_steps as steps
 from anonstudio.core.algorithms.condensation import Condensation, convert_length, create_groups
 from anonstudio.core.data import SequenceSet
 from anonstudio.core.kernels import _condensation as K
@@ -35,7 +35,7 @@ def test_block_distances_give_the_groups_of_one_centroid_at_a_time(monkeypatch, 
     data = SequenceSet.from_strings(_strings(230, 40, 70, seed, letters, motif="WWPPGGHH"[: len(letters) + 2]))
     tpl = convert_length(data, np.arange(len(data)))
     blocked = create_groups(tpl, k, len(data.alphabet), np.random.default_rng(seed))
-    monkeypatch.setattr(cmod, "_BLOCK", 0)
+    monkeypatch.setattr(steps, "_BLOCK", 0)
     plain = create_groups(tpl, k, len(data.alphabet), np.random.default_rng(seed))
     assert np.array_equal(blocked.labels, plain.labels)
     assert blocked.objective == plain.objective  # bit for bit: the same sums in the same order
@@ -86,8 +86,8 @@ def test_tabulated_order2_generation_draws_the_same_strings(letters, n_members):
 def test_a_run_is_the_same_with_the_plain_kernels(monkeypatch):
     data = SequenceSet.from_strings(_strings(300, 30, 120, 9, motif="WWPPGGHHCC"), alphabet="protein-20")
     fast = Condensation(k=6, seed=3).run(data, {})
-    monkeypatch.setattr(cmod, "_BLOCK", 0)
-    real = cmod._kernels
+    monkeypatch.setattr(steps, "_BLOCK", 0)
+    real = steps._kernels
 
     class Plain:  # order 2 through the general order-s kernel
         def __getattr__(self, name):
@@ -96,7 +96,7 @@ def test_a_run_is_the_same_with_the_plain_kernels(monkeypatch):
         def generate_group_order2(self, tsym, tval, mem, uniforms, n_symbols, out):
             real().generate_group(tsym, tval, mem, 2, uniforms, n_symbols, out)
 
-    monkeypatch.setattr(cmod, "_kernels", lambda: Plain())
+    monkeypatch.setattr(steps, "_kernels", lambda: Plain())
     plain = Condensation(k=6, seed=3).run(data, {})
     assert np.array_equal(fast.output.codes, plain.output.codes)
     assert np.array_equal(fast.groups, plain.groups)

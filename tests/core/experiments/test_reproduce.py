@@ -124,7 +124,7 @@ def test_report_only_without_a_run_and_a_bad_paper_exit_2(tmp_path, capsys):
 def test_quick_is_the_scale_quick_shortcut():
     import argparse
 
-    from anonstudio.cli.main import _add_params, _collect
+    from anonstudio.cli._common import _add_params, _collect
 
     parser = argparse.ArgumentParser()
     params = EXPERIMENTS["reproduce"].parameters

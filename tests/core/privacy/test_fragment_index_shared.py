@@ -120,7 +120,7 @@ def test_every_path_of_the_index_matches_a_fresh_automaton_scan(n_letters):
 def test_condensation_run_verifier_and_metric_share_one_index(monkeypatch):
     import sys
 
-    P = sys.modules["anonstudio.core.privacy._strings"]  # the package exports a function of that name
+    P = sys.modules["anonstudio.core.privacy._fragments"]
 
     rng = np.random.default_rng(5)
     data = SequenceSet.from_strings(_random_strings(rng, 80, 30, 60), alphabet="protein-20")
@@ -179,7 +179,7 @@ def test_progress_goes_on_while_the_automaton_builds_and_cancel_stops_the_wait(i
 
     from anonstudio.core.progress import Cancelled
 
-    P = sys.modules["anonstudio.core.privacy._strings"]
+    P = sys.modules["anonstudio.core.privacy._fragments"]
     real = P._automaton_of
 
     def slow(*args):
@@ -226,7 +226,7 @@ def test_a_background_build_runs_only_kernels_this_thread_loaded_first(monkeypat
     import sys
     import threading
 
-    P = sys.modules["anonstudio.core.privacy._strings"]
+    P = sys.modules["anonstudio.core.privacy._fragments"]
     monkeypatch.setattr(P, "_KERNELS_LOADED", False)
     calls = []
     kmer, built = P.FragmentIndex._kmer_side, P.FragmentIndex._built
@@ -264,7 +264,7 @@ def test_the_index_caches_release_their_inputs_and_keep_a_bounded_number():
     from anonstudio.core.privacy._near_copies import NearCopyIndex
 
     # the package defines functions named like these submodules: the modules themselves
-    _strings = sys.modules["anonstudio.core.privacy._strings"]
+    _fragments = sys.modules["anonstudio.core.privacy._fragments"]
     _near_copies = sys.modules["anonstudio.core.privacy._near_copies"]
 
     rng = np.random.default_rng(11)
@@ -275,12 +275,12 @@ def test_the_index_caches_release_their_inputs_and_keep_a_bounded_number():
         NearCopyIndex.of(inputs, 60, 0.9)
         refs.append(weakref.ref(inputs))
         alive.append(inputs)  # all five alive at once: the caches still keep only the latest few
-        assert len(_strings._INDEXES) <= _strings.INDEXES_KEPT and len(_near_copies._INDEXES) <= _near_copies.INDEXES_KEPT
-    assert FragmentIndex.of(alive[-1]) is _strings._INDEXES[id(alive[-1])][1]  # the latest is kept
+        assert len(_fragments._INDEXES) <= _fragments.INDEXES_KEPT and len(_near_copies._INDEXES) <= _near_copies.INDEXES_KEPT
+    assert FragmentIndex.of(alive[-1]) is _fragments._INDEXES[id(alive[-1])][1]  # the latest is kept
     del inputs, alive
     gc.collect()
     assert [r() for r in refs] == [None] * 5
-    for cache in (_strings._INDEXES, _near_copies._INDEXES):  # each freed input's entries went with it
+    for cache in (_fragments._INDEXES, _near_copies._INDEXES):  # each freed input's entries went with it
         assert all(ref() is not None for ref, _ in cache.values())
 
 

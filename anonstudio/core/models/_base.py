@@ -272,10 +272,11 @@ def models_sentence(way: str, kind: str = "table") -> str:
 
 
 class _Live(Sequence[str]):
-    """A sequence of names read again from the registry whenever asked (a model registered later is in it)."""
+    """A sequence of names read again from the registry whenever asked (a model registered later is in it);
+    a subclass says which names (:meth:`_items`)."""
 
-    def _items(self) -> tuple[str, ...]:
-        raise NotImplementedError
+    @abstractmethod
+    def _items(self) -> tuple[str, ...]: ...
 
     @overload
     def __getitem__(self, index: int) -> str: ...
